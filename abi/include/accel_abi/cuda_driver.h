@@ -1,0 +1,222 @@
+#pragma once
+// The subset of the CUDA driver C ABI that accel speaks, declared once.
+//
+// Who uses it: the CUDA backend (runtime/src/backends/cuda) calls these entry points
+// through pointers it resolves at run time; the mock driver facade (mockdev/src/cuda)
+// implements them. Neither includes the toolkit's cuda.h, so the CUDA path builds on a
+// machine with no toolkit.
+//
+// Everything lives in namespace accel::cuda_abi and keeps the vendor's spelling, so a
+// reader can grep the CUDA documentation for any name here. Function-pointer types are
+// named exactly like cudaTypedefs.h (PFN_<name>_v<version>): the version suffix is the
+// `cudaVersion` argument the runtime passes to cuGetProcAddress for that entry point.
+//
+// Where CMake finds the toolkit, abi/check/cuda_abi_check.cpp proves at compile time that
+// every enum value and every function-pointer type below is identical to cuda.h /
+// cudaTypedefs.h. Add an entry point here and in ACCEL_CUDA_ABI_ENTRY_POINTS together.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace accel::cuda_abi {
+
+// Every CUresult value of CUDA 13.0 (names and numbers are the vendor's).
+#define ACCEL_CUDA_RESULTS(X) \
+  X(CUDA_SUCCESS, 0) \
+  X(CUDA_ERROR_INVALID_VALUE, 1) \
+  X(CUDA_ERROR_OUT_OF_MEMORY, 2) \
+  X(CUDA_ERROR_NOT_INITIALIZED, 3) \
+  X(CUDA_ERROR_DEINITIALIZED, 4) \
+  X(CUDA_ERROR_PROFILER_DISABLED, 5) \
+  X(CUDA_ERROR_PROFILER_NOT_INITIALIZED, 6) \
+  X(CUDA_ERROR_PROFILER_ALREADY_STARTED, 7) \
+  X(CUDA_ERROR_PROFILER_ALREADY_STOPPED, 8) \
+  X(CUDA_ERROR_STUB_LIBRARY, 34) \
+  X(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, 36) \
+  X(CUDA_ERROR_DEVICE_UNAVAILABLE, 46) \
+  X(CUDA_ERROR_NO_DEVICE, 100) \
+  X(CUDA_ERROR_INVALID_DEVICE, 101) \
+  X(CUDA_ERROR_DEVICE_NOT_LICENSED, 102) \
+  X(CUDA_ERROR_INVALID_IMAGE, 200) \
+  X(CUDA_ERROR_INVALID_CONTEXT, 201) \
+  X(CUDA_ERROR_CONTEXT_ALREADY_CURRENT, 202) \
+  X(CUDA_ERROR_MAP_FAILED, 205) \
+  X(CUDA_ERROR_UNMAP_FAILED, 206) \
+  X(CUDA_ERROR_ARRAY_IS_MAPPED, 207) \
+  X(CUDA_ERROR_ALREADY_MAPPED, 208) \
+  X(CUDA_ERROR_NO_BINARY_FOR_GPU, 209) \
+  X(CUDA_ERROR_ALREADY_ACQUIRED, 210) \
+  X(CUDA_ERROR_NOT_MAPPED, 211) \
+  X(CUDA_ERROR_NOT_MAPPED_AS_ARRAY, 212) \
+  X(CUDA_ERROR_NOT_MAPPED_AS_POINTER, 213) \
+  X(CUDA_ERROR_ECC_UNCORRECTABLE, 214) \
+  X(CUDA_ERROR_UNSUPPORTED_LIMIT, 215) \
+  X(CUDA_ERROR_CONTEXT_ALREADY_IN_USE, 216) \
+  X(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, 217) \
+  X(CUDA_ERROR_INVALID_PTX, 218) \
+  X(CUDA_ERROR_INVALID_GRAPHICS_CONTEXT, 219) \
+  X(CUDA_ERROR_NVLINK_UNCORRECTABLE, 220) \
+  X(CUDA_ERROR_JIT_COMPILER_NOT_FOUND, 221) \
+  X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222) \
+  X(CUDA_ERROR_JIT_COMPILATION_DISABLED, 223) \
+  X(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY, 224) \
+  X(CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC, 225) \
+  X(CUDA_ERROR_CONTAINED, 226) \
+  X(CUDA_ERROR_INVALID_SOURCE, 300) \
+  X(CUDA_ERROR_FILE_NOT_FOUND, 301) \
+  X(CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, 302) \
+  X(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, 303) \
+  X(CUDA_ERROR_OPERATING_SYSTEM, 304) \
+  X(CUDA_ERROR_INVALID_HANDLE, 400) \
+  X(CUDA_ERROR_ILLEGAL_STATE, 401) \
+  X(CUDA_ERROR_LOSSY_QUERY, 402) \
+  X(CUDA_ERROR_NOT_FOUND, 500) \
+  X(CUDA_ERROR_NOT_READY, 600) \
+  X(CUDA_ERROR_ILLEGAL_ADDRESS, 700) \
+  X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 701) \
+  X(CUDA_ERROR_LAUNCH_TIMEOUT, 702) \
+  X(CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, 703) \
+  X(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, 704) \
+  X(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, 705) \
+  X(CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE, 708) \
+  X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709) \
+  X(CUDA_ERROR_ASSERT, 710) \
+  X(CUDA_ERROR_TOO_MANY_PEERS, 711) \
+  X(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, 712) \
+  X(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, 713) \
+  X(CUDA_ERROR_HARDWARE_STACK_ERROR, 714) \
+  X(CUDA_ERROR_ILLEGAL_INSTRUCTION, 715) \
+  X(CUDA_ERROR_MISALIGNED_ADDRESS, 716) \
+  X(CUDA_ERROR_INVALID_ADDRESS_SPACE, 717) \
+  X(CUDA_ERROR_INVALID_PC, 718) \
+  X(CUDA_ERROR_LAUNCH_FAILED, 719) \
+  X(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, 720) \
+  X(CUDA_ERROR_TENSOR_MEMORY_LEAK, 721) \
+  X(CUDA_ERROR_NOT_PERMITTED, 800) \
+  X(CUDA_ERROR_NOT_SUPPORTED, 801) \
+  X(CUDA_ERROR_SYSTEM_NOT_READY, 802) \
+  X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, 803) \
+  X(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, 804) \
+  X(CUDA_ERROR_MPS_CONNECTION_FAILED, 805) \
+  X(CUDA_ERROR_MPS_RPC_FAILURE, 806) \
+  X(CUDA_ERROR_MPS_SERVER_NOT_READY, 807) \
+  X(CUDA_ERROR_MPS_MAX_CLIENTS_REACHED, 808) \
+  X(CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED, 809) \
+  X(CUDA_ERROR_MPS_CLIENT_TERMINATED, 810) \
+  X(CUDA_ERROR_CDP_NOT_SUPPORTED, 811) \
+  X(CUDA_ERROR_CDP_VERSION_MISMATCH, 812) \
+  X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, 900) \
+  X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, 901) \
+  X(CUDA_ERROR_STREAM_CAPTURE_MERGE, 902) \
+  X(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, 903) \
+  X(CUDA_ERROR_STREAM_CAPTURE_UNJOINED, 904) \
+  X(CUDA_ERROR_STREAM_CAPTURE_ISOLATION, 905) \
+  X(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, 906) \
+  X(CUDA_ERROR_CAPTURED_EVENT, 907) \
+  X(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, 908) \
+  X(CUDA_ERROR_TIMEOUT, 909) \
+  X(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, 910) \
+  X(CUDA_ERROR_EXTERNAL_DEVICE, 911) \
+  X(CUDA_ERROR_INVALID_CLUSTER_SIZE, 912) \
+  X(CUDA_ERROR_FUNCTION_NOT_LOADED, 913) \
+  X(CUDA_ERROR_INVALID_RESOURCE_TYPE, 914) \
+  X(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, 915) \
+  X(CUDA_ERROR_KEY_ROTATION, 916) \
+  X(CUDA_ERROR_UNKNOWN, 999) \
+
+enum CUresult : int {
+#define ACCEL_CUDA_RESULT_ENUMERATOR(name, value) name = value,
+  ACCEL_CUDA_RESULTS(ACCEL_CUDA_RESULT_ENUMERATOR)
+#undef ACCEL_CUDA_RESULT_ENUMERATOR
+};
+
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using cuuint64_t = std::uint64_t;
+
+struct CUctx_st;  // opaque; the driver (or the mock) defines it
+using CUcontext = CUctx_st*;
+
+struct CUuuid {
+  char bytes[16];
+};
+
+enum CUdevice_attribute : int {
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_INTEGRATED = 18,
+  CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+  CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+enum CUdriverProcAddressQueryResult : int {
+  CU_GET_PROC_ADDRESS_SUCCESS = 0,
+  CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+  CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+};
+
+enum CUdriverProcAddress_flags : int {
+  CU_GET_PROC_ADDRESS_DEFAULT = 0,
+  CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
+  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2,
+};
+
+// The entry points, each once: X(base name, introducing version, exported symbol,
+// return type and parameters). The exported symbol is what cuda.h's macros turn the
+// base name into (cuMemAlloc -> cuMemAlloc_v2); cuGetProcAddress takes the base name.
+#define ACCEL_CUDA_ENTRY_POINTS(X)                                                          \
+  X(cuInit, 2000, cuInit, (unsigned int flags))                                             \
+  X(cuDriverGetVersion, 2020, cuDriverGetVersion, (int* driver_version))                    \
+  X(cuGetErrorName, 6000, cuGetErrorName, (CUresult error, const char** str))               \
+  X(cuGetErrorString, 6000, cuGetErrorString, (CUresult error, const char** str))           \
+  X(cuDeviceGetCount, 2000, cuDeviceGetCount, (int* count))                                 \
+  X(cuDeviceGet, 2000, cuDeviceGet, (CUdevice * device, int ordinal))                       \
+  X(cuDeviceGetName, 2000, cuDeviceGetName, (char* name, int len, CUdevice dev))            \
+  X(cuDeviceGetAttribute, 2000, cuDeviceGetAttribute,                                       \
+    (int* value, CUdevice_attribute attrib, CUdevice dev))                                  \
+  X(cuDeviceTotalMem, 3020, cuDeviceTotalMem_v2, (std::size_t * bytes, CUdevice dev))       \
+  X(cuDeviceGetUuid, 11040, cuDeviceGetUuid_v2, (CUuuid * uuid, CUdevice dev))              \
+  X(cuDevicePrimaryCtxRetain, 7000, cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev)) \
+  X(cuDevicePrimaryCtxRelease, 11000, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))         \
+  X(cuDevicePrimaryCtxGetState, 7000, cuDevicePrimaryCtxGetState,                           \
+    (CUdevice dev, unsigned int* flags, int* active))                                       \
+  X(cuCtxSetCurrent, 4000, cuCtxSetCurrent, (CUcontext ctx))                                \
+  X(cuCtxGetCurrent, 4000, cuCtxGetCurrent, (CUcontext * ctx))                              \
+  X(cuCtxGetDevice, 2000, cuCtxGetDevice, (CUdevice * device))                              \
+  X(cuCtxSynchronize, 2000, cuCtxSynchronize, ())                                           \
+  X(cuMemGetInfo, 3020, cuMemGetInfo_v2, (std::size_t * free_bytes, std::size_t * total_bytes)) \
+  X(cuMemAlloc, 3020, cuMemAlloc_v2, (CUdeviceptr * dptr, std::size_t bytes))               \
+  X(cuMemFree, 3020, cuMemFree_v2, (CUdeviceptr dptr))
+
+// PFN_<name>_v<version>, as cudaTypedefs.h names them.
+#define ACCEL_CUDA_DECLARE_PFN(name, version, symbol, params) \
+  using PFN_##name##_v##version = CUresult (*) params;
+ACCEL_CUDA_ENTRY_POINTS(ACCEL_CUDA_DECLARE_PFN)
+#undef ACCEL_CUDA_DECLARE_PFN
+
+// The resolver itself is found with dlsym, never through itself.
+using PFN_cuGetProcAddress_v12000 = CUresult (*)(const char* symbol, void** pfn,
+                                                 int cuda_version, cuuint64_t flags,
+                                                 CUdriverProcAddressQueryResult* status);
+using PFN_cuGetProcAddress_v11030 = CUresult (*)(const char* symbol, void** pfn,
+                                                 int cuda_version, cuuint64_t flags);
+
+// The highest CUDA version this header describes; the runtime asks cuGetProcAddress for
+// each entry point at its own introducing version, never above this.
+inline constexpr int kCudaAbiVersion = 13000;
+
+// Name of a CUresult value ("CUDA_ERROR_INVALID_DEVICE"), or nullptr for an unknown code.
+// Used where the driver cannot be asked (the toolkit stub answers every call with 34).
+constexpr const char* result_name(int code) {
+  switch (code) {
+#define ACCEL_CUDA_RESULT_CASE(name, value) \
+  case value:                               \
+    return #name;
+    ACCEL_CUDA_RESULTS(ACCEL_CUDA_RESULT_CASE)
+#undef ACCEL_CUDA_RESULT_CASE
+  }
+  return nullptr;
+}
+
+}  // namespace accel::cuda_abi

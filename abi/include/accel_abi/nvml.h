@@ -1,0 +1,89 @@
+#pragma once
+// The subset of the NVML C ABI (libnvidia-ml.so.1) that accel speaks, declared once.
+//
+// The CUDA backend uses NVML to count and identify GPUs without initialising the CUDA
+// driver (Note [Fork-safe device count] in runtime/src/backends/cuda/nvml_library.h); the
+// mock NVML facade (mockdev/src/cuda/nvml_facade.cpp) implements it. nvml.h ships with
+// the driver, not with the CUDA toolkit, so unlike cuda_driver.h there is no header to
+// check these declarations against at build time: the values below are NVML's public
+// ABI (nvmlReturn_t numbers, buffer sizes, the nvmlMemory_t layout) written down once.
+
+#include <cstdint>
+
+namespace accel::nvml_abi {
+
+#define ACCEL_NVML_RETURNS(X)                \
+  X(NVML_SUCCESS, 0)                         \
+  X(NVML_ERROR_UNINITIALIZED, 1)             \
+  X(NVML_ERROR_INVALID_ARGUMENT, 2)          \
+  X(NVML_ERROR_NOT_SUPPORTED, 3)             \
+  X(NVML_ERROR_NO_PERMISSION, 4)             \
+  X(NVML_ERROR_ALREADY_INITIALIZED, 5)       \
+  X(NVML_ERROR_NOT_FOUND, 6)                 \
+  X(NVML_ERROR_INSUFFICIENT_SIZE, 7)         \
+  X(NVML_ERROR_INSUFFICIENT_POWER, 8)        \
+  X(NVML_ERROR_DRIVER_NOT_LOADED, 9)         \
+  X(NVML_ERROR_TIMEOUT, 10)                  \
+  X(NVML_ERROR_IRQ_ISSUE, 11)                \
+  X(NVML_ERROR_LIBRARY_NOT_FOUND, 12)        \
+  X(NVML_ERROR_FUNCTION_NOT_FOUND, 13)       \
+  X(NVML_ERROR_CORRUPTED_INFOROM, 14)        \
+  X(NVML_ERROR_GPU_IS_LOST, 15)              \
+  X(NVML_ERROR_RESET_REQUIRED, 16)           \
+  X(NVML_ERROR_OPERATING_SYSTEM, 17)         \
+  X(NVML_ERROR_LIB_RM_VERSION_MISMATCH, 18)  \
+  X(NVML_ERROR_IN_USE, 19)                   \
+  X(NVML_ERROR_MEMORY, 20)                   \
+  X(NVML_ERROR_NO_DATA, 21)                  \
+  X(NVML_ERROR_UNKNOWN, 999)
+
+enum nvmlReturn_t : int {
+#define ACCEL_NVML_RETURN_ENUMERATOR(name, value) name = value,
+  ACCEL_NVML_RETURNS(ACCEL_NVML_RETURN_ENUMERATOR)
+#undef ACCEL_NVML_RETURN_ENUMERATOR
+};
+
+struct nvmlDevice_st;  // opaque; the library defines it
+using nvmlDevice_t = nvmlDevice_st*;
+
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+// Buffer sizes NVML documents (the *_V2 sizes are the ones callers should pass).
+inline constexpr unsigned kDeviceUuidBufferSize = 80;
+inline constexpr unsigned kDeviceUuidV2BufferSize = 96;
+inline constexpr unsigned kDeviceNameBufferSize = 64;
+inline constexpr unsigned kDeviceNameV2BufferSize = 96;
+
+// The entry points, each once: X(exported symbol, return type, parameters).
+#define ACCEL_NVML_ENTRY_POINTS(X)                                                     \
+  X(nvmlInit, nvmlReturn_t, ())                                                        \
+  X(nvmlInit_v2, nvmlReturn_t, ())                                                     \
+  X(nvmlShutdown, nvmlReturn_t, ())                                                    \
+  X(nvmlErrorString, const char*, (nvmlReturn_t result))                               \
+  X(nvmlDeviceGetCount_v2, nvmlReturn_t, (unsigned int* count))                        \
+  X(nvmlDeviceGetHandleByIndex_v2, nvmlReturn_t, (unsigned int index, nvmlDevice_t* device)) \
+  X(nvmlDeviceGetUUID, nvmlReturn_t, (nvmlDevice_t device, char* uuid, unsigned int length)) \
+  X(nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t device, char* name, unsigned int length)) \
+  X(nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t device, nvmlMemory_t* memory))
+
+#define ACCEL_NVML_DECLARE_PFN(symbol, ret, params) using PFN_##symbol = ret(*) params;
+ACCEL_NVML_ENTRY_POINTS(ACCEL_NVML_DECLARE_PFN)
+#undef ACCEL_NVML_DECLARE_PFN
+
+// Name of an nvmlReturn_t value, or nullptr for an unknown code.
+constexpr const char* return_name(int code) {
+  switch (code) {
+#define ACCEL_NVML_RETURN_CASE(name, value) \
+  case value:                               \
+    return #name;
+    ACCEL_NVML_RETURNS(ACCEL_NVML_RETURN_CASE)
+#undef ACCEL_NVML_RETURN_CASE
+  }
+  return nullptr;
+}
+
+}  // namespace accel::nvml_abi

@@ -1,0 +1,1 @@
+# placeholder: install/export rules

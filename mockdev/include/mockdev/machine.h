@@ -1,0 +1,93 @@
+#pragma once
+// The simulated machine: what hardware mockdev pretends to be, read from a machine file.
+//
+// A machine file is YAML (read with yaml-cpp), named by MOCKDEV_MACHINE as a path or as a
+// built-in preset name (4xh100, 8xh100, 2xa100, 1xa100, mixed, none). The format is
+// documented in docs/MACHINE_FILES.md; scenarios/machines/ holds examples. The same
+// machine serves the CUDA facade and the NVML facade, so both always agree.
+// Values only; parsing is pure (no global state) and thread-safe.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mockdev {
+
+struct DeviceSpec {
+  std::string name;                 // "NVIDIA H100 80GB HBM3"
+  std::uint64_t memory_bytes = 0;   // capacity; allocations beyond it fail with OOM
+  int cc_major = 0;                 // compute capability
+  int cc_minor = 0;
+  int multiprocessor_count = 0;
+  std::string uuid;                 // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string pci_bus_id;           // "00000000:1B:00.0"
+};
+
+// Fail the nth call (1-based, counted from process start, or from the moment it was
+// scripted at run time) of one entry point, e.g. "cuMemAlloc_v2", with `code`.
+// nth == 0 fails every call. Entry points are the exported symbol names.
+struct CallFault {
+  std::string entry_point;
+  std::uint64_t nth = 1;
+  int code = 0;
+};
+
+// From the `after_calls`-th driver call that touches `device` onwards (0: from the start),
+// every call that touches it returns `code`, as a real device does after an unrecoverable
+// error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_ECC_UNCORRECTABLE).
+struct StickyError {
+  int device = 0;
+  int code = 0;
+  std::uint64_t after_calls = 0;
+};
+
+struct FaultSchedule {
+  std::optional<int> driver_init_error;  // cuInit returns this code
+  std::optional<int> nvml_init_error;    // nvmlInit returns this code (NVML unusable)
+  std::vector<CallFault> calls;
+  std::vector<StickyError> sticky;
+};
+
+struct MachineSpec {
+  std::string name;            // preset name or the file's `name:`
+  std::string source;          // "preset:4xh100" or the file path
+  int driver_version = 13000;  // what cuDriverGetVersion reports
+  std::vector<DeviceSpec> devices;
+  FaultSchedule faults;
+};
+
+// A malformed machine file or an unknown preset. what() is
+// "<file>:<line>: <field>: expected <what>, got '<value>'" (line 1-based).
+class MachineFileError : public std::runtime_error {
+ public:
+  MachineFileError(std::string file, int line, const std::string& message);
+  const std::string& file() const noexcept { return file_; }
+  int line() const noexcept { return line_; }
+
+ private:
+  std::string file_;
+  int line_;
+};
+
+// Reads a machine from a path or a preset name (a name without '/' that matches a
+// preset; anything else is a path). Throws MachineFileError.
+MachineSpec load_machine(std::string_view path_or_preset);
+
+// Parses machine-file YAML text; `source` names it in errors. Throws MachineFileError.
+MachineSpec parse_machine(std::string_view yaml_text, std::string_view source);
+
+// The built-in presets, and their YAML text (nullopt for an unknown name).
+std::vector<std::string> preset_names();
+std::optional<std::string> preset_yaml(std::string_view name);
+
+// The preset used when MOCKDEV_MACHINE is unset.
+inline constexpr std::string_view kDefaultPreset = "1xa100";
+
+// Driver result code from a name ("CUDA_ERROR_OUT_OF_MEMORY", "NVML_ERROR_UNKNOWN") or a
+// decimal number; nullopt if neither.
+std::optional<int> parse_result_code(std::string_view text);
+
+}  // namespace mockdev

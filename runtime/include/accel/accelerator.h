@@ -1,0 +1,104 @@
+#pragma once
+// The device-level API of torch.accelerator: which accelerator, how many devices, which
+// one is current on this thread, and what each device is.
+//
+// Initialisation: functions marked "initialises" bring the runtime up on first use
+// (lazy_init.h); the others never touch the driver, so calling them before fork() keeps
+// the child usable. Thread safety: every function may be called from any thread; the
+// current device is per thread and starts at 0 on every new thread.
+// Errors: accel::Error (error.h); in a child forked after initialisation, ForkError.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accel/device.h"
+#include "accel/scalar_type.h"
+
+namespace accel {
+
+// The accelerator this build selected (ACCEL_BACKEND among the compiled backends), as a
+// Device without an index; nullopt when there is none. With check_available=true, also
+// nullopt when is_available() is false. Never initialises the runtime.
+std::optional<Device> current_accelerator(bool check_available = false);
+
+// True when the accelerator's driver is usable and at least one device is visible.
+// Fork-safe: answers like device_count() > 0 and never initialises the driver while
+// NVML can answer (Note [Fork-safe device count]). Never throws.
+bool is_available() noexcept;
+
+// Number of visible devices; 0 with no accelerator, no driver, or no device. Fork-safe:
+// answered through NVML with CUDA_VISIBLE_DEVICES applied, without initialising the
+// driver; falls back to the driver's count (which initialises the driver) only when
+// NVML cannot answer. Not cached before initialisation, so a changed
+// CUDA_VISIBLE_DEVICES is honoured until the runtime is up. Never throws.
+int device_count() noexcept;
+
+// Makes `device` current on this thread. A negative index is a no-op that initialises
+// nothing. Otherwise initialises; an index >= device_count() throws kDriver with
+// "CUDA error: invalid device ordinal". Argument errors as in device.h.
+void set_device_index(DeviceArg device);
+
+// The current device index of this thread (0 on a new thread). Initialises.
+int current_device_index();
+
+// Makes `device_index` current and returns the previous index; a no-op returning the
+// same index when it is already current. Initialises; creates the device's context.
+// Negative or >= 128: kIndex, "Device index -1 is out of range for DeviceIndex [0, 127]".
+int exchange_device(int device_index);
+
+// Restores a previous index without creating a context on it when it has none (the
+// switch is then recorded and applied on the next device use). Returns the index that was
+// current before. Used by DeviceIndexGuard on scope exit. Initialises.
+int maybe_exchange_device(int device_index);
+
+struct DeviceCapability {
+  int major = 0;  // compute capability
+  int minor = 0;
+  // Dtypes whose tensors can be allocated and converted on this device, in ScalarType order.
+  std::vector<ScalarType> supported_dtypes;
+};
+
+// Capability of `device` (the current device when none). Initialises.
+DeviceCapability get_device_capability(DeviceArg device = {});
+
+struct MemoryInfo {
+  std::size_t free_bytes = 0;   // device-wide free memory, as the driver reports it
+  std::size_t total_bytes = 0;  // physical capacity
+};
+
+// Free and total memory of `device` (the current device when none), from the driver.
+// Initialises and creates a context on that device, as PyTorch does.
+MemoryInfo get_memory_info(DeviceArg device = {});
+
+struct DeviceProperties {
+  std::string name;
+  int major = 0;
+  int minor = 0;
+  std::size_t total_memory_bytes = 0;
+  int multi_processor_count = 0;
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+};
+
+// Static properties of `device` (the current device when none). Initialises.
+DeviceProperties get_device_properties(DeviceArg device = {});
+
+// What the runtime found, for diagnostics (`accel info`). Never initialises the runtime
+// and never throws; it may load the driver and NVML libraries (without calling cuInit).
+struct BackendReport {
+  std::string backend;             // "cuda", or "none" when no accelerator is selected
+  std::vector<std::string> compiled_backends;
+  bool available = false;
+  std::string unavailable_reason;  // empty when available
+  std::string driver_path;         // the file loaded (or tried) for the driver
+  bool driver_loaded = false;
+  int driver_version = 0;          // e.g. 13000; 0 when unknown
+  std::string nvml_path;           // the file loaded (or tried) for NVML
+  bool nvml_loaded = false;
+  std::string count_source;        // "nvml", "driver", or "none"
+  int device_count = 0;
+};
+BackendReport backend_report() noexcept;
+
+}  // namespace accel

@@ -24,6 +24,9 @@ struct DeviceSpec {
   int multiprocessor_count = 0;
   std::string uuid;                 // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
   std::string pci_bus_id;           // "00000000:1B:00.0"
+  // When set, the device is in MIG mode with one instance of this UUID
+  // ("MIG-xxxxxxxx-..."), which CUDA_VISIBLE_DEVICES may name.
+  std::string mig_uuid;
 };
 
 // Fail the nth call (1-based, counted from process start, or from the moment it was

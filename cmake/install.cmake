@@ -1,1 +1,82 @@
-# placeholder: install/export rules
+# Install rules and the CMake package: after `cmake --install build --prefix P`, a consumer
+# writes find_package(accel) and target_link_libraries(app accel::runtime).
+#
+# Layout under the prefix:
+#   include/accel/*.h, include/mockdev/*.h       public headers
+#   lib/libaccel_runtime.a, lib/libmockdev.so     the runtime, the simulated-hardware engine
+#   lib/accel/mockdev/libcuda.so.1, libnvidia-ml.so.1
+#                                                 the mock driver facades; kept out of lib/
+#                                                 so nothing finds them by accident
+#   bin/accel                                     the command-line tool
+#   lib/cmake/accel/                              accelConfig.cmake, version, targets
+#
+# Every rule is guarded by if(TARGET ...), so a tree where a folder still has a
+# placeholder configures and installs what exists.
+include(CMakePackageConfigHelpers)
+
+set(ACCEL_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/accel")
+set(ACCEL_MOCKDEV_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/accel/mockdev")
+
+set(accel_exported_targets "")
+if(TARGET accel_runtime)
+  list(APPEND accel_exported_targets accel_runtime)
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/runtime/include/accel"
+          DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+          FILES_MATCHING PATTERN "*.h")
+endif()
+if(TARGET mockdev)
+  list(APPEND accel_exported_targets mockdev)
+  set_target_properties(mockdev PROPERTIES EXPORT_NAME mockdev)
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/mockdev/include/mockdev"
+          DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+          FILES_MATCHING PATTERN "*.h")
+endif()
+
+if(accel_exported_targets)
+  install(TARGETS ${accel_exported_targets}
+          EXPORT accelTargets
+          ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+          LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+          RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
+          INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  install(EXPORT accelTargets
+          NAMESPACE accel::
+          FILE accelTargets.cmake
+          DESTINATION "${ACCEL_INSTALL_CMAKEDIR}")
+endif()
+
+# The facades are loaded by path at run time (ACCEL_CUDA_DRIVER), never linked, so they are
+# not exported targets. Their INSTALL_RPATH ($ORIGIN/../..) finds lib/libmockdev.so.
+foreach(facade IN ITEMS mockdev_cuda mockdev_nvml)
+  if(TARGET ${facade})
+    install(TARGETS ${facade} LIBRARY DESTINATION "${ACCEL_MOCKDEV_INSTALL_DIR}")
+  endif()
+endforeach()
+
+if(TARGET accel)
+  install(TARGETS accel RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+endif()
+
+# find_dependency(yaml-cpp) is needed only if libmockdev.so's exported link interface
+# names yaml-cpp (i.e. it links it PUBLIC); a PRIVATE link of a shared library is not
+# part of the interface.
+set(ACCEL_CONFIG_NEEDS_YAML_CPP OFF)
+if(TARGET mockdev)
+  get_target_property(mockdev_interface mockdev INTERFACE_LINK_LIBRARIES)
+  if(mockdev_interface AND "${mockdev_interface}" MATCHES "yaml-cpp")
+    set(ACCEL_CONFIG_NEEDS_YAML_CPP ON)
+  endif()
+endif()
+
+configure_package_config_file(
+  "${CMAKE_CURRENT_LIST_DIR}/accelConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/accelConfig.cmake"
+  INSTALL_DESTINATION "${ACCEL_INSTALL_CMAKEDIR}")
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/accelConfigVersion.cmake"
+  VERSION "${PROJECT_VERSION}"
+  COMPATIBILITY SameMinorVersion)
+install(FILES
+          "${PROJECT_BINARY_DIR}/accelConfig.cmake"
+          "${PROJECT_BINARY_DIR}/accelConfigVersion.cmake"
+        DESTINATION "${ACCEL_INSTALL_CMAKEDIR}")

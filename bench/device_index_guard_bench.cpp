@@ -7,11 +7,10 @@
 // machine, before anything touches the runtime. The runtime is initialised and contexts
 // exist on devices 0 and 1 before timing starts, so no benchmark measures first-use costs.
 // Benchmarks report; they never assert timings. bench/README.md explains how to read them.
-#include <benchmark/benchmark.h>
-
 #include <accel/accelerator.h>
 #include <accel/device.h>
 #include <accel/device_index_guard.h>
+#include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <iostream>

@@ -94,9 +94,9 @@ struct Linear {
   // Computes on the host (see the file comment); the output lives with the parameters.
   Tensor forward(const Tensor& x) const {
     if (x.cols != weight.cols) {
-      throw std::invalid_argument("Linear: shape mismatch (in_features=" +
-                                  std::to_string(weight.cols) +
-                                  ", input_cols=" + std::to_string(x.cols) + ")");
+      throw std::invalid_argument(
+          "Linear: shape mismatch (in_features=" + std::to_string(weight.cols) +
+          ", input_cols=" + std::to_string(x.cols) + ")");
     }
     Tensor y = Tensor::filled(x.rows, weight.rows, 0.0F, accel::Device(accel::DeviceType::kCPU));
     for (std::size_t r = 0; r < x.rows; ++r) {

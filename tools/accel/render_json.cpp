@@ -1,9 +1,8 @@
 // render_json (declared in render.h).
-#include "render.h"
-
 #include <cstdint>
 
 #include "json_writer.h"
+#include "render.h"
 
 namespace accel::tools {
 
@@ -55,7 +54,8 @@ void render_json(const InfoReport& report, std::ostream& out) {
       continue;
     }
     json.field("name", row.name);
-    json.field("compute_capability", std::to_string(row.cc_major) + "." + std::to_string(row.cc_minor));
+    json.field("compute_capability",
+               std::to_string(row.cc_major) + "." + std::to_string(row.cc_minor));
     json.field("total_memory_bytes", static_cast<std::uint64_t>(row.total_bytes));
     json.field("free_memory_bytes", static_cast<std::uint64_t>(row.free_bytes));
     json.field("uuid", row.uuid);

@@ -1,11 +1,11 @@
 // render_text and format_bytes (declared in render.h).
-#include "render.h"
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <string_view>
 #include <vector>
+
+#include "render.h"
 
 namespace accel::tools {
 namespace {
@@ -66,9 +66,9 @@ std::string format_bytes(std::uint64_t bytes) {
 void render_text(const InfoReport& report, std::ostream& out) {
   const BackendReport& b = report.backend;
   out << "accel " << report.version << '\n';
-  field(out, "backend", b.backend + " (compiled: " +
-                            (b.compiled_backends.empty() ? "none" : join(b.compiled_backends, ", ")) +
-                            ")");
+  field(out, "backend",
+        b.backend + " (compiled: " +
+            (b.compiled_backends.empty() ? "none" : join(b.compiled_backends, ", ")) + ")");
   if (report.machine) field(out, "machine", *report.machine + " (simulated by mockdev)");
   field(out, "available", b.available ? "yes" : "no (" + b.unavailable_reason + ")");
   if (b.backend != "none") {
@@ -83,12 +83,14 @@ void render_text(const InfoReport& report, std::ostream& out) {
     nvml += b.nvml_loaded ? " (loaded)" : " (not loaded)";
     field(out, "nvml", nvml);
   }
-  field(out, "device count", std::to_string(b.device_count) + " (from " + b.count_source + ")");
+  field(out, "device count",
+        std::to_string(b.device_count) + (b.count_source.empty() || b.count_source == "none"
+                                              ? ""
+                                              : " (from " + b.count_source + ")"));
 
   if (!b.available) {
-    out << "accelerator not available: " << (b.unavailable_reason.empty() ? "unknown reason"
-                                                                         : b.unavailable_reason)
-        << '\n';
+    // The contract of `accel info` without a usable accelerator: say so, and that
+    // programs following the device-selection pattern will run on the CPU.
     out << "fallback: cpu\n";
     return;
   }

@@ -1,0 +1,109 @@
+// dlopen'd NVML with per-pid initialisation (Note [Fork-safe device count]).
+#include "backends/cuda/nvml_library.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace accel::detail::cuda {
+
+using nvml_abi::nvmlReturn_t;
+
+std::string NvmlLibrary::path_from_environment() {
+  const char* value = std::getenv("ACCEL_NVML_LIBRARY");
+  return value != nullptr && *value != '\0' ? std::string(value)
+                                            : std::string("libnvidia-ml.so.1");
+}
+
+NvmlLibrary::LoadResult NvmlLibrary::load(const std::string& path) noexcept {
+  LoadResult result;
+  try {
+    dlerror();
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (handle == nullptr) {
+      const char* error = dlerror();
+      result.reason = "cannot load NVML '" + path + "': " +
+                      (error ? error : "unknown dlopen error") +
+                      " (set ACCEL_NVML_LIBRARY to use another file)";
+      return result;
+    }
+    std::shared_ptr<NvmlLibrary> library(new NvmlLibrary());
+    library->path_ = path;
+#define ACCEL_NVML_RESOLVE(symbol, ret, params) \
+  library->symbol##_ = reinterpret_cast<nvml_abi::PFN_##symbol>(dlsym(handle, #symbol));
+    ACCEL_NVML_ENTRY_POINTS(ACCEL_NVML_RESOLVE)
+#undef ACCEL_NVML_RESOLVE
+    // Only these are needed for counting; the rest are optional.
+    const char* missing = nullptr;
+    if (library->nvmlInit_v2_ == nullptr) missing = "nvmlInit_v2";
+    if (library->nvmlDeviceGetCount_v2_ == nullptr) missing = "nvmlDeviceGetCount_v2";
+    if (library->nvmlDeviceGetHandleByIndex_v2_ == nullptr) {
+      missing = "nvmlDeviceGetHandleByIndex_v2";
+    }
+    if (library->nvmlDeviceGetUUID_ == nullptr) missing = "nvmlDeviceGetUUID";
+    if (missing != nullptr) {
+      result.reason = "NVML '" + path + "' does not export " + missing;
+      return result;
+    }
+    result.library = std::move(library);
+  } catch (...) {
+    result.library.reset();
+    result.reason = "cannot load NVML '" + path + "': out of memory";
+  }
+  return result;
+}
+
+Status NvmlLibrary::failure(const char* operation, nvmlReturn_t code) const {
+  const char* text = nvmlErrorString_ ? nvmlErrorString_(code) : nullptr;
+  const char* name = nvml_abi::return_name(code);
+  return Status(ErrorKind::kUnavailable,
+                std::string(operation) + ": " + (text ? text : "NVML error") +
+                    " (nvml=" + path_ + ", code=" + (name ? name : std::to_string(code)) + ")");
+}
+
+Status NvmlLibrary::ensure_initialized() noexcept {
+  long pid = static_cast<long>(getpid());
+  if (initialized_pid_.load(std::memory_order_acquire) == pid) return Status();
+  // Two threads may both initialise: NVML counts nvmlInit calls and we never shut down.
+  nvmlReturn_t rc = nvmlInit_v2_();
+  if (rc != nvml_abi::NVML_SUCCESS) return failure("nvmlInit_v2", rc);
+  initialized_pid_.store(pid, std::memory_order_release);
+  return Status();
+}
+
+Result<int> NvmlLibrary::device_count() noexcept {
+  try {
+    Status status = ensure_initialized();
+    if (!status.ok()) return status;
+    unsigned int count = 0;
+    nvmlReturn_t rc = nvmlDeviceGetCount_v2_(&count);
+    if (rc != nvml_abi::NVML_SUCCESS) return failure("nvmlDeviceGetCount_v2", rc);
+    return static_cast<int>(count);
+  } catch (...) {
+    return Status(ErrorKind::kUnavailable, "nvml: out of memory");
+  }
+}
+
+Result<std::vector<std::string>> NvmlLibrary::device_uuids() noexcept {
+  try {
+    Result<int> count = device_count();
+    if (!count.ok()) return count.status();
+    std::vector<std::string> uuids;
+    for (int i = 0; i < *count; ++i) {
+      nvml_abi::nvmlDevice_t device = nullptr;
+      nvmlReturn_t rc = nvmlDeviceGetHandleByIndex_v2_(static_cast<unsigned>(i), &device);
+      if (rc != nvml_abi::NVML_SUCCESS) return failure("nvmlDeviceGetHandleByIndex_v2", rc);
+      char buffer[nvml_abi::kDeviceUuidV2BufferSize] = {};
+      rc = nvmlDeviceGetUUID_(device, buffer, sizeof(buffer));
+      if (rc != nvml_abi::NVML_SUCCESS) return failure("nvmlDeviceGetUUID", rc);
+      buffer[sizeof(buffer) - 1] = '\0';
+      uuids.emplace_back(buffer);
+    }
+    return uuids;
+  } catch (...) {
+    return Status(ErrorKind::kUnavailable, "nvml: out of memory");
+  }
+}
+
+}  // namespace accel::detail::cuda

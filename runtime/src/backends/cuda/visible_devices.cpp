@@ -1,0 +1,115 @@
+// CUDA_VISIBLE_DEVICES parsing with PyTorch's rules (spec §3.5).
+#include "backends/cuda/visible_devices.h"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+
+namespace accel::detail::cuda {
+
+namespace {
+
+constexpr int kUnsetOrdinalCount = 64;
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    std::size_t at = text.find(separator);
+    parts.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return parts;
+    text.remove_prefix(at + 1);
+  }
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// strtoul-like: optional sign, then digits, the rest ignored; -1 when there are no digits.
+// Values beyond int saturate (they are never a valid ordinal anyway).
+long long parse_ordinal(std::string_view text) {
+  std::size_t at = 0;
+  bool negative = false;
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    negative = text[0] == '-';
+    at = 1;
+  }
+  std::size_t digits_begin = at;
+  long long value = 0;
+  while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) {
+    value = std::min<long long>(value * 10 + (text[at] - '0'), INT_MAX);
+    ++at;
+  }
+  if (at == digits_begin) return -1;
+  return negative ? -value : value;
+}
+
+VisibleDevices parse_uuid_list(std::string_view value, std::string_view prefix) {
+  VisibleDevices out;
+  out.is_uuid_list = true;
+  for (std::string_view element : split(value, ',')) {
+    if (std::find(out.uuids.begin(), out.uuids.end(), element) != out.uuids.end()) {
+      out.uuids.clear();
+      return out;
+    }
+    if (element.substr(0, prefix.size()) != prefix) break;
+    out.uuids.emplace_back(element);
+  }
+  return out;
+}
+
+}  // namespace
+
+VisibleDevices parse_visible_devices(std::optional<std::string_view> value) {
+  VisibleDevices out;
+  if (!value) {
+    for (int i = 0; i < kUnsetOrdinalCount; ++i) out.ordinals.push_back(i);
+    return out;
+  }
+  for (std::string_view prefix : {std::string_view("GPU-"), std::string_view("MIG-")}) {
+    if (value->substr(0, prefix.size()) == prefix) return parse_uuid_list(*value, prefix);
+  }
+  for (std::string_view element : split(*value, ',')) {
+    long long ordinal = parse_ordinal(trim(element));
+    if (std::find(out.ordinals.begin(), out.ordinals.end(), ordinal) != out.ordinals.end()) {
+      out.ordinals.clear();
+      return out;
+    }
+    if (ordinal < 0) break;
+    out.ordinals.push_back(static_cast<int>(ordinal));
+  }
+  return out;
+}
+
+std::vector<int> transform_uuid_to_ordinals(const std::vector<std::string>& candidates,
+                                            const std::vector<std::string>& uuids) {
+  std::vector<int> ordinals;
+  for (const std::string& candidate : candidates) {
+    int match = -1;
+    for (std::size_t i = 0; i < uuids.size(); ++i) {
+      if (uuids[i].compare(0, candidate.size(), candidate) != 0) continue;
+      if (match != -1) return ordinals;  // ambiguous prefix: stop here
+      match = static_cast<int>(i);
+    }
+    if (match == -1) break;  // unknown prefix: stop here
+    if (std::find(ordinals.begin(), ordinals.end(), match) != ordinals.end()) return {};
+    ordinals.push_back(match);
+  }
+  return ordinals;
+}
+
+int truncate_to_raw_count(const std::vector<int>& ordinals, int raw_count) {
+  if (raw_count <= 0) return raw_count;
+  for (std::size_t i = 0; i < ordinals.size(); ++i) {
+    if (ordinals[i] >= raw_count) return static_cast<int>(i);
+  }
+  return static_cast<int>(ordinals.size());
+}
+
+}  // namespace accel::detail::cuda

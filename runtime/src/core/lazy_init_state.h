@@ -1,0 +1,103 @@
+#pragma once
+// LazyInitState: the lazy-initialisation and fork state machine of one installed runtime
+// (one RuntimeState, see runtime.h): the "initialised" and "in bad fork" flags, the init
+// lock, and the calls queued by lazy_call() until init() replays them.
+//
+// Ownership: a RuntimeState owns one. Thread safety: the flags are atomics; the queue has
+// its own mutex; init_mutex() serialises initialisation (held while queued calls run).
+//
+// Note [Fork safety]
+// A CUDA driver that was initialised in a parent cannot be used in a fork()ed child: the
+// real driver answers CUDA_ERROR_NOT_INITIALIZED at best and hangs at worst. Following
+// PyTorch (spec §3.4), the runtime "poisons" children instead of letting them reach the
+// driver:
+//  * Poisoning is about registration, not about success. The first time a runtime
+//    *attempts* to initialise, or asks the driver for its device count (which
+//    initialises the driver), it marks itself fork-poisoning and makes sure one
+//    process-wide pthread_atfork(nullptr, nullptr, child) handler is installed. Both
+//    happen BEFORE the driver is touched and before the init lock is taken, so a fork
+//    racing with initialisation either sees a parent that never reached the driver, or a
+//    poisoned child; never a child blocked on an init lock held by a thread that no
+//    longer exists.
+//  * The child handler (runtime.cpp) walks every installed RuntimeState and sets
+//    in_bad_fork on the poisoning ones; it also re-creates the mutexes a child may still
+//    need (the queue mutex, and the init mutex of states that never started
+//    initialising), because a thread of the parent may have held them at fork time.
+//  * In a bad fork, every device-touching call throws ForkError ("Cannot re-initialize
+//    CUDA in forked subprocess. ...") before reaching the backend: the check is one
+//    relaxed atomic load on the fast paths. is_initialized() is false; lazy_call()
+//    queues silently (the queue can never drain). device_count()/is_available() keep
+//    working through the fork-safe path (NVML), and answer 0 rather than touch the
+//    driver when NVML cannot answer.
+//
+// Note [Deferred calls]
+// lazy_call() before initialisation queues (callback, origin) pairs; manual_seed and
+// manual_seed_all go to a seed tracker that keeps only the latest of each and the order in
+// which they were last requested. init() runs the plain queue in FIFO order, then the
+// tracker's calls. A callback that throws aborts init() with DeferredCallError; the
+// runtime stays uninitialised and the queue is kept, so the next init() replays *every*
+// call again, including those that had succeeded (PyTorch does the same; callbacks are
+// expected to be idempotent setters). On success the queue is cleared. While init() runs
+// the queue, the initialising thread may call back into the runtime (a thread-local marker
+// makes init() return at once there), and a lazy_call() made from a callback runs
+// immediately instead of being queued behind the call being replayed.
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accel/lazy_init.h"
+
+namespace accel::detail {
+
+struct QueuedCall {
+  std::function<void()> fn;
+  std::string origin;  // "file:line in function"
+};
+
+class LazyInitState {
+ public:
+  bool initialized() const noexcept { return initialized_.load(std::memory_order_acquire); }
+  void set_initialized(bool value) noexcept {
+    initialized_.store(value, std::memory_order_release);
+  }
+
+  bool in_bad_fork() const noexcept { return in_bad_fork_.load(std::memory_order_relaxed); }
+  void set_in_bad_fork() noexcept { in_bad_fork_.store(true, std::memory_order_relaxed); }
+
+  // True once this runtime attempted to initialise or counted devices through the driver:
+  // a child forked from now on is in a bad fork.
+  bool fork_poisoning() const noexcept { return fork_poisoning_.load(); }
+  void set_fork_poisoning() noexcept { fork_poisoning_.store(true); }
+
+  std::mutex& init_mutex() noexcept { return init_mutex_; }
+
+  // Queues `call` (kPlain: FIFO; kSeed/kSeedAll: replaces the previous one of its kind).
+  void enqueue(QueuedCall call, LazyCallKind kind);
+  // The calls init() must run, in order: the plain queue, then the seed tracker's.
+  std::vector<QueuedCall> calls_for_init() const;
+  // Forgets every queued call (after a successful init()).
+  void clear_queue();
+  // Number of calls init() would run now.
+  std::size_t queued_call_count() const;
+
+  // For the fork child handler only: re-creates the mutexes a parent thread may have held.
+  void reset_mutexes_in_child() noexcept;
+
+ private:
+  std::atomic<bool> initialized_{false};
+  std::atomic<bool> in_bad_fork_{false};
+  std::atomic<bool> fork_poisoning_{false};
+  std::mutex init_mutex_;
+
+  mutable std::mutex queue_mutex_;
+  std::vector<QueuedCall> plain_;
+  std::optional<QueuedCall> seed_;
+  std::optional<QueuedCall> seed_all_;
+  bool seed_all_last_ = false;  // which of the two tracked kinds was requested last
+};
+
+}  // namespace accel::detail

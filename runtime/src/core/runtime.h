@@ -1,0 +1,118 @@
+#pragma once
+// The process-wide runtime: which backend serves the accelerator API, and its lazy-init,
+// fork and RNG state.
+//
+// A RuntimeState bundles one Backend (nullptr = no accelerator) with everything that
+// belongs to it: the lazy-init state machine (lazy_init_state.h), the device count
+// learned at initialisation, the per-device RNG states, and a generation number that
+// keys every thread's cached current device (accelerator.cpp). The default state is
+// created on first use from ACCEL_BACKEND (backend_registry.h) and never destroyed (it
+// may be used from atexit handlers and forked children). ScopedBackendOverride
+// (backend_override.h) installs another on top for a test and restores the previous one.
+//
+// Thread safety: current_state() is one acquire load after the first call. Installing and
+// restoring states is for tests that own the process (no concurrent API calls).
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/backend.h"
+#include "core/lazy_init_state.h"
+#include "core/status.h"
+#include "rng/generator_set.h"
+
+namespace accel::detail {
+
+class RuntimeState {
+ public:
+  // `config_error` set: the accelerator could not be selected (bad ACCEL_BACKEND); every
+  // call that needs the accelerator throws it.
+  RuntimeState(std::unique_ptr<Backend> backend, std::optional<Status> config_error);
+  RuntimeState(const RuntimeState&) = delete;
+  RuntimeState& operator=(const RuntimeState&) = delete;
+
+  Backend* backend() const noexcept { return backend_.get(); }
+  const std::optional<Status>& config_error() const noexcept { return config_error_; }
+  LazyInitState& lazy() noexcept { return lazy_; }
+  GeneratorSet& generators() noexcept { return generators_; }
+
+  std::uint64_t generation() const noexcept {
+    return generation_.load(std::memory_order_relaxed);
+  }
+  // Gives this state a new generation: every thread's cached device becomes stale.
+  void renew_generation() noexcept;
+
+  // The device count learned by the last successful backend initialisation.
+  int device_count() const noexcept { return device_count_.load(std::memory_order_acquire); }
+  void set_device_count(int count) noexcept {
+    device_count_.store(count, std::memory_order_release);
+  }
+
+  // The state below this one in the override stack (nullptr for the bottom one).
+  RuntimeState* previous() const noexcept { return previous_; }
+  void set_previous(RuntimeState* previous) noexcept { previous_ = previous; }
+
+ private:
+  std::unique_ptr<Backend> backend_;
+  std::optional<Status> config_error_;
+  LazyInitState lazy_;
+  GeneratorSet generators_;
+  std::atomic<std::uint64_t> generation_;
+  std::atomic<int> device_count_{0};
+  RuntimeState* previous_ = nullptr;
+};
+
+// The installed runtime; creates the default one from the environment on first use.
+RuntimeState& current_state();
+
+// Installs `state` on top of the current one; returns it. For ScopedBackendOverride.
+RuntimeState* push_state(std::unique_ptr<RuntimeState> state);
+// Removes `state` (which must be the top) and destroys it; the one below becomes current
+// with a new generation.
+void pop_state(RuntimeState* state);
+
+// The backend, or throws: the configuration error, or kUnavailable "Cannot access
+// accelerator device when none is available." when there is no accelerator.
+Backend& require_backend(RuntimeState& state);
+
+// Throws ForkError: "Cannot re-initialize <NAME> in forked subprocess. ...".
+[[noreturn]] void throw_fork_error(RuntimeState& state);
+
+// Throws ForkError when `state` is in a bad fork (Note [Fork safety]).
+inline void fail_if_bad_fork(RuntimeState& state) {
+  if (state.lazy().in_bad_fork()) [[unlikely]] throw_fork_error(state);
+}
+
+// Marks `state` fork-poisoning and installs the process-wide atfork child handler once.
+void register_fork_handler(RuntimeState& state) noexcept;
+
+// Brings `state` up (Note [Deferred calls]): backend->initialize(), the RNG states, then
+// the queued calls. Returns at once when initialised, or on the thread that is running
+// the queued calls. Throws as accel::init() documents.
+void ensure_initialized(RuntimeState& state);
+
+// True while this thread runs `state`'s queued calls inside ensure_initialized().
+bool is_initializing_thread(const RuntimeState& state) noexcept;
+
+// Throws kDriver "<NAME> error: invalid device ordinal (<op>: device=<i>, device_count=<n>)"
+// unless index < the initialised device count. Requires ensure_initialized().
+void check_device_ordinal(RuntimeState& state, int index, std::string_view operation);
+
+// Throws kIndex "Device index <i> is out of range for DeviceIndex [0, 127]" unless
+// 0 <= index <= 127 (spec §1.3).
+void check_device_index_range(long long index);
+inline constexpr int kMaxDeviceIndex = 127;
+
+// The backend's name in upper case ("CUDA"), for PyTorch-style messages.
+std::string upper_backend_name(const RuntimeState& state);
+
+// For tests: runs the atfork child handler in this process as if it had just forked.
+void run_fork_child_handler_for_testing() noexcept;
+// True once the process-wide atfork child handler is installed.
+bool fork_handler_installed() noexcept;
+
+}  // namespace accel::detail

@@ -37,8 +37,7 @@ if(accel_exported_targets)
           EXPORT accelTargets
           ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
           LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
-          RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
-          INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+          RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
   install(EXPORT accelTargets
           NAMESPACE accel::
           FILE accelTargets.cmake
@@ -71,7 +70,8 @@ endif()
 configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/accelConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/accelConfig.cmake"
-  INSTALL_DESTINATION "${ACCEL_INSTALL_CMAKEDIR}")
+  INSTALL_DESTINATION "${ACCEL_INSTALL_CMAKEDIR}"
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR ACCEL_MOCKDEV_INSTALL_DIR)
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/accelConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}"

@@ -12,7 +12,6 @@
 // wait for it; a callback run by init() may itself call runtime functions.
 
 #include <functional>
-#include <source_location>
 
 namespace accel {
 
@@ -29,6 +28,21 @@ void init();
 // True in a child forked after the parent initialised the runtime.
 bool is_in_bad_fork() noexcept;
 
+// Where a lazy_call() was made, captured at the caller like std::source_location (which
+// clang 14 cannot provide with libstdc++ 12, so the compilers' builtins are used directly;
+// both g++ and clang evaluate them at the outermost call site).
+struct CallSite {
+  const char* file = "";
+  int line = 0;
+  const char* function = "";
+
+  static constexpr CallSite current(const char* file = __builtin_FILE(),
+                                    int line = __builtin_LINE(),
+                                    const char* function = __builtin_FUNCTION()) noexcept {
+    return CallSite{file, line, function};
+  }
+};
+
 enum class LazyCallKind {
   kPlain,    // queued FIFO
   kSeed,     // a manual_seed: only the latest one survives
@@ -41,6 +55,6 @@ enum class LazyCallKind {
 // names the caller in a DeferredCallError. Throws kUnavailable when there is no
 // accelerator ("No accelerator is available; lazy_call requires an active accelerator.").
 void lazy_call(std::function<void()> fn, LazyCallKind kind = LazyCallKind::kPlain,
-               std::source_location where = std::source_location::current());
+               CallSite where = CallSite::current());
 
 }  // namespace accel

@@ -28,7 +28,7 @@ bool is_in_bad_fork() noexcept {
   }
 }
 
-void lazy_call(std::function<void()> fn, LazyCallKind kind, std::source_location where) {
+void lazy_call(std::function<void()> fn, LazyCallKind kind, CallSite where) {
   detail::RuntimeState& state = detail::current_state();
   if (state.config_error()) detail::throw_error(*state.config_error());
   if (state.backend() == nullptr) {
@@ -36,8 +36,8 @@ void lazy_call(std::function<void()> fn, LazyCallKind kind, std::source_location
                 "No accelerator is available; lazy_call requires an active accelerator.");
   }
   detail::LazyInitState& lazy = state.lazy();
-  std::string origin = std::string(where.file_name()) + ":" + std::to_string(where.line()) +
-                       " in " + where.function_name();
+  std::string origin = std::string(where.file) + ":" + std::to_string(where.line) + " in " +
+                       where.function;
   if (lazy.in_bad_fork()) {
     // Note [Fork safety]: queue silently; init() will never run it in this process.
     lazy.enqueue(detail::QueuedCall{std::move(fn), std::move(origin)}, kind);

@@ -1,0 +1,299 @@
+// The CUDA backend, and the public API over it, on the simulated 4-GPU machine (the ctest
+// environment points ACCEL_CUDA_DRIVER / ACCEL_NVML_LIBRARY at mockdev's facades). Each
+// test runs in its own process (one ctest entry per test), so "never initialised" holds at
+// the start of every test.
+#include "backends/cuda/cuda_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "accel/accel.h"
+#include "core/backend_override.h"
+#include "mockdev/control.h"
+#include "mockdev/machine.h"
+
+namespace accel::detail::cuda {
+namespace {
+
+constexpr std::size_t kGiB = std::size_t{1} << 30;
+
+class CvdScope {
+ public:
+  explicit CvdScope(std::optional<std::string> value) {
+    if (value) {
+      setenv("CUDA_VISIBLE_DEVICES", value->c_str(), 1);
+    } else {
+      unsetenv("CUDA_VISIBLE_DEVICES");
+    }
+  }
+  ~CvdScope() { unsetenv("CUDA_VISIBLE_DEVICES"); }
+};
+
+std::uint64_t cu_init_calls() { return mockdev::control::call_count("cuInit"); }
+
+TEST(CudaBackendTest, ForkSafeCountUsesNvmlAndNeverInitialisesTheDriver) {
+  auto backend = create_cuda_backend();
+  EXPECT_EQ(backend->type(), DeviceType::kCUDA);
+  EXPECT_EQ(backend->name(), "cuda");
+  EXPECT_EQ(backend->fork_safe_device_count(), 4);
+  EXPECT_EQ(cu_init_calls(), 0u);
+  EXPECT_GE(mockdev::control::call_count("nvmlDeviceGetCount_v2"), 1u);
+}
+
+// CUDA_VISIBLE_DEVICES applied to NVML's list, each value read at call time.
+TEST(CudaBackendTest, ForkSafeCountAppliesVisibleDevices) {
+  auto backend = create_cuda_backend();
+  std::string uuid2 = mockdev::control::machine().devices[2].uuid;
+  std::string uuid0 = mockdev::control::machine().devices[0].uuid;
+  struct Case {
+    std::optional<std::string> value;
+    int expected;
+  };
+  const Case cases[] = {
+      {std::nullopt, 4},
+      {"1,0", 2},
+      {"1, 5, 0", 1},   // truncated at the first ordinal NVML does not have
+      {"", 0},
+      {"0,0", 0},       // duplicate: nothing visible
+      {"3,2,1,0", 4},
+      {"-1", 0},
+      {"7", 0},
+      {uuid2.substr(0, 12), 1},
+      {uuid2 + "," + uuid0, 2},
+      {"GPU-zzzz", 0},  // an unknown prefix ends the list at once
+      {uuid2 + "," + uuid2, 0},
+      {"MIG-12345678", -1},  // NVML cannot resolve MIG: the caller falls back
+  };
+  for (const Case& c : cases) {
+    CvdScope scope(c.value);
+    EXPECT_EQ(backend->fork_safe_device_count(), c.expected)
+        << "CUDA_VISIBLE_DEVICES=" << c.value.value_or("<unset>");
+  }
+  EXPECT_EQ(cu_init_calls(), 0u);
+}
+
+TEST(CudaBackendTest, DriverCountInitialisesTheDriver) {
+  auto backend = create_cuda_backend();
+  Result<int> count = backend->driver_device_count();
+  ASSERT_TRUE(count.ok()) << count.status().message();
+  EXPECT_EQ(*count, 4);
+  EXPECT_EQ(cu_init_calls(), 1u);
+  EXPECT_TRUE(mockdev::control::driver_initialized());
+}
+
+TEST(CudaBackendTest, PropertiesMatchTheMachine) {
+  auto backend = create_cuda_backend();
+  ASSERT_TRUE(backend->initialize().ok());
+  ASSERT_TRUE(backend->initialize().ok());  // idempotent
+  EXPECT_EQ(backend->device_count(), 4);
+  mockdev::MachineSpec machine = mockdev::control::machine();
+  for (int i = 0; i < 4; ++i) {
+    Result<DeviceProperties> properties = backend->device_properties(i);
+    ASSERT_TRUE(properties.ok()) << properties.status().message();
+    EXPECT_EQ(properties->name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(properties->major, 9);
+    EXPECT_EQ(properties->minor, 0);
+    EXPECT_EQ(properties->multi_processor_count, 132);
+    EXPECT_EQ(properties->total_memory_bytes, 80 * kGiB);
+    EXPECT_EQ(properties->uuid, machine.devices[i].uuid);
+  }
+  // Properties need no context.
+  EXPECT_EQ(mockdev::control::live_objects().primary_contexts_active, 0u);
+}
+
+TEST(CudaBackendTest, MemoryInfoUsesTheDevicesContextAndSwitchesBack) {
+  auto backend = create_cuda_backend();
+  ASSERT_TRUE(backend->initialize().ok());
+  ASSERT_TRUE(backend->set_device(1).ok());
+  Result<MemoryInfo> info = backend->memory_info(2);
+  ASSERT_TRUE(info.ok()) << info.status().message();
+  EXPECT_EQ(info->total_bytes, 80 * kGiB);
+  EXPECT_EQ(info->free_bytes, 80 * kGiB - mockdev::control::used_bytes(2));
+  Result<int> current = backend->current_device();
+  ASSERT_TRUE(current.ok());
+  EXPECT_EQ(*current, 1);
+  EXPECT_EQ(mockdev::control::live_objects().primary_contexts_active, 2u);  // devices 1 and 2
+  EXPECT_TRUE(backend->synchronize_device(3).ok());
+  EXPECT_EQ(*backend->current_device(), 1);
+}
+
+TEST(CudaBackendTest, SetAndMaybeSetDevice) {
+  auto backend = create_cuda_backend();
+  ASSERT_TRUE(backend->initialize().ok());
+  EXPECT_EQ(*backend->current_device(), 0);  // no context yet: device 0
+  ASSERT_TRUE(backend->maybe_set_device(2).ok());  // no context on 2: only a target
+  EXPECT_EQ(*backend->current_device(), 2);
+  EXPECT_EQ(mockdev::control::live_objects().primary_contexts_active, 0u);
+  ASSERT_TRUE(backend->set_device(3).ok());  // creates 3's context, clears the target
+  EXPECT_EQ(*backend->current_device(), 3);
+  EXPECT_EQ(mockdev::control::live_objects().primary_contexts_active, 1u);
+  ASSERT_TRUE(backend->maybe_set_device(3).ok());  // active: a real switch
+  ASSERT_TRUE(backend->set_device(0).ok());
+  ASSERT_TRUE(backend->maybe_set_device(3).ok());
+  EXPECT_EQ(*backend->current_device(), 3);
+  EXPECT_EQ(mockdev::control::live_objects().primary_contexts_active, 2u);
+}
+
+TEST(CudaBackendTest, DriverErrorsCarryOperationDeviceAndName) {
+  auto backend = create_cuda_backend();
+  ASSERT_TRUE(backend->initialize().ok());
+  mockdev::control::fail_call("cuMemGetInfo_v2", 1, 2);  // CUDA_ERROR_OUT_OF_MEMORY
+  Result<MemoryInfo> info = backend->memory_info(0);
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().kind(), ErrorKind::kOutOfMemory);
+  EXPECT_EQ(info.status().message(),
+            "memory_info: cuMemGetInfo: CUDA error: out of memory (device=0, "
+            "driver=CUDA_ERROR_OUT_OF_MEMORY)");
+  EXPECT_EQ(info.status().detail().device, 0);
+  EXPECT_EQ(info.status().detail().driver_code, 2);
+  EXPECT_EQ(info.status().detail().driver_error_name, "CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+TEST(CudaBackendTest, NoDevicesMachine) {
+  mockdev::control::reset(mockdev::load_machine("none"));
+  auto backend = create_cuda_backend();
+  EXPECT_EQ(backend->fork_safe_device_count(), 0);
+  Result<int> count = backend->driver_device_count();
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(*count, 0);
+  Status status = backend->initialize();
+  EXPECT_EQ(status.kind(), ErrorKind::kUnavailable);
+  EXPECT_EQ(status.message(), "No CUDA GPUs are available");
+}
+
+TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
+  auto backend = create_cuda_backend(CudaBackendPaths{ACCEL_TEST_MISSING_DRIVER, std::nullopt});
+  EXPECT_EQ(backend->fork_safe_device_count(), 0);
+  Result<int> count = backend->driver_device_count();
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(*count, 0);
+  Status status = backend->initialize();
+  EXPECT_EQ(status.kind(), ErrorKind::kUnavailable);
+  EXPECT_EQ(status.message().rfind("initialize: no usable CUDA driver: cannot load the CUDA "
+                                   "driver '" ACCEL_TEST_MISSING_DRIVER "'",
+                                   0),
+            0u)
+      << status.message();
+  BackendReport report = backend->report();
+  EXPECT_FALSE(report.driver_loaded);
+  EXPECT_FALSE(report.available);
+  EXPECT_EQ(report.count_source, "none");
+  EXPECT_EQ(report.driver_path, ACCEL_TEST_MISSING_DRIVER);
+}
+
+TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {
+  auto backend = create_cuda_backend();
+  BackendReport report = backend->report();
+  EXPECT_TRUE(report.driver_loaded);
+  EXPECT_EQ(report.driver_version, 13000);
+  EXPECT_TRUE(report.nvml_loaded);
+  EXPECT_EQ(report.count_source, "nvml");
+  EXPECT_EQ(report.device_count, 4);
+  EXPECT_TRUE(report.available);
+  EXPECT_EQ(report.unavailable_reason, "");
+  EXPECT_EQ(cu_init_calls(), 0u);
+}
+
+// The public API end to end over the default runtime (ACCEL_BACKEND unset: cuda).
+TEST(CudaPublicApiTest, QueriesDoNotInitialise) {
+  EXPECT_EQ(current_accelerator(), Device(DeviceType::kCUDA));
+  EXPECT_EQ(device_count(), 4);
+  EXPECT_TRUE(is_available());
+  EXPECT_EQ(current_accelerator(true), Device(DeviceType::kCUDA));
+  EXPECT_FALSE(is_initialized());
+  set_device_index(-1);  // negative: a no-op before anything
+  EXPECT_FALSE(is_initialized());
+  BackendReport report = backend_report();
+  EXPECT_EQ(report.backend, "cuda");
+  EXPECT_EQ(report.compiled_backends, std::vector<std::string>{"cuda"});
+  EXPECT_EQ(cu_init_calls(), 0u);
+}
+
+TEST(CudaPublicApiTest, DeviceSelectionAndErrors) {
+  EXPECT_EQ(current_device_index(), 0);
+  EXPECT_TRUE(is_initialized());
+  EXPECT_EQ(cu_init_calls(), 1u);
+  set_device_index("cuda:2");
+  EXPECT_EQ(current_device_index(), 2);
+  {
+    DeviceIndexGuard guard(3);
+    EXPECT_EQ(current_device_index(), 3);
+    EXPECT_EQ(guard.original_index(), 2);
+  }
+  EXPECT_EQ(current_device_index(), 2);
+  try {
+    set_device_index(7);
+    FAIL() << "expected an invalid-ordinal error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kDriver);
+    EXPECT_STREQ(e.what(),
+                 "CUDA error: invalid device ordinal (set_device_index: device=7, device_count=4)");
+  }
+  try {
+    set_device_index(200);
+    FAIL() << "expected a range error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIndex);
+    EXPECT_STREQ(e.what(), "Device index 200 is out of range for DeviceIndex [0, 127]");
+  }
+  EXPECT_EQ(current_device_index(), 2);
+}
+
+TEST(CudaPublicApiTest, CapabilityMemoryAndProperties) {
+  DeviceCapability capability = get_device_capability(1);
+  EXPECT_EQ(capability.major, 9);
+  EXPECT_EQ(capability.supported_dtypes.size(), all_scalar_types().size());  // cc 9.0: all
+  MemoryInfo info = get_memory_info("cuda:1");
+  EXPECT_EQ(info.total_bytes, 80 * kGiB);
+  DeviceProperties properties = get_device_properties();
+  EXPECT_EQ(properties.uuid, mockdev::control::machine().devices[0].uuid);
+}
+
+TEST(CudaPublicApiTest, OlderGpusLackBfloat16AndFloat8) {
+  mockdev::control::reset(mockdev::load_machine("mixed"));  // H100 (9.0) and T4 (7.5)
+  DeviceCapability t4 = get_device_capability(1);
+  EXPECT_EQ(t4.major, 7);
+  EXPECT_EQ(t4.minor, 5);
+  EXPECT_EQ(t4.supported_dtypes.size(), all_scalar_types().size() - 3);
+  for (ScalarType type : t4.supported_dtypes) {
+    EXPECT_NE(type, ScalarType::kBFloat16);
+    EXPECT_NE(type, ScalarType::kFloat8_e5m2);
+    EXPECT_NE(type, ScalarType::kFloat8_e4m3fn);
+  }
+}
+
+TEST(CudaPublicApiTest, RngStateRoundTripAndDeferredSeeds) {
+  random::manual_seed_all(7);
+  random::manual_seed(11);  // requested last: wins on the current device
+  EXPECT_FALSE(is_initialized());
+  EXPECT_EQ(random::initial_seed(), 11u);
+  std::vector<std::uint8_t> state = random::get_rng_state(1);
+  EXPECT_EQ(state, (std::vector<std::uint8_t>{7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  std::vector<std::uint8_t> custom = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  random::set_rng_state(custom, "cuda:3");
+  EXPECT_EQ(random::get_rng_state("cuda:3"), custom);
+  EXPECT_EQ(random::get_rng_state_all().size(), 4u);
+}
+
+TEST(CudaPublicApiTest, OverrideWithNoAcceleratorAndBack) {
+  EXPECT_EQ(device_count(), 4);
+  {
+    ScopedBackendOverride none(nullptr);
+    EXPECT_EQ(current_accelerator(), std::nullopt);
+    EXPECT_EQ(device_count(), 0);
+    try {
+      current_device_index();
+      FAIL() << "expected kUnavailable";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kUnavailable);
+      EXPECT_STREQ(e.what(), "Cannot access accelerator device when none is available.");
+    }
+  }
+  EXPECT_EQ(device_count(), 4);
+}
+
+}  // namespace
+}  // namespace accel::detail::cuda

@@ -1,0 +1,135 @@
+// Device memory of the simulated driver: accounting, OOM at capacity, cuMemGetInfo, the
+// NVML view of the same accounting, and live-object reports.
+
+#include "mock_test.h"
+
+namespace mockdev::testing {
+namespace {
+
+constexpr std::size_t kGiB = std::size_t{1} << 30;
+
+using CudaMemory = MockTest;
+
+TEST_F(CudaMemory, NeedsACurrentContext) {
+  ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  std::size_t free_bytes = 0, total = 0;
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 16), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cu().cuMemFree_v2(0x1000), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+TEST_F(CudaMemory, AllocateAccountAndFree) {
+  init_and_make_current(1);
+  CUdeviceptr a = 0, b = 0;
+  ASSERT_EQ(cu().cuMemAlloc_v2(&a, kGiB), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemAlloc_v2(&b, 1000), CUDA_SUCCESS);
+  EXPECT_NE(a, 0u);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a % 512, 0u);
+  EXPECT_EQ(b % 512, 0u);
+  EXPECT_EQ(control::used_bytes(1), kGiB + 1000);
+  EXPECT_EQ(control::used_bytes(0), 0u);
+  EXPECT_EQ(control::used_bytes(99), 0u);
+
+  std::size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);
+  EXPECT_EQ(total, 80 * kGiB);
+  EXPECT_EQ(free_bytes, 80 * kGiB - kGiB - 1000);
+  EXPECT_EQ(cu().cuMemGetInfo_v2(nullptr, &total), CUDA_ERROR_INVALID_VALUE);
+
+  control::LiveObjects live = control::live_objects();
+  EXPECT_EQ(live.allocations, 2u);
+  EXPECT_EQ(live.allocated_bytes, kGiB + 1000);
+  ASSERT_EQ(live.descriptions.size(), 3u);
+  EXPECT_EQ(live.descriptions[0], "ctx dev=1 refs=1");
+  EXPECT_EQ(live.descriptions[1].rfind("alloc dev=1 ptr=0x", 0), 0u) << live.descriptions[1];
+
+  EXPECT_EQ(cu().cuMemFree_v2(a), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuMemFree_v2(a), CUDA_ERROR_INVALID_VALUE);  // already freed
+  EXPECT_EQ(cu().cuMemFree_v2(b + 1), CUDA_ERROR_INVALID_VALUE);  // not an allocation start
+  EXPECT_EQ(cu().cuMemFree_v2(0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(control::used_bytes(1), 1000u);
+  EXPECT_EQ(cu().cuMemFree_v2(b), CUDA_SUCCESS);
+  EXPECT_EQ(control::live_objects().allocations, 0u);
+  EXPECT_EQ(control::used_bytes(1), 0u);
+}
+
+TEST_F(CudaMemory, ZeroBytesAndNullPointerAreInvalid) {
+  init_and_make_current(0);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuMemAlloc_v2(nullptr, 16), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(CudaMemory, OutOfMemoryAtCapacity) {
+  init_and_make_current(0);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 80 * kGiB + 1), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_EQ(cu().cuMemAlloc_v2(&p, 80 * kGiB - 512), CUDA_SUCCESS);
+  CUdeviceptr q = 0;
+  EXPECT_EQ(cu().cuMemAlloc_v2(&q, 513), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_EQ(cu().cuMemAlloc_v2(&q, 512), CUDA_SUCCESS);  // exactly full
+  std::size_t free_bytes = 1, total = 0;
+  ASSERT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);
+  EXPECT_EQ(free_bytes, 0u);
+  EXPECT_EQ(cu().cuMemFree_v2(p), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, kGiB), CUDA_SUCCESS);  // freed memory is available again
+}
+
+TEST_F(CudaMemory, DevicesHaveSeparateCapacityAndAddressRanges) {
+  init_and_make_current(0);
+  CUdeviceptr on0 = 0, on1 = 0;
+  ASSERT_EQ(cu().cuMemAlloc_v2(&on0, 80 * kGiB), CUDA_SUCCESS);
+  CUcontext ctx1 = nullptr;
+  ASSERT_EQ(cu().cuDevicePrimaryCtxRetain(&ctx1, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuCtxSetCurrent(ctx1), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemAlloc_v2(&on1, 80 * kGiB), CUDA_SUCCESS);
+  EXPECT_NE(on0 >> 44, on1 >> 44);
+  // A pointer may be freed from a context of another device, as with the real driver.
+  EXPECT_EQ(cu().cuMemFree_v2(on0), CUDA_SUCCESS);
+  EXPECT_EQ(control::used_bytes(0), 0u);
+  EXPECT_EQ(control::used_bytes(1), 80 * kGiB);
+}
+
+TEST_F(CudaMemory, ReleasingThePrimaryContextFreesItsMemory) {
+  init_and_make_current(2);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cu().cuMemAlloc_v2(&p, 4096), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuDevicePrimaryCtxRelease_v2(2), CUDA_SUCCESS);
+  EXPECT_EQ(control::used_bytes(2), 0u);
+  control::LiveObjects live = control::live_objects();
+  EXPECT_EQ(live.allocations, 0u);
+  EXPECT_EQ(live.primary_contexts_active, 0u);
+  EXPECT_TRUE(live.descriptions.empty());
+}
+
+TEST_F(CudaMemory, VisibleOrdinalsMapToPhysicalDevices) {
+  setenv("CUDA_VISIBLE_DEVICES", "3,1", 1);
+  init_and_make_current(0);  // ordinal 0 is physical device 3
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cu().cuMemAlloc_v2(&p, 1 << 20), CUDA_SUCCESS);
+  EXPECT_EQ(control::used_bytes(3), std::uint64_t{1} << 20);
+  CUdevice dev = -1;
+  EXPECT_EQ(cu().cuCtxGetDevice(&dev), CUDA_SUCCESS);
+  EXPECT_EQ(dev, 0);
+  EXPECT_EQ(control::live_objects().descriptions[0], "ctx dev=3 refs=1");
+}
+
+TEST_F(CudaMemory, NvmlReportsTheSameAccounting) {
+  init_and_make_current(1);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cu().cuMemAlloc_v2(&p, 3 * kGiB), CUDA_SUCCESS);
+  ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
+  nvmlDevice_t handle = nullptr;
+  ASSERT_EQ(nv().nvmlDeviceGetHandleByIndex_v2(1, &handle), NVML_SUCCESS);
+  nvmlMemory_t memory{};
+  ASSERT_EQ(nv().nvmlDeviceGetMemoryInfo(handle, &memory), NVML_SUCCESS);
+  EXPECT_EQ(memory.total, 80ULL * kGiB);
+  EXPECT_EQ(memory.used, 3ULL * kGiB);
+  EXPECT_EQ(memory.free, 77ULL * kGiB);
+  EXPECT_EQ(nv().nvmlShutdown(), NVML_SUCCESS);
+}
+
+}  // namespace
+}  // namespace mockdev::testing

@@ -1,0 +1,84 @@
+// cuGetProcAddress_v2 and the CUDA 11.3 cuGetProcAddress of the simulated driver.
+
+#include "mock_test.h"
+
+namespace mockdev::testing {
+namespace {
+
+using ProcAddress = MockTest;
+
+TEST_F(ProcAddress, EveryEntryPointResolvesToItsExportedSymbolAtItsVersion) {
+#define MOCKDEV_TEST_RESOLVES(name, version, symbol, params)                                  \
+  {                                                                                          \
+    void* pfn = nullptr;                                                                     \
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;            \
+    EXPECT_EQ(cu().cuGetProcAddress_v2(#name, &pfn, version, 0, &status), CUDA_SUCCESS);     \
+    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS) << #name;                                 \
+    EXPECT_EQ(pfn, dlsym(cu().handle, #symbol)) << #name;                                    \
+    EXPECT_NE(pfn, nullptr) << #name;                                                        \
+    void* old = nullptr;                                                                     \
+    EXPECT_EQ(cu().cuGetProcAddress(#name, &old, 13000, 0), CUDA_SUCCESS);                   \
+    EXPECT_EQ(old, pfn) << #name;                                                            \
+  }
+  ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_RESOLVES)
+#undef MOCKDEV_TEST_RESOLVES
+}
+
+TEST_F(ProcAddress, DocumentedCases) {
+  void* pfn = reinterpret_cast<void*>(0x1);
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuMemAlloc", &pfn, 13000, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(pfn, dlsym(cu().handle, "cuMemAlloc_v2"));
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
+
+  // Below the introducing version: success, but no function.
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuDeviceGetUuid", &pfn, 11000, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(pfn, nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+
+  pfn = reinterpret_cast<void*>(0x1);
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuNoSuchThing", &pfn, 13000, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(pfn, nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+
+  // Exported names are not base names.
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuMemAlloc_v2", &pfn, 13000, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+
+  // Newer than the driver.
+  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 14000, 0, &status), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuGetProcAddress_v2(nullptr, &pfn, 13000, 0, &status), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", nullptr, 13000, 0, &status), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 13000, 4, &status), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, nullptr),
+            CUDA_SUCCESS);
+  EXPECT_EQ(pfn, reinterpret_cast<void*>(cu().cuInit));
+
+  EXPECT_EQ(control::call_count("cuGetProcAddress_v2"), 9u);
+  EXPECT_FALSE(control::driver_initialized());
+}
+
+TEST_F(ProcAddress, TheResolverResolvesItself) {
+  void* pfn = nullptr;
+  CUdriverProcAddressQueryResult status{};
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuGetProcAddress", &pfn, 12000, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(pfn, reinterpret_cast<void*>(cu().cuGetProcAddress_v2));
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuGetProcAddress", &pfn, 11080, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(pfn, reinterpret_cast<void*>(cu().cuGetProcAddress));
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuGetProcAddress", &pfn, 11000, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+}
+
+TEST_F(ProcAddress, OlderDriverRejectsNewerRequests) {
+  use_machine(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/small_memory.yaml");  // driver 12.8
+  void* pfn = nullptr;
+  CUdriverProcAddressQueryResult status{};
+  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 13000, 0, &status), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 12080, 0, &status), CUDA_SUCCESS);
+  EXPECT_EQ(pfn, reinterpret_cast<void*>(cu().cuInit));
+  EXPECT_EQ(cu().cuGetProcAddress("cuInit", &pfn, 12090, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(control::call_count("cuGetProcAddress"), 1u);
+}
+
+}  // namespace
+}  // namespace mockdev::testing

@@ -1,0 +1,335 @@
+// The machine-file reader: presets, good files, and every error path with its exact
+// "<file>:<line>: <field>: expected <what>, got '<value>'" message.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "engine/device_ids.h"
+#include "mockdev/machine.h"
+
+namespace mockdev {
+namespace {
+
+constexpr std::uint64_t kGiB = 1ULL << 30;
+
+std::string error_of(std::string_view yaml) {
+  try {
+    parse_machine(yaml, "m.yaml");
+  } catch (const MachineFileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(MachinePresets, NamesAreTheDocumentedSix) {
+  EXPECT_EQ(preset_names(),
+            (std::vector<std::string>{"4xh100", "8xh100", "2xa100", "1xa100", "mixed", "none"}));
+  EXPECT_EQ(kDefaultPreset, "1xa100");
+  EXPECT_FALSE(preset_yaml("3xh100").has_value());
+}
+
+TEST(MachinePresets, FourH100) {
+  MachineSpec m = load_machine("4xh100");
+  EXPECT_EQ(m.name, "4xh100");
+  EXPECT_EQ(m.source, "preset:4xh100");
+  EXPECT_EQ(m.driver_version, 13000);
+  ASSERT_EQ(m.devices.size(), 4u);
+  for (std::size_t i = 0; i < m.devices.size(); ++i) {
+    const DeviceSpec& d = m.devices[i];
+    EXPECT_EQ(d.name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(d.memory_bytes, 80 * kGiB);
+    EXPECT_EQ(d.cc_major, 9);
+    EXPECT_EQ(d.cc_minor, 0);
+    EXPECT_EQ(d.multiprocessor_count, 132);
+    EXPECT_TRUE(engine::is_uuid(d.uuid, "GPU-")) << d.uuid;
+    EXPECT_TRUE(engine::is_pci_bus_id(d.pci_bus_id)) << d.pci_bus_id;
+    EXPECT_EQ(d.mig_uuid, "");
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(d.uuid, m.devices[j].uuid);
+  }
+  EXPECT_FALSE(m.faults.driver_init_error.has_value());
+  EXPECT_TRUE(m.faults.calls.empty());
+}
+
+TEST(MachinePresets, CountsAndModels) {
+  EXPECT_EQ(load_machine("8xh100").devices.size(), 8u);
+  MachineSpec a2 = load_machine("2xa100");
+  ASSERT_EQ(a2.devices.size(), 2u);
+  EXPECT_EQ(a2.devices[1].name, "NVIDIA A100-SXM4-40GB");
+  EXPECT_EQ(a2.devices[1].memory_bytes, 40 * kGiB);
+  EXPECT_EQ(a2.devices[1].cc_major, 8);
+  EXPECT_EQ(a2.devices[1].multiprocessor_count, 108);
+  EXPECT_EQ(load_machine("1xa100").devices.size(), 1u);
+  MachineSpec mixed = load_machine("mixed");
+  ASSERT_EQ(mixed.devices.size(), 2u);
+  EXPECT_EQ(mixed.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(mixed.devices[1].name, "Tesla T4");
+  EXPECT_EQ(mixed.devices[1].memory_bytes, 15 * kGiB);
+  EXPECT_EQ(mixed.devices[1].cc_major, 7);
+  EXPECT_EQ(mixed.devices[1].cc_minor, 5);
+  EXPECT_EQ(mixed.devices[1].multiprocessor_count, 40);
+  EXPECT_TRUE(load_machine("none").devices.empty());
+}
+
+TEST(MachinePresets, GeneratedIdsAreStableAndDependOnTheMachineName) {
+  MachineSpec a = load_machine("4xh100");
+  MachineSpec b = load_machine("4xh100");
+  MachineSpec c = load_machine("8xh100");
+  EXPECT_EQ(a.devices[2].uuid, b.devices[2].uuid);
+  EXPECT_NE(a.devices[0].uuid, c.devices[0].uuid);
+  EXPECT_EQ(a.devices[0].pci_bus_id, "00000000:10:00.0");
+  EXPECT_EQ(a.devices[3].pci_bus_id, "00000000:13:00.0");
+}
+
+TEST(MachineFile, FullFileWithEveryField) {
+  MachineSpec m = parse_machine(R"(name: custom
+driver_version: 12080
+devices:
+  - name: Custom GPU
+    memory: 1073741824
+    compute_capability: 8.6
+    multiprocessors: 84
+    uuid: GPU-01234567-89ab-cdef-0123-456789ABCDEF
+    pci_bus_id: 00000000:65:00.0
+    mig_uuid: MIG-fedcba98-7654-3210-fedc-ba9876543210
+  - name: Second
+    memory: 2MB
+    compute_capability: "7.0"
+    multiprocessors: 1
+    count: 2
+faults:
+  driver_init: CUDA_ERROR_UNKNOWN
+  nvml_init: 9
+  calls:
+    - {entry: cuMemAlloc_v2, nth: 3, code: CUDA_ERROR_OUT_OF_MEMORY}
+    - {entry: nvmlDeviceGetCount_v2, code: NVML_ERROR_GPU_IS_LOST}
+    - {entry: cuCtxSynchronize, nth: 0, code: 700}
+  sticky:
+    - {device: 2, code: CUDA_ERROR_ILLEGAL_ADDRESS, after_calls: 5}
+    - {device: 0, code: CUDA_ERROR_ECC_UNCORRECTABLE}
+)",
+                                "custom.yaml");
+  EXPECT_EQ(m.name, "custom");
+  EXPECT_EQ(m.source, "custom.yaml");
+  EXPECT_EQ(m.driver_version, 12080);
+  ASSERT_EQ(m.devices.size(), 3u);
+  EXPECT_EQ(m.devices[0].memory_bytes, kGiB);
+  EXPECT_EQ(m.devices[0].cc_major, 8);
+  EXPECT_EQ(m.devices[0].cc_minor, 6);
+  EXPECT_EQ(m.devices[0].uuid, "GPU-01234567-89ab-cdef-0123-456789ABCDEF");
+  EXPECT_EQ(m.devices[0].pci_bus_id, "00000000:65:00.0");
+  EXPECT_EQ(m.devices[0].mig_uuid, "MIG-fedcba98-7654-3210-fedc-ba9876543210");
+  EXPECT_EQ(m.devices[1].memory_bytes, 2000000u);
+  EXPECT_EQ(m.devices[1].name, "Second");
+  EXPECT_EQ(m.devices[2].name, "Second");
+  EXPECT_NE(m.devices[1].uuid, m.devices[2].uuid);
+  EXPECT_EQ(m.devices[1].pci_bus_id, "00000000:11:00.0");
+  EXPECT_EQ(m.devices[2].pci_bus_id, "00000000:12:00.0");
+  EXPECT_EQ(m.faults.driver_init_error, 999);
+  EXPECT_EQ(m.faults.nvml_init_error, 9);
+  ASSERT_EQ(m.faults.calls.size(), 3u);
+  EXPECT_EQ(m.faults.calls[0].entry_point, "cuMemAlloc_v2");
+  EXPECT_EQ(m.faults.calls[0].nth, 3u);
+  EXPECT_EQ(m.faults.calls[0].code, 2);
+  EXPECT_EQ(m.faults.calls[1].nth, 1u);  // default: the first call
+  EXPECT_EQ(m.faults.calls[1].code, 15);
+  EXPECT_EQ(m.faults.calls[2].nth, 0u);
+  EXPECT_EQ(m.faults.calls[2].code, 700);
+  ASSERT_EQ(m.faults.sticky.size(), 2u);
+  EXPECT_EQ(m.faults.sticky[0].device, 2);
+  EXPECT_EQ(m.faults.sticky[0].code, 700);
+  EXPECT_EQ(m.faults.sticky[0].after_calls, 5u);
+  EXPECT_EQ(m.faults.sticky[1].code, 214);
+  EXPECT_EQ(m.faults.sticky[1].after_calls, 0u);
+}
+
+struct SizeCase {
+  const char* text;
+  std::uint64_t bytes;
+};
+
+TEST(MachineFile, SizesWithEveryUnit) {
+  const SizeCase cases[] = {{"1", 1},           {"512B", 512},
+                            {"1 KiB", 1024},    {"3MiB", 3ULL << 20},
+                            {"80GiB", 80 * kGiB}, {"2TiB", 2ULL << 40},
+                            {"1KB", 1000},      {"5MB", 5000000},
+                            {"16GB", 16000000000ULL}, {"1TB", 1000000000000ULL}};
+  for (const SizeCase& c : cases) {
+    std::string yaml = std::string("name: s\ndevices:\n  - {name: d, memory: ") + c.text +
+                       ", compute_capability: '9.0', multiprocessors: 1}\n";
+    EXPECT_EQ(parse_machine(yaml, "s.yaml").devices[0].memory_bytes, c.bytes) << c.text;
+  }
+}
+
+TEST(MachineFile, BadSizesAreRejectedWithTheValue) {
+  const char* bad[] = {"0", "-1", "GiB", "1.5GiB", "80 gigs", "80gib", "99999999999TiB", "[1]"};
+  for (const char* text : bad) {
+    std::string yaml = std::string("name: s\ndevices:\n  - name: d\n    memory: ") + text +
+                       "\n    compute_capability: '9.0'\n    multiprocessors: 1\n";
+    std::string shown = std::string(text) == "[1]" ? "[...]" : text;
+    std::string what = "a size in bytes or with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)";
+    if (std::string(text) == "0" || std::string(text) == "99999999999TiB") what += " above 0";
+    EXPECT_EQ(error_of(yaml), "m.yaml:4: devices[0].memory: expected " + what + ", got '" + shown + "'")
+        << text;
+  }
+}
+
+TEST(MachineFile, UnknownKeysAreErrorsAtTheirLine) {
+  EXPECT_EQ(error_of("name: x\ndevices: []\ncolour: red\n"),
+            "m.yaml:3: (document): expected one of the keys name, driver_version, devices, faults, "
+            "got 'colour'");
+  EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    colour: red\n"),
+            "m.yaml:5: devices[0]: expected one of the keys name, memory, compute_capability, "
+            "multiprocessors, uuid, pci_bus_id, mig_uuid, count, got 'colour'");
+  EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  driver_int: 3\n"),
+            "m.yaml:4: faults: expected one of the keys driver_init, nvml_init, calls, sticky, got "
+            "'driver_int'");
+  EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  calls:\n    - {entry: cuInit, nth: 1, "
+                     "code: 3, when: now}\n"),
+            "m.yaml:5: faults.calls[0]: expected one of the keys entry, nth, code, got 'when'");
+  EXPECT_EQ(error_of("name: x\nname: y\ndevices: []\n"),
+            "m.yaml:2: (document): expected each key once, got 'name'");
+}
+
+TEST(MachineFile, MissingAndMistypedFields) {
+  EXPECT_EQ(error_of("devices: []\n"), "m.yaml:1: name: expected a machine name (required), got ''");
+  EXPECT_EQ(error_of("name: x\n"), "m.yaml:1: devices: expected a list of devices (required), got ''");
+  EXPECT_EQ(error_of("name: x\ndevices: 4\n"), "m.yaml:2: devices: expected a list of devices, got '4'");
+  EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    compute_capability: '9.0'\n"),
+            "m.yaml:3: devices[0].memory: expected a size in bytes or with a unit (B, KiB, MiB, "
+            "GiB, TiB, KB, MB, GB, TB) (required), got ''");
+  EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    compute_capability: 9\n"
+                     "    multiprocessors: 1\n"),
+            "m.yaml:5: devices[0].compute_capability: expected a compute capability such as \"9.0\", "
+            "got '9'");
+  EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    compute_capability: '9.0'\n"
+                     "    multiprocessors: many\n"),
+            "m.yaml:6: devices[0].multiprocessors: expected an integer from 1 to 100000, got 'many'");
+  EXPECT_EQ(error_of("name: x\ndriver_version: 13.0\ndevices: []\n"),
+            "m.yaml:2: driver_version: expected an integer from 1 to 1000000, got '13.0'");
+  EXPECT_EQ(error_of("[1, 2]\n"),
+            "m.yaml:1: (document): expected a mapping with keys name, devices, got '[...]'");
+  EXPECT_EQ(error_of("name: x\ndevices:\n  - 4xh100\n"),
+            "m.yaml:3: devices[0]: expected a device mapping, got '4xh100'");
+}
+
+TEST(MachineFile, IdentifierSyntaxAndUniqueness) {
+  const std::string device = "name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    "
+                             "compute_capability: '9.0'\n    multiprocessors: 1\n";
+  EXPECT_EQ(error_of(device + "    uuid: GPU-123\n"),
+            "m.yaml:7: devices[0].uuid: expected a UUID such as "
+            "GPU-01234567-89ab-cdef-0123-456789abcdef, got 'GPU-123'");
+  EXPECT_EQ(error_of(device + "    pci_bus_id: 1B:00.0\n"),
+            "m.yaml:7: devices[0].pci_bus_id: expected a PCI bus id such as 00000000:1B:00.0, got "
+            "'1B:00.0'");
+  EXPECT_EQ(error_of(device + "    mig_uuid: GPU-01234567-89ab-cdef-0123-456789abcdef\n"),
+            "m.yaml:7: devices[0].mig_uuid: expected a MIG UUID such as "
+            "MIG-01234567-89ab-cdef-0123-456789abcdef, got 'GPU-01234567-89ab-cdef-0123-456789abcdef'");
+  EXPECT_EQ(error_of(device + "    uuid: GPU-01234567-89ab-cdef-0123-456789abcdef\n    count: 2\n"),
+            "m.yaml:7: devices[0].uuid: expected no uuid on a device with count > 1, got "
+            "'GPU-01234567-89ab-cdef-0123-456789abcdef'");
+  EXPECT_EQ(error_of("name: x\ndevices:\n"
+                     "  - {name: a, memory: 1, compute_capability: '9.0', multiprocessors: 1, "
+                     "uuid: GPU-01234567-89ab-cdef-0123-456789abcdef}\n"
+                     "  - {name: b, memory: 1, compute_capability: '9.0', multiprocessors: 1, "
+                     "uuid: GPU-01234567-89ab-cdef-0123-456789abcdef}\n"),
+            "m.yaml:4: devices[1].uuid: expected a UUID no other device has, got "
+            "'GPU-01234567-89ab-cdef-0123-456789abcdef'");
+  EXPECT_EQ(error_of("name: x\ndevices:\n  - {name: a, memory: 1, compute_capability: '9.0', "
+                     "multiprocessors: 1, count: 65}\n"),
+            "m.yaml:3: devices[0].count: expected an integer from 1 to 64, got '65'");
+}
+
+TEST(MachineFile, FaultCodesAndEntryPoints) {
+  const std::string head = "name: x\ndevices:\n  - {name: a, memory: 1, compute_capability: '9.0', "
+                           "multiprocessors: 1}\nfaults:\n";
+  EXPECT_EQ(error_of(head + "  driver_init: CUDA_ERROR_NOPE\n"),
+            "m.yaml:5: faults.driver_init: expected a non-zero CUDA result code (name or number), "
+            "got 'CUDA_ERROR_NOPE'");
+  EXPECT_EQ(error_of(head + "  driver_init: NVML_ERROR_UNKNOWN\n"),
+            "m.yaml:5: faults.driver_init: expected a non-zero CUDA result code (name or number), "
+            "got 'NVML_ERROR_UNKNOWN'");
+  EXPECT_EQ(error_of(head + "  nvml_init: NVML_SUCCESS\n"),
+            "m.yaml:5: faults.nvml_init: expected a non-zero NVML result code (name or number), got "
+            "'NVML_SUCCESS'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemAlloc, code: 2}\n"),
+            "m.yaml:6: faults.calls[0].entry: expected an exported entry point such as "
+            "cuMemAlloc_v2, got 'cuMemAlloc'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuInit, nth: -1, code: 2}\n"),
+            "m.yaml:6: faults.calls[0].nth: expected an integer from 0 to 18446744073709551615, got "
+            "'-1'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: nvmlInit_v2, code: CUDA_ERROR_UNKNOWN}\n"),
+            "m.yaml:6: faults.calls[0].code: expected a non-zero NVML result code (name or number), "
+            "got 'CUDA_ERROR_UNKNOWN'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuInit}\n"),
+            "m.yaml:6: faults.calls[0].code: expected a result code (required), got ''");
+  EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 1, code: 700}\n"),
+            "m.yaml:6: faults.sticky[0].device: expected an integer from 0 to 0, got '1'");
+}
+
+TEST(MachineFile, InvalidYamlNamesTheLine) {
+  std::string e = error_of("name: x\ndevices: [\n  - a\n");
+  EXPECT_EQ(e.rfind("m.yaml:", 0), 0u) << e;
+  EXPECT_NE(e.find(": (document): expected valid YAML, got '"), std::string::npos) << e;
+}
+
+TEST(MachineFile, ErrorCarriesFileAndLine) {
+  try {
+    parse_machine("name: x\ndevices: 4\n", "here.yaml");
+    FAIL() << "no error";
+  } catch (const MachineFileError& e) {
+    EXPECT_EQ(e.file(), "here.yaml");
+    EXPECT_EQ(e.line(), 2);
+  }
+}
+
+TEST(MachineFile, LoadUnknownNameOrMissingFile) {
+  try {
+    load_machine("4xh10");
+    FAIL() << "no error";
+  } catch (const MachineFileError& e) {
+    EXPECT_STREQ(e.what(),
+                 "4xh10:0: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
+                 "or a readable machine file, got '4xh10'");
+  }
+  EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
+}
+
+TEST(MachineFile, EveryScenarioMachineParsesAndPresetFilesMatchThePresets) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(MOCKDEV_TEST_MACHINES_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    MachineSpec m = load_machine(entry.path().string());
+    EXPECT_EQ(m.source, entry.path().string());
+    std::optional<std::string> preset = preset_yaml(entry.path().stem().string());
+    if (!preset) continue;
+    MachineSpec p = parse_machine(*preset, "preset");
+    EXPECT_EQ(m.name, p.name) << entry.path();
+    ASSERT_EQ(m.devices.size(), p.devices.size()) << entry.path();
+    for (std::size_t i = 0; i < m.devices.size(); ++i) {
+      EXPECT_EQ(m.devices[i].name, p.devices[i].name);
+      EXPECT_EQ(m.devices[i].memory_bytes, p.devices[i].memory_bytes);
+      EXPECT_EQ(m.devices[i].uuid, p.devices[i].uuid);
+      EXPECT_EQ(m.devices[i].multiprocessor_count, p.devices[i].multiprocessor_count);
+    }
+  }
+  EXPECT_GE(files, 8);
+}
+
+TEST(ResultCodes, NamesAndNumbers) {
+  EXPECT_EQ(parse_result_code("CUDA_ERROR_OUT_OF_MEMORY"), 2);
+  EXPECT_EQ(parse_result_code("CUDA_ERROR_ILLEGAL_ADDRESS"), 700);
+  EXPECT_EQ(parse_result_code("NVML_ERROR_DRIVER_NOT_LOADED"), 9);
+  EXPECT_EQ(parse_result_code("NVML_ERROR_UNKNOWN"), 999);
+  EXPECT_EQ(parse_result_code("101"), 101);
+  EXPECT_EQ(parse_result_code("+7"), 7);
+  EXPECT_EQ(parse_result_code("-3"), -3);
+  EXPECT_FALSE(parse_result_code("").has_value());
+  EXPECT_FALSE(parse_result_code("cuda_error_unknown").has_value());
+  EXPECT_FALSE(parse_result_code("12abc").has_value());
+}
+
+}  // namespace
+}  // namespace mockdev

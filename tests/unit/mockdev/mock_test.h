@@ -1,0 +1,47 @@
+#pragma once
+// A gtest fixture for tests of the simulated hardware: before each test the machine is
+// "power-cycled" (control::reset) to the 4xh100 preset with CUDA_VISIBLE_DEVICES unset, so
+// tests in one process never see each other's driver state. Helpers keep the tests short.
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string_view>
+
+#include "driver_loader.h"
+#include "mockdev/control.h"
+#include "mockdev/machine.h"
+
+namespace mockdev::testing {
+
+using namespace accel::cuda_abi;  // NOLINT: tests read best with the vendor's names
+using namespace accel::nvml_abi;  // NOLINT
+
+class MockTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    use_machine("4xh100");
+  }
+  void TearDown() override { unsetenv("CUDA_VISIBLE_DEVICES"); }
+
+  static void use_machine(std::string_view preset_or_path) {
+    control::reset(load_machine(preset_or_path));
+  }
+  static void use_yaml(std::string_view yaml) { control::reset(parse_machine(yaml, "test.yaml")); }
+
+  static const CudaDriver& cu() { return cuda(); }
+  static const NvmlLibrary& nv() { return nvml(); }
+
+  // cuInit, then retain device `dev`'s primary context and make it current.
+  static CUcontext init_and_make_current(int dev) {
+    EXPECT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+    CUcontext ctx = nullptr;
+    EXPECT_EQ(cu().cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_SUCCESS);
+    EXPECT_EQ(cu().cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+    return ctx;
+  }
+};
+
+}  // namespace mockdev::testing

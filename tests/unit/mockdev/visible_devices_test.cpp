@@ -1,0 +1,133 @@
+// CUDA_VISIBLE_DEVICES at driver level: for each row the machine is reset, the variable set,
+// cuInit called, and the visible devices identified through cuDeviceGetUuid_v2.
+
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "engine/visible_devices.h"
+#include "mock_test.h"
+
+namespace mockdev::testing {
+namespace {
+
+struct Row {
+  const char* machine;  // preset or file under scenarios/machines
+  std::optional<std::string> value;
+  std::vector<int> physical;  // empty: cuInit returns CUDA_ERROR_NO_DEVICE
+};
+
+std::string machine_path(const char* machine) {
+  std::string m = machine;
+  return m.find(".yaml") == std::string::npos ? m : std::string(MOCKDEV_TEST_MACHINES_DIR) + "/" + m;
+}
+
+std::string uuid_prefix(const char* machine, int device, std::size_t length) {
+  return load_machine(machine_path(machine)).devices[static_cast<std::size_t>(device)].uuid.substr(0, length);
+}
+
+class VisibleDevices : public MockTest, public ::testing::WithParamInterface<Row> {};
+
+TEST_P(VisibleDevices, DriverSeesTheListedDevices) {
+  const Row& row = GetParam();
+  MachineSpec machine = load_machine(machine_path(row.machine));
+  control::reset(machine);
+  if (row.value) {
+    setenv("CUDA_VISIBLE_DEVICES", row.value->c_str(), 1);
+  } else {
+    unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  CUresult rc = cu().cuInit(0);
+  if (row.physical.empty()) {
+    EXPECT_EQ(rc, CUDA_ERROR_NO_DEVICE);
+    EXPECT_FALSE(control::driver_initialized());
+    return;
+  }
+  ASSERT_EQ(rc, CUDA_SUCCESS);
+  int count = 0;
+  ASSERT_EQ(cu().cuDeviceGetCount(&count), CUDA_SUCCESS);
+  ASSERT_EQ(count, static_cast<int>(row.physical.size()));
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    CUuuid uuid;
+    ASSERT_EQ(cu().cuDeviceGetUuid_v2(&uuid, ordinal), CUDA_SUCCESS);
+    int found = -1;
+    for (std::size_t p = 0; p < machine.devices.size(); ++p) {
+      CUuuid expected;
+      const std::string& text = machine.devices[p].uuid;
+      std::string hex;
+      for (char c : text.substr(4)) {
+        if (c != '-') hex += c;
+      }
+      for (int i = 0; i < 16; ++i) expected.bytes[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+      if (std::memcmp(expected.bytes, uuid.bytes, 16) == 0) found = static_cast<int>(p);
+    }
+    EXPECT_EQ(found, row.physical[static_cast<std::size_t>(ordinal)]) << "ordinal " << ordinal;
+  }
+}
+
+std::vector<Row> rows() {
+  const char* k8 = "8_uuids.yaml";
+  return {
+      {"4xh100", std::nullopt, {0, 1, 2, 3}},
+      {"4xh100", "2,0", {2, 0}},
+      {"4xh100", "1,7,0", {1}},
+      {"4xh100", "0,0", {}},
+      {"4xh100", "0, 1, 2, 1", {}},
+      {"4xh100", "", {}},
+      {"4xh100", "-1", {}},
+      {"4xh100", "0, 1, -1, 3", {0, 1}},
+      {"4xh100", "1gpu2,2ampere", {1, 2}},
+      {"4xh100", "4,3,two,one", {}},
+      {"4xh100", " 3 , +1", {3, 1}},
+      {"4xh100", "one,two,3", {}},
+      {"8xh100", "2, +3, -0, 5", {2, 3, 0, 5}},
+      {"8xh100", "4,3,two,one", {4, 3}},
+      {"4xh100", uuid_prefix("4xh100", 1, 40), {1}},
+      {"4xh100", uuid_prefix("4xh100", 3, 12) + "," + uuid_prefix("4xh100", 0, 12), {3, 0}},
+      {"4xh100", "GPU-", {}},  // a prefix of every UUID: ambiguous
+      {"4xh100", uuid_prefix("4xh100", 2, 12) + ",2", {2}},  // stops at the non-UUID entry
+      {k8, "GPU-9e8d35e3", {1}},
+      {k8, "GPU-e4,GPU-9e8d35e3", {2, 1}},
+      {k8, "GPU-9e8d35e3,GPU-1,GPU-47", {1, 7, 5}},
+      {k8, "GPU-123,GPU-9e8d35e3", {}},
+      {k8, "GPU-9e8d35e3,GPU-123,GPU-47", {1}},
+      {k8, "GPU-9e8d35e3,GPU-e,GPU-47", {1}},
+      {k8, "GPU-9e8d35e3,GPU-47,GPU-9e8", {}},
+      {k8, "GPU-9e8d35e3,GPU-9e8d35e3", {}},
+      {k8, "GPU-123, 2", {}},
+      {k8, "MIG-7a6b", {3}},
+      {k8, "MIG-7b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e,MIG-7a6b", {6, 3}},
+      {k8, "MIG-7", {}},  // ambiguous
+      {k8, "MIG-ffff", {}},
+      {k8, "MIG-7a6b,GPU-47", {3}},
+      {"none", std::nullopt, {}},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, VisibleDevices, ::testing::ValuesIn(rows()));
+
+using VisibleDevicesTiming = MockTest;
+
+TEST_F(VisibleDevicesTiming, ReadAtTheFirstSuccessfulCuInitOnly) {
+  setenv("CUDA_VISIBLE_DEVICES", "0,0", 1);
+  EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_NO_DEVICE);
+  setenv("CUDA_VISIBLE_DEVICES", "3", 1);  // a failed cuInit cached nothing
+  ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+  setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);  // too late: the driver is initialised
+  ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+  int count = 0;
+  ASSERT_EQ(cu().cuDeviceGetCount(&count), CUDA_SUCCESS);
+  EXPECT_EQ(count, 1);
+}
+
+TEST(VisibleDevicesRules, PureFunction) {
+  std::vector<DeviceSpec> four = load_machine("4xh100").devices;
+  EXPECT_EQ(engine::resolve_visible_devices(std::nullopt, four), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(engine::resolve_visible_devices("3,2,1,0", four), (std::vector<int>{3, 2, 1, 0}));
+  EXPECT_EQ(engine::resolve_visible_devices("99999999999999999999,0", four), (std::vector<int>{}));
+  EXPECT_EQ(engine::resolve_visible_devices("1,", four), (std::vector<int>{1}));
+  EXPECT_EQ(engine::resolve_visible_devices(",1", four), (std::vector<int>{}));
+}
+
+}  // namespace
+}  // namespace mockdev::testing

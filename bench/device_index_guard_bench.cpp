@@ -36,7 +36,6 @@ bool prepare(benchmark::State& state, int needed_devices) {
 void BM_ThreadLocalLoad(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(tls_value);
-    benchmark::ClobberMemory();
   }
 }
 BENCHMARK(BM_ThreadLocalLoad);

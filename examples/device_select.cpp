@@ -18,9 +18,7 @@
 //
 // Usage: device_select [--input-device DEVICE] [--verbose]
 // Exit status: 0 aligned, 1 a device mismatch or a runtime error, 2 a usage error.
-#include <accel/accelerator.h>
-#include <accel/device.h>
-#include <accel/device_index_guard.h>
+#include <accel/accel.h>
 
 #include <algorithm>
 #include <cstddef>

@@ -9,7 +9,7 @@
 namespace mockdev::testing {
 namespace {
 
-TEST(ConfigError, DriverAndNvmlRefuseToStartAndSayWhy) {
+TEST(MockConfigError, DriverAndNvmlRefuseToStartAndSayWhy) {
   const char* expected = std::getenv("MOCKDEV_TEST_EXPECTED_ERROR");
   if (expected == nullptr) GTEST_SKIP() << "run through ctest: MOCKDEV_TEST_EXPECTED_ERROR is not set";
   // The first use of the engine is through the driver, as in a real program.

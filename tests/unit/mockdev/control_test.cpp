@@ -5,9 +5,9 @@
 namespace mockdev::testing {
 namespace {
 
-using Control = MockTest;
+using MockControl = MockTest;
 
-TEST_F(Control, ResetInstallsTheMachineAndClearsEverything) {
+TEST_F(MockControl, ResetInstallsTheMachineAndClearsEverything) {
   init_and_make_current(0);
   CUdeviceptr p = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&p, 1024), CUDA_SUCCESS);
@@ -35,7 +35,7 @@ TEST_F(Control, ResetInstallsTheMachineAndClearsEverything) {
   EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
 }
 
-TEST_F(Control, ResetFromEnvironment) {
+TEST_F(MockControl, ResetFromEnvironment) {
   setenv("MOCKDEV_MACHINE", "mixed", 1);
   control::reset_from_environment();
   EXPECT_EQ(control::machine().name, "mixed");
@@ -49,13 +49,13 @@ TEST_F(Control, ResetFromEnvironment) {
   setenv("MOCKDEV_MACHINE", "4xh100", 1);
 }
 
-TEST_F(Control, MachineFromTheEnvironmentAtFirstUse) {
+TEST_F(MockControl, MachineFromTheEnvironmentAtFirstUse) {
   // ctest runs this binary with MOCKDEV_MACHINE=4xh100, and SetUp installed the same.
   EXPECT_EQ(control::machine().name, "4xh100");
   EXPECT_FALSE(control::config_error().has_value());
 }
 
-TEST_F(Control, ScriptedFaultsAreAddedNotReplaced) {
+TEST_F(MockControl, ScriptedFaultsAreAddedNotReplaced) {
   init_and_make_current(0);
   control::fail_call("cuCtxSynchronize", 1, CUDA_ERROR_UNKNOWN);
   control::fail_call("cuCtxSynchronize", 2, CUDA_ERROR_LAUNCH_FAILED);

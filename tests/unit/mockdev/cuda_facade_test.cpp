@@ -9,9 +9,9 @@
 namespace mockdev::testing {
 namespace {
 
-using CudaFacade = MockTest;
+using MockCuda = MockTest;
 
-TEST_F(CudaFacade, ExportsExactlyTheAbiEntryPoints) {
+TEST_F(MockCuda, ExportsExactlyTheAbiEntryPoints) {
   std::set<std::string> expected = {"cuGetProcAddress_v2", "cuGetProcAddress"};
 #define MOCKDEV_TEST_NAME(name, version, symbol, params) expected.insert(#symbol);
   ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_NAME)
@@ -22,7 +22,7 @@ TEST_F(CudaFacade, ExportsExactlyTheAbiEntryPoints) {
   EXPECT_EQ(dlsym(cu().handle, "cuDeviceTotalMem"), nullptr);
 }
 
-TEST_F(CudaFacade, EveryEntryPointButTheQueriesNeedsCuInit) {
+TEST_F(MockCuda, EveryEntryPointButTheQueriesNeedsCuInit) {
   int value = 0;
   CUdevice dev = 0;
   char name[64];
@@ -65,7 +65,7 @@ TEST_F(CudaFacade, EveryEntryPointButTheQueriesNeedsCuInit) {
   EXPECT_EQ(control::call_count("cuDeviceGetCount"), 1u);
 }
 
-TEST_F(CudaFacade, CuInitRejectsFlagsAndIsIdempotent) {
+TEST_F(MockCuda, CuInitRejectsFlagsAndIsIdempotent) {
   EXPECT_EQ(cu().cuInit(1), CUDA_ERROR_INVALID_VALUE);
   EXPECT_FALSE(control::driver_initialized());
   EXPECT_EQ(cu().cuInit(0), CUDA_SUCCESS);
@@ -74,14 +74,14 @@ TEST_F(CudaFacade, CuInitRejectsFlagsAndIsIdempotent) {
   EXPECT_EQ(control::call_count("cuInit"), 3u);
 }
 
-TEST_F(CudaFacade, NoDevicesMeansNoDevice) {
+TEST_F(MockCuda, NoDevicesMeansNoDevice) {
   use_machine("none");
   EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_NO_DEVICE);
   int count = -1;
   EXPECT_EQ(cu().cuDeviceGetCount(&count), CUDA_ERROR_NOT_INITIALIZED);
 }
 
-TEST_F(CudaFacade, DeviceQueries) {
+TEST_F(MockCuda, DeviceQueries) {
   use_machine("mixed");
   ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
   int count = 0;
@@ -126,7 +126,7 @@ TEST_F(CudaFacade, DeviceQueries) {
   EXPECT_EQ(cu().cuDeviceTotalMem_v2(nullptr, 1), CUDA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(CudaFacade, UuidBytesSpellTheMachineUuid) {
+TEST_F(MockCuda, UuidBytesSpellTheMachineUuid) {
   use_yaml(
       "name: u\ndevices:\n  - {name: d, memory: 1GiB, compute_capability: '9.0', multiprocessors: "
       "1, uuid: GPU-00112233-4455-6677-8899-aAbBcCdDeEfF}\n");
@@ -140,7 +140,7 @@ TEST_F(CudaFacade, UuidBytesSpellTheMachineUuid) {
   EXPECT_EQ(cu().cuDeviceGetUuid_v2(&uuid, 1), CUDA_ERROR_INVALID_DEVICE);
 }
 
-TEST_F(CudaFacade, ErrorNamesAndStrings) {
+TEST_F(MockCuda, ErrorNamesAndStrings) {
   const char* s = nullptr;
   EXPECT_EQ(cu().cuGetErrorName(CUDA_ERROR_INVALID_DEVICE, &s), CUDA_SUCCESS);
   EXPECT_STREQ(s, "CUDA_ERROR_INVALID_DEVICE");
@@ -161,7 +161,7 @@ TEST_F(CudaFacade, ErrorNamesAndStrings) {
   EXPECT_EQ(cu().cuGetErrorName(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(CudaFacade, PrimaryContextLifecycle) {
+TEST_F(MockCuda, PrimaryContextLifecycle) {
   ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
   CUdevice dev = -1;
   EXPECT_EQ(cu().cuCtxGetDevice(&dev), CUDA_ERROR_INVALID_CONTEXT);
@@ -213,7 +213,7 @@ TEST_F(CudaFacade, PrimaryContextLifecycle) {
   EXPECT_EQ(cu().cuDevicePrimaryCtxRelease_v2(-1), CUDA_ERROR_INVALID_DEVICE);
 }
 
-TEST_F(CudaFacade, UnknownContextHandlesAreRejectedWithoutBeingRead) {
+TEST_F(MockCuda, UnknownContextHandlesAreRejectedWithoutBeingRead) {
   ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
   // Pointers the driver never handed out; the engine must not dereference them.
   EXPECT_EQ(cu().cuCtxSetCurrent(reinterpret_cast<CUcontext>(0x10)), CUDA_ERROR_INVALID_CONTEXT);
@@ -229,7 +229,7 @@ TEST_F(CudaFacade, UnknownContextHandlesAreRejectedWithoutBeingRead) {
   EXPECT_EQ(current, nullptr);
 }
 
-TEST_F(CudaFacade, CurrentContextIsPerThread) {
+TEST_F(MockCuda, CurrentContextIsPerThread) {
   CUcontext ctx = init_and_make_current(3);
   CUcontext seen = ctx;
   CUdevice other_dev = -1;
@@ -249,7 +249,7 @@ TEST_F(CudaFacade, CurrentContextIsPerThread) {
   EXPECT_EQ(dev, 3);  // the other thread's cuCtxSetCurrent did not change ours
 }
 
-TEST_F(CudaFacade, DriverVersionComesFromTheMachine) {
+TEST_F(MockCuda, DriverVersionComesFromTheMachine) {
   use_machine(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/small_memory.yaml");
   int version = 0;
   EXPECT_EQ(cu().cuDriverGetVersion(&version), CUDA_SUCCESS);

@@ -8,9 +8,9 @@ namespace {
 
 constexpr std::size_t kGiB = std::size_t{1} << 30;
 
-using CudaMemory = MockTest;
+using MockMemory = MockTest;
 
-TEST_F(CudaMemory, NeedsACurrentContext) {
+TEST_F(MockMemory, NeedsACurrentContext) {
   ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
   CUdeviceptr p = 0;
   std::size_t free_bytes = 0, total = 0;
@@ -19,7 +19,7 @@ TEST_F(CudaMemory, NeedsACurrentContext) {
   EXPECT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_ERROR_INVALID_CONTEXT);
 }
 
-TEST_F(CudaMemory, AllocateAccountAndFree) {
+TEST_F(MockMemory, AllocateAccountAndFree) {
   init_and_make_current(1);
   CUdeviceptr a = 0, b = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&a, kGiB), CUDA_SUCCESS);
@@ -55,14 +55,14 @@ TEST_F(CudaMemory, AllocateAccountAndFree) {
   EXPECT_EQ(control::used_bytes(1), 0u);
 }
 
-TEST_F(CudaMemory, ZeroBytesAndNullPointerAreInvalid) {
+TEST_F(MockMemory, ZeroBytesAndNullPointerAreInvalid) {
   init_and_make_current(0);
   CUdeviceptr p = 0;
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cu().cuMemAlloc_v2(nullptr, 16), CUDA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(CudaMemory, OutOfMemoryAtCapacity) {
+TEST_F(MockMemory, OutOfMemoryAtCapacity) {
   init_and_make_current(0);
   CUdeviceptr p = 0;
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 80 * kGiB + 1), CUDA_ERROR_OUT_OF_MEMORY);
@@ -77,7 +77,7 @@ TEST_F(CudaMemory, OutOfMemoryAtCapacity) {
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, kGiB), CUDA_SUCCESS);  // freed memory is available again
 }
 
-TEST_F(CudaMemory, DevicesHaveSeparateCapacityAndAddressRanges) {
+TEST_F(MockMemory, DevicesHaveSeparateCapacityAndAddressRanges) {
   init_and_make_current(0);
   CUdeviceptr on0 = 0, on1 = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&on0, 80 * kGiB), CUDA_SUCCESS);
@@ -92,7 +92,7 @@ TEST_F(CudaMemory, DevicesHaveSeparateCapacityAndAddressRanges) {
   EXPECT_EQ(control::used_bytes(1), 80 * kGiB);
 }
 
-TEST_F(CudaMemory, ReleasingThePrimaryContextFreesItsMemory) {
+TEST_F(MockMemory, ReleasingThePrimaryContextFreesItsMemory) {
   init_and_make_current(2);
   CUdeviceptr p = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&p, 4096), CUDA_SUCCESS);
@@ -104,7 +104,7 @@ TEST_F(CudaMemory, ReleasingThePrimaryContextFreesItsMemory) {
   EXPECT_TRUE(live.descriptions.empty());
 }
 
-TEST_F(CudaMemory, VisibleOrdinalsMapToPhysicalDevices) {
+TEST_F(MockMemory, VisibleOrdinalsMapToPhysicalDevices) {
   setenv("CUDA_VISIBLE_DEVICES", "3,1", 1);
   init_and_make_current(0);  // ordinal 0 is physical device 3
   CUdeviceptr p = 0;
@@ -116,7 +116,7 @@ TEST_F(CudaMemory, VisibleOrdinalsMapToPhysicalDevices) {
   EXPECT_EQ(control::live_objects().descriptions[0], "ctx dev=3 refs=1");
 }
 
-TEST_F(CudaMemory, NvmlReportsTheSameAccounting) {
+TEST_F(MockMemory, NvmlReportsTheSameAccounting) {
   init_and_make_current(1);
   CUdeviceptr p = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&p, 3 * kGiB), CUDA_SUCCESS);

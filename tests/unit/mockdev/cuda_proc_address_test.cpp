@@ -5,9 +5,9 @@
 namespace mockdev::testing {
 namespace {
 
-using ProcAddress = MockTest;
+using MockProcAddress = MockTest;
 
-TEST_F(ProcAddress, EveryEntryPointResolvesToItsExportedSymbolAtItsVersion) {
+TEST_F(MockProcAddress, EveryEntryPointResolvesToItsExportedSymbolAtItsVersion) {
 #define MOCKDEV_TEST_RESOLVES(name, version, symbol, params)                                  \
   {                                                                                          \
     void* pfn = nullptr;                                                                     \
@@ -24,7 +24,7 @@ TEST_F(ProcAddress, EveryEntryPointResolvesToItsExportedSymbolAtItsVersion) {
 #undef MOCKDEV_TEST_RESOLVES
 }
 
-TEST_F(ProcAddress, DocumentedCases) {
+TEST_F(MockProcAddress, DocumentedCases) {
   void* pfn = reinterpret_cast<void*>(0x1);
   CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
   ASSERT_EQ(cu().cuGetProcAddress_v2("cuMemAlloc", &pfn, 13000, 0, &status), CUDA_SUCCESS);
@@ -58,7 +58,7 @@ TEST_F(ProcAddress, DocumentedCases) {
   EXPECT_FALSE(control::driver_initialized());
 }
 
-TEST_F(ProcAddress, TheResolverResolvesItself) {
+TEST_F(MockProcAddress, TheResolverResolvesItself) {
   void* pfn = nullptr;
   CUdriverProcAddressQueryResult status{};
   ASSERT_EQ(cu().cuGetProcAddress_v2("cuGetProcAddress", &pfn, 12000, 0, &status), CUDA_SUCCESS);
@@ -69,7 +69,7 @@ TEST_F(ProcAddress, TheResolverResolvesItself) {
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
 }
 
-TEST_F(ProcAddress, OlderDriverRejectsNewerRequests) {
+TEST_F(MockProcAddress, OlderDriverRejectsNewerRequests) {
   use_machine(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/small_memory.yaml");  // driver 12.8
   void* pfn = nullptr;
   CUdriverProcAddressQueryResult status{};

@@ -6,9 +6,9 @@
 namespace mockdev::testing {
 namespace {
 
-using Faults = MockTest;
+using MockFaults = MockTest;
 
-TEST_F(Faults, NthCallFailsOnceAndFailingCallsAreCounted) {
+TEST_F(MockFaults, NthCallFailsOnceAndFailingCallsAreCounted) {
   init_and_make_current(0);
   control::fail_call("cuMemAlloc_v2", 2, CUDA_ERROR_OUT_OF_MEMORY);
   CUdeviceptr p = 0;
@@ -19,7 +19,7 @@ TEST_F(Faults, NthCallFailsOnceAndFailingCallsAreCounted) {
   EXPECT_EQ(control::live_objects().allocations, 2u);  // the failed call allocated nothing
 }
 
-TEST_F(Faults, NthCountsFromTheMomentOfScripting) {
+TEST_F(MockFaults, NthCountsFromTheMomentOfScripting) {
   init_and_make_current(0);
   int count = 0;
   EXPECT_EQ(cu().cuDeviceGetCount(&count), CUDA_SUCCESS);
@@ -29,7 +29,7 @@ TEST_F(Faults, NthCountsFromTheMomentOfScripting) {
   EXPECT_EQ(cu().cuDeviceGetCount(&count), CUDA_SUCCESS);
 }
 
-TEST_F(Faults, NthZeroFailsEveryCallUntilCleared) {
+TEST_F(MockFaults, NthZeroFailsEveryCallUntilCleared) {
   init_and_make_current(0);
   control::fail_call("cuCtxSynchronize", 0, CUDA_ERROR_LAUNCH_FAILED);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
@@ -38,7 +38,7 @@ TEST_F(Faults, NthZeroFailsEveryCallUntilCleared) {
   EXPECT_EQ(control::call_count("cuCtxSynchronize"), 6u);
 }
 
-TEST_F(Faults, AFaultComesBeforeTheInitGate) {
+TEST_F(MockFaults, AFaultComesBeforeTheInitGate) {
   // Note [Driver call order]: the scheduled code wins over CUDA_ERROR_NOT_INITIALIZED.
   control::fail_call("cuDeviceGetCount", 1, CUDA_ERROR_UNKNOWN);
   int count = 0;
@@ -46,14 +46,14 @@ TEST_F(Faults, AFaultComesBeforeTheInitGate) {
   EXPECT_EQ(cu().cuDeviceGetCount(&count), CUDA_ERROR_NOT_INITIALIZED);
 }
 
-TEST_F(Faults, FaultOnCuInitLeavesTheDriverUninitialised) {
+TEST_F(MockFaults, FaultOnCuInitLeavesTheDriverUninitialised) {
   control::fail_call("cuInit", 1, CUDA_ERROR_SYSTEM_NOT_READY);
   EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_SYSTEM_NOT_READY);
   EXPECT_FALSE(control::driver_initialized());
   EXPECT_EQ(cu().cuInit(0), CUDA_SUCCESS);
 }
 
-TEST_F(Faults, MachineFileCallFaultsCountFromReset) {
+TEST_F(MockFaults, MachineFileCallFaultsCountFromReset) {
   use_machine(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/4xh100_faults.yaml");
   init_and_make_current(0);
   CUdeviceptr p = 0;
@@ -63,7 +63,7 @@ TEST_F(Faults, MachineFileCallFaultsCountFromReset) {
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 16), CUDA_SUCCESS);
 }
 
-TEST_F(Faults, MachineFileStickyErrorAfterCalls) {
+TEST_F(MockFaults, MachineFileStickyErrorAfterCalls) {
   use_machine(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/4xh100_faults.yaml");
   init_and_make_current(1);
   CUdeviceptr p = 0;
@@ -89,7 +89,7 @@ TEST_F(Faults, MachineFileStickyErrorAfterCalls) {
   EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
 }
 
-TEST_F(Faults, RunTimeStickyErrorIsPhysical) {
+TEST_F(MockFaults, RunTimeStickyErrorIsPhysical) {
   setenv("CUDA_VISIBLE_DEVICES", "2", 1);
   init_and_make_current(0);  // physical device 2
   control::set_sticky_error(2, CUDA_ERROR_ILLEGAL_ADDRESS);
@@ -100,7 +100,7 @@ TEST_F(Faults, RunTimeStickyErrorIsPhysical) {
   EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
 }
 
-TEST_F(Faults, DriverInitFailure) {
+TEST_F(MockFaults, DriverInitFailure) {
   use_machine(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/broken_driver.yaml");
   EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_UNKNOWN);
   EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_UNKNOWN);
@@ -117,7 +117,7 @@ TEST_F(Faults, DriverInitFailure) {
   EXPECT_EQ(nv().nvmlInit(), NVML_SUCCESS);
 }
 
-TEST_F(Faults, NvmlCallFaults) {
+TEST_F(MockFaults, NvmlCallFaults) {
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   control::fail_call("nvmlDeviceGetCount_v2", 1, NVML_ERROR_GPU_IS_LOST);
   unsigned n = 0;
@@ -127,7 +127,7 @@ TEST_F(Faults, NvmlCallFaults) {
   EXPECT_EQ(control::call_count("nvmlDeviceGetCount_v2"), 2u);
 }
 
-TEST_F(Faults, CountersCoverEveryCallAndReset) {
+TEST_F(MockFaults, CountersCoverEveryCallAndReset) {
   int v = 0;
   cu().cuDriverGetVersion(&v);
   cu().cuDeviceGetCount(&v);

@@ -63,9 +63,9 @@ void expect_child_ok(int status) {
   EXPECT_EQ(WEXITSTATUS(status), kChildOk) << exit_name(WEXITSTATUS(status));
 }
 
-using Fork = MockTest;
+using MockFork = MockTest;
 
-TEST_F(Fork, ChildOfAnInitialisedParentGetsNotInitializedFromEveryEntryPoint) {
+TEST_F(MockFork, ChildOfAnInitialisedParentGetsNotInitializedFromEveryEntryPoint) {
   CUcontext ctx = init_and_make_current(1);
   CUdeviceptr p = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&p, 4096), CUDA_SUCCESS);
@@ -120,7 +120,7 @@ TEST_F(Fork, ChildOfAnInitialisedParentGetsNotInitializedFromEveryEntryPoint) {
   EXPECT_EQ(dev, 1);
 }
 
-TEST_F(Fork, ChildOfAnUninitialisedParentInitialisesFine) {
+TEST_F(MockFork, ChildOfAnUninitialisedParentInitialisesFine) {
   int status = run_in_child([] {
     if (control::forked_after_init()) return int{kChildFlagWrong};
     if (cuda().cuInit(0) != CUDA_SUCCESS) return int{kChildCudaWrong};
@@ -133,7 +133,7 @@ TEST_F(Fork, ChildOfAnUninitialisedParentInitialisesFine) {
   EXPECT_FALSE(control::driver_initialized());  // the child's cuInit is its own
 }
 
-TEST_F(Fork, NvmlWorksInTheChildAfterItsOwnInit) {
+TEST_F(MockFork, NvmlWorksInTheChildAfterItsOwnInit) {
   init_and_make_current(0);
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   const std::string uuid2 = control::machine().devices[2].uuid;
@@ -156,7 +156,7 @@ TEST_F(Fork, NvmlWorksInTheChildAfterItsOwnInit) {
   EXPECT_EQ(nv().nvmlDeviceGetCount_v2(&n), NVML_SUCCESS);  // the parent's NVML still works
 }
 
-TEST_F(Fork, NoChildHangsWhileAnotherThreadHammersTheDriver) {
+TEST_F(MockFork, NoChildHangsWhileAnotherThreadHammersTheDriver) {
   init_and_make_current(0);
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   std::atomic<bool> stop{false};

@@ -23,14 +23,14 @@ std::string error_of(std::string_view yaml) {
   return "(no error)";
 }
 
-TEST(MachinePresets, NamesAreTheDocumentedSix) {
+TEST(MockPresets, NamesAreTheDocumentedSix) {
   EXPECT_EQ(preset_names(),
             (std::vector<std::string>{"4xh100", "8xh100", "2xa100", "1xa100", "mixed", "none"}));
   EXPECT_EQ(kDefaultPreset, "1xa100");
   EXPECT_FALSE(preset_yaml("3xh100").has_value());
 }
 
-TEST(MachinePresets, FourH100) {
+TEST(MockPresets, FourH100) {
   MachineSpec m = load_machine("4xh100");
   EXPECT_EQ(m.name, "4xh100");
   EXPECT_EQ(m.source, "preset:4xh100");
@@ -52,7 +52,7 @@ TEST(MachinePresets, FourH100) {
   EXPECT_TRUE(m.faults.calls.empty());
 }
 
-TEST(MachinePresets, CountsAndModels) {
+TEST(MockPresets, CountsAndModels) {
   EXPECT_EQ(load_machine("8xh100").devices.size(), 8u);
   MachineSpec a2 = load_machine("2xa100");
   ASSERT_EQ(a2.devices.size(), 2u);
@@ -72,7 +72,7 @@ TEST(MachinePresets, CountsAndModels) {
   EXPECT_TRUE(load_machine("none").devices.empty());
 }
 
-TEST(MachinePresets, GeneratedIdsAreStableAndDependOnTheMachineName) {
+TEST(MockPresets, GeneratedIdsAreStableAndDependOnTheMachineName) {
   MachineSpec a = load_machine("4xh100");
   MachineSpec b = load_machine("4xh100");
   MachineSpec c = load_machine("8xh100");
@@ -82,7 +82,7 @@ TEST(MachinePresets, GeneratedIdsAreStableAndDependOnTheMachineName) {
   EXPECT_EQ(a.devices[3].pci_bus_id, "00000000:13:00.0");
 }
 
-TEST(MachineFile, FullFileWithEveryField) {
+TEST(MockMachineFile, FullFileWithEveryField) {
   MachineSpec m = parse_machine(R"(name: custom
 driver_version: 12080
 devices:
@@ -149,7 +149,7 @@ struct SizeCase {
   std::uint64_t bytes;
 };
 
-TEST(MachineFile, SizesWithEveryUnit) {
+TEST(MockMachineFile, SizesWithEveryUnit) {
   const SizeCase cases[] = {{"1", 1},           {"512B", 512},
                             {"1 KiB", 1024},    {"3MiB", 3ULL << 20},
                             {"80GiB", 80 * kGiB}, {"2TiB", 2ULL << 40},
@@ -162,7 +162,7 @@ TEST(MachineFile, SizesWithEveryUnit) {
   }
 }
 
-TEST(MachineFile, BadSizesAreRejectedWithTheValue) {
+TEST(MockMachineFile, BadSizesAreRejectedWithTheValue) {
   const char* bad[] = {"0", "-1", "GiB", "1.5GiB", "80 gigs", "80gib", "99999999999TiB", "[1]"};
   for (const char* text : bad) {
     std::string yaml = std::string("name: s\ndevices:\n  - name: d\n    memory: ") + text +
@@ -175,7 +175,7 @@ TEST(MachineFile, BadSizesAreRejectedWithTheValue) {
   }
 }
 
-TEST(MachineFile, UnknownKeysAreErrorsAtTheirLine) {
+TEST(MockMachineFile, UnknownKeysAreErrorsAtTheirLine) {
   EXPECT_EQ(error_of("name: x\ndevices: []\ncolour: red\n"),
             "m.yaml:3: (document): expected one of the keys name, driver_version, devices, faults, "
             "got 'colour'");
@@ -192,7 +192,7 @@ TEST(MachineFile, UnknownKeysAreErrorsAtTheirLine) {
             "m.yaml:2: (document): expected each key once, got 'name'");
 }
 
-TEST(MachineFile, MissingAndMistypedFields) {
+TEST(MockMachineFile, MissingAndMistypedFields) {
   EXPECT_EQ(error_of("devices: []\n"), "m.yaml:1: name: expected a machine name (required), got ''");
   EXPECT_EQ(error_of("name: x\n"), "m.yaml:1: devices: expected a list of devices (required), got ''");
   EXPECT_EQ(error_of("name: x\ndevices: 4\n"), "m.yaml:2: devices: expected a list of devices, got '4'");
@@ -214,7 +214,7 @@ TEST(MachineFile, MissingAndMistypedFields) {
             "m.yaml:3: devices[0]: expected a device mapping, got '4xh100'");
 }
 
-TEST(MachineFile, IdentifierSyntaxAndUniqueness) {
+TEST(MockMachineFile, IdentifierSyntaxAndUniqueness) {
   const std::string device = "name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    "
                              "compute_capability: '9.0'\n    multiprocessors: 1\n";
   EXPECT_EQ(error_of(device + "    uuid: GPU-123\n"),
@@ -241,7 +241,7 @@ TEST(MachineFile, IdentifierSyntaxAndUniqueness) {
             "m.yaml:3: devices[0].count: expected an integer from 1 to 64, got '65'");
 }
 
-TEST(MachineFile, FaultCodesAndEntryPoints) {
+TEST(MockMachineFile, FaultCodesAndEntryPoints) {
   const std::string head = "name: x\ndevices:\n  - {name: a, memory: 1, compute_capability: '9.0', "
                            "multiprocessors: 1}\nfaults:\n";
   EXPECT_EQ(error_of(head + "  driver_init: CUDA_ERROR_NOPE\n"),
@@ -268,13 +268,13 @@ TEST(MachineFile, FaultCodesAndEntryPoints) {
             "m.yaml:6: faults.sticky[0].device: expected an integer from 0 to 0, got '1'");
 }
 
-TEST(MachineFile, InvalidYamlNamesTheLine) {
+TEST(MockMachineFile, InvalidYamlNamesTheLine) {
   std::string e = error_of("name: x\ndevices: [\n  - a\n");
   EXPECT_EQ(e.rfind("m.yaml:", 0), 0u) << e;
   EXPECT_NE(e.find(": (document): expected valid YAML, got '"), std::string::npos) << e;
 }
 
-TEST(MachineFile, ErrorCarriesFileAndLine) {
+TEST(MockMachineFile, ErrorCarriesFileAndLine) {
   try {
     parse_machine("name: x\ndevices: 4\n", "here.yaml");
     FAIL() << "no error";
@@ -284,7 +284,7 @@ TEST(MachineFile, ErrorCarriesFileAndLine) {
   }
 }
 
-TEST(MachineFile, LoadUnknownNameOrMissingFile) {
+TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
   try {
     load_machine("4xh10");
     FAIL() << "no error";
@@ -296,7 +296,7 @@ TEST(MachineFile, LoadUnknownNameOrMissingFile) {
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
 }
 
-TEST(MachineFile, EveryScenarioMachineParsesAndPresetFilesMatchThePresets) {
+TEST(MockMachineFile, EveryScenarioMachineParsesAndPresetFilesMatchThePresets) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(MOCKDEV_TEST_MACHINES_DIR)) {
     if (entry.path().extension() != ".yaml") continue;
@@ -318,7 +318,7 @@ TEST(MachineFile, EveryScenarioMachineParsesAndPresetFilesMatchThePresets) {
   EXPECT_GE(files, 8);
 }
 
-TEST(ResultCodes, NamesAndNumbers) {
+TEST(MockResultCodes, NamesAndNumbers) {
   EXPECT_EQ(parse_result_code("CUDA_ERROR_OUT_OF_MEMORY"), 2);
   EXPECT_EQ(parse_result_code("CUDA_ERROR_ILLEGAL_ADDRESS"), 700);
   EXPECT_EQ(parse_result_code("NVML_ERROR_DRIVER_NOT_LOADED"), 9);

@@ -10,7 +10,7 @@
 namespace mockdev::testing {
 namespace {
 
-using NvmlFacade = MockTest;
+using MockNvml = MockTest;
 
 std::string format_uuid(const CUuuid& uuid) {
   const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
@@ -22,7 +22,7 @@ std::string format_uuid(const CUuuid& uuid) {
   return text;
 }
 
-TEST_F(NvmlFacade, ExportsExactlyTheAbiEntryPoints) {
+TEST_F(MockNvml, ExportsExactlyTheAbiEntryPoints) {
   std::set<std::string> expected;
 #define MOCKDEV_TEST_NAME(symbol, ret, params) expected.insert(#symbol);
   ACCEL_NVML_ENTRY_POINTS(MOCKDEV_TEST_NAME)
@@ -30,7 +30,7 @@ TEST_F(NvmlFacade, ExportsExactlyTheAbiEntryPoints) {
   EXPECT_EQ(defined_dynamic_symbols(nvml_library_path()), expected);
 }
 
-TEST_F(NvmlFacade, EverythingButInitNeedsInit) {
+TEST_F(MockNvml, EverythingButInitNeedsInit) {
   unsigned n = 0;
   nvmlDevice_t h = nullptr;
   char buf[96];
@@ -44,7 +44,7 @@ TEST_F(NvmlFacade, EverythingButInitNeedsInit) {
   EXPECT_STREQ(nv().nvmlErrorString(NVML_ERROR_UNINITIALIZED), "Uninitialized");
 }
 
-TEST_F(NvmlFacade, InitIsReferenceCounted) {
+TEST_F(MockNvml, InitIsReferenceCounted) {
   ASSERT_EQ(nv().nvmlInit(), NVML_SUCCESS);
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   unsigned n = 0;
@@ -56,7 +56,7 @@ TEST_F(NvmlFacade, InitIsReferenceCounted) {
   EXPECT_EQ(control::call_count("nvmlInit_v2"), 1u);
 }
 
-TEST_F(NvmlFacade, ListsAllPhysicalDevicesAndNeverTouchesTheCudaDriver) {
+TEST_F(MockNvml, ListsAllPhysicalDevicesAndNeverTouchesTheCudaDriver) {
   setenv("CUDA_VISIBLE_DEVICES", "0", 1);
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   unsigned n = 0;
@@ -82,7 +82,7 @@ TEST_F(NvmlFacade, ListsAllPhysicalDevicesAndNeverTouchesTheCudaDriver) {
   EXPECT_FALSE(control::driver_initialized());
 }
 
-TEST_F(NvmlFacade, BadArgumentsAndBufferSizes) {
+TEST_F(MockNvml, BadArgumentsAndBufferSizes) {
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   nvmlDevice_t h = nullptr;
   EXPECT_EQ(nv().nvmlDeviceGetHandleByIndex_v2(4, &h), NVML_ERROR_INVALID_ARGUMENT);
@@ -104,7 +104,7 @@ TEST_F(NvmlFacade, BadArgumentsAndBufferSizes) {
   EXPECT_EQ(nv().nvmlDeviceGetMemoryInfo(h, nullptr), NVML_ERROR_INVALID_ARGUMENT);
 }
 
-TEST_F(NvmlFacade, CudaUuidBytesMatchNvmlStrings) {
+TEST_F(MockNvml, CudaUuidBytesMatchNvmlStrings) {
   ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   for (int i = 0; i < 4; ++i) {
@@ -118,7 +118,7 @@ TEST_F(NvmlFacade, CudaUuidBytesMatchNvmlStrings) {
   }
 }
 
-TEST_F(NvmlFacade, HandlesFromBeforeAResetAreRejected) {
+TEST_F(MockNvml, HandlesFromBeforeAResetAreRejected) {
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   nvmlDevice_t h = nullptr;
   ASSERT_EQ(nv().nvmlDeviceGetHandleByIndex_v2(0, &h), NVML_SUCCESS);
@@ -128,7 +128,7 @@ TEST_F(NvmlFacade, HandlesFromBeforeAResetAreRejected) {
   EXPECT_EQ(nv().nvmlDeviceGetUUID(h, buf, sizeof buf), NVML_ERROR_INVALID_ARGUMENT);
 }
 
-TEST_F(NvmlFacade, ErrorStrings) {
+TEST_F(MockNvml, ErrorStrings) {
   EXPECT_STREQ(nv().nvmlErrorString(NVML_SUCCESS), "Success");
   EXPECT_STREQ(nv().nvmlErrorString(NVML_ERROR_INSUFFICIENT_SIZE), "Insufficient Size");
   EXPECT_STREQ(nv().nvmlErrorString(NVML_ERROR_TIMEOUT), "simulated NVML error NVML_ERROR_TIMEOUT");

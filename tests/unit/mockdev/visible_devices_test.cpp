@@ -26,9 +26,9 @@ std::string uuid_prefix(const char* machine, int device, std::size_t length) {
   return load_machine(machine_path(machine)).devices[static_cast<std::size_t>(device)].uuid.substr(0, length);
 }
 
-class VisibleDevices : public MockTest, public ::testing::WithParamInterface<Row> {};
+class MockVisibleDevices : public MockTest, public ::testing::WithParamInterface<Row> {};
 
-TEST_P(VisibleDevices, DriverSeesTheListedDevices) {
+TEST_P(MockVisibleDevices, DriverSeesTheListedDevices) {
   const Row& row = GetParam();
   MachineSpec machine = load_machine(machine_path(row.machine));
   control::reset(machine);
@@ -104,11 +104,11 @@ std::vector<Row> rows() {
   };
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, VisibleDevices, ::testing::ValuesIn(rows()));
+INSTANTIATE_TEST_SUITE_P(Table, MockVisibleDevices, ::testing::ValuesIn(rows()));
 
-using VisibleDevicesTiming = MockTest;
+using MockVisibleDevicesTiming = MockTest;
 
-TEST_F(VisibleDevicesTiming, ReadAtTheFirstSuccessfulCuInitOnly) {
+TEST_F(MockVisibleDevicesTiming, ReadAtTheFirstSuccessfulCuInitOnly) {
   setenv("CUDA_VISIBLE_DEVICES", "0,0", 1);
   EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_NO_DEVICE);
   setenv("CUDA_VISIBLE_DEVICES", "3", 1);  // a failed cuInit cached nothing
@@ -120,7 +120,7 @@ TEST_F(VisibleDevicesTiming, ReadAtTheFirstSuccessfulCuInitOnly) {
   EXPECT_EQ(count, 1);
 }
 
-TEST(VisibleDevicesRules, PureFunction) {
+TEST(MockVisibleDevicesRules, PureFunction) {
   std::vector<DeviceSpec> four = load_machine("4xh100").devices;
   EXPECT_EQ(engine::resolve_visible_devices(std::nullopt, four), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(engine::resolve_visible_devices("3,2,1,0", four), (std::vector<int>{3, 2, 1, 0}));

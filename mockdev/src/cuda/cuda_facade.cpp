@@ -110,7 +110,7 @@ const ProcEntry kProcTable[] = {
   {#name, version, reinterpret_cast<void*>(&::symbol)},
     ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_PROC_ENTRY)
 #undef MOCKDEV_PROC_ENTRY
-    {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&::cuGetProcAddress_v2)},
+        {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&::cuGetProcAddress_v2)},
     {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&::cuGetProcAddress)},
 };
 
@@ -140,8 +140,8 @@ MOCKDEV_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int 
                                             cuuint64_t flags,
                                             CUdriverProcAddressQueryResult* symbol_status) {
   return guarded([&] {
-    CUresult rc = driver::cu_get_proc_address_check("cuGetProcAddress_v2", symbol, pfn,
-                                                    cuda_version, flags);
+    CUresult rc =
+        driver::cu_get_proc_address_check("cuGetProcAddress_v2", symbol, pfn, cuda_version, flags);
     if (rc != CUDA_SUCCESS) return rc;
     return resolve(symbol, pfn, cuda_version, symbol_status);
   });
@@ -158,7 +158,7 @@ MOCKDEV_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cud
 }
 
 // Each definition has exactly the type the ABI header (checked against cuda.h) declares.
-#define MOCKDEV_CHECK_TYPE(name, version, symbol, params)                            \
+#define MOCKDEV_CHECK_TYPE(name, version, symbol, params)                     \
   static_assert(std::is_same_v<decltype(&::symbol), PFN_##name##_v##version>, \
                 #symbol " does not match PFN_" #name "_v" #version);
 ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_CHECK_TYPE)

@@ -44,13 +44,16 @@ MOCKDEV_EXPORT const char* nvmlErrorString(nvmlReturn_t result) {
 MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
   return guarded([&] { return nvml::nvml_device_get_count(count); });
 }
-MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index,
+                                                          nvmlDevice_t* device) {
   return guarded([&] { return nvml::nvml_device_get_handle_by_index(index, device); });
 }
-MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
+MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid,
+                                              unsigned int length) {
   return guarded([&] { return nvml::nvml_device_get_uuid(device, uuid, length); });
 }
-MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
+MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
+                                              unsigned int length) {
   return guarded([&] { return nvml::nvml_device_get_name(device, name, length); });
 }
 MOCKDEV_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {

@@ -90,14 +90,15 @@ LiveObjects live_objects() {
     const auto* ctx = s.devices[i].primary;
     if (ctx == nullptr || ctx->refcount == 0) continue;
     ++live.primary_contexts_active;
-    live.descriptions.push_back("ctx dev=" + std::to_string(i) + " refs=" + std::to_string(ctx->refcount));
+    live.descriptions.push_back("ctx dev=" + std::to_string(i) +
+                                " refs=" + std::to_string(ctx->refcount));
   }
   for (const auto& [address, allocation] : s.allocations) {
     ++live.allocations;
     live.allocated_bytes += allocation.bytes;
     char line[96];
-    std::snprintf(line, sizeof line, "alloc dev=%d ptr=0x%llx bytes=%llu", allocation.physical_device,
-                  static_cast<unsigned long long>(address),
+    std::snprintf(line, sizeof line, "alloc dev=%d ptr=0x%llx bytes=%llu",
+                  allocation.physical_device, static_cast<unsigned long long>(address),
                   static_cast<unsigned long long>(allocation.bytes));
     live.descriptions.emplace_back(line);
   }

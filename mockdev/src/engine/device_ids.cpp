@@ -65,9 +65,9 @@ std::string generate_uuid(std::string_view machine_name, int index) {
   std::uint64_t hi = fnv1a(key, 0x6d6f636bULL);
   std::uint64_t lo = fnv1a(key, 0x64657600ULL);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "GPU-%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xffff),
-                static_cast<unsigned>(hi & 0xffff), static_cast<unsigned>(lo >> 48),
+  std::snprintf(buf, sizeof buf, "GPU-%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
+                static_cast<unsigned>(lo >> 48),
                 static_cast<unsigned long long>(lo & 0xffffffffffffULL));
   return buf;
 }

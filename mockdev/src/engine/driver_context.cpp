@@ -123,7 +123,8 @@ CUresult cu_ctx_synchronize() {
   if (auto early = enter(s, "cuCtxSynchronize", NeedsInit::kYes)) return *early;
   CUctx_st* ctx = active_current(s);
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  if (auto sticky = engine::touch_device(s, ctx->physical_device)) return static_cast<CUresult>(*sticky);
+  if (auto sticky = engine::touch_device(s, ctx->physical_device))
+    return static_cast<CUresult>(*sticky);
   return CUDA_SUCCESS;  // nothing is ever pending on the simulated device yet
 }
 
@@ -134,8 +135,10 @@ CUresult cu_mem_get_info(std::size_t* free_bytes, std::size_t* total_bytes) {
   if (free_bytes == nullptr || total_bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
   CUctx_st* ctx = active_current(s);
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  if (auto sticky = engine::touch_device(s, ctx->physical_device)) return static_cast<CUresult>(*sticky);
-  const std::uint64_t total = s.machine.devices[static_cast<std::size_t>(ctx->physical_device)].memory_bytes;
+  if (auto sticky = engine::touch_device(s, ctx->physical_device))
+    return static_cast<CUresult>(*sticky);
+  const std::uint64_t total =
+      s.machine.devices[static_cast<std::size_t>(ctx->physical_device)].memory_bytes;
   const std::uint64_t used = s.devices[static_cast<std::size_t>(ctx->physical_device)].used_bytes;
   *total_bytes = total;
   *free_bytes = total - used;
@@ -156,8 +159,8 @@ CUresult cu_mem_alloc(CUdeviceptr* dptr, std::size_t bytes) {
   if (bytes > capacity - d.used_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
   // Addresses are never reused within a device's range (a freed address stays invalid).
   const std::uint64_t range = std::uint64_t{1} << engine::kAddressRangeShift;
-  const std::uint64_t rounded =
-      (bytes + engine::kAllocationAlignment - 1) / engine::kAllocationAlignment * engine::kAllocationAlignment;
+  const std::uint64_t rounded = (bytes + engine::kAllocationAlignment - 1) /
+                                engine::kAllocationAlignment * engine::kAllocationAlignment;
   if (rounded > range - d.next_offset) return CUDA_ERROR_OUT_OF_MEMORY;  // address space spent
   const CUdeviceptr address = (static_cast<std::uint64_t>(dev) + 1) * range + d.next_offset;
   d.next_offset += rounded;
@@ -173,7 +176,8 @@ CUresult cu_mem_free(CUdeviceptr dptr) {
   if (auto early = enter(s, "cuMemFree_v2", NeedsInit::kYes)) return *early;
   CUctx_st* ctx = active_current(s);
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  if (auto sticky = engine::touch_device(s, ctx->physical_device)) return static_cast<CUresult>(*sticky);
+  if (auto sticky = engine::touch_device(s, ctx->physical_device))
+    return static_cast<CUresult>(*sticky);
   auto it = s.allocations.find(dptr);
   if (it == s.allocations.end()) return CUDA_ERROR_INVALID_VALUE;
   s.devices[static_cast<std::size_t>(it->second.physical_device)].used_bytes -= it->second.bytes;

@@ -20,7 +20,8 @@ bool nvml_ready(const State& s) { return s.nvml_refs > 0 && s.nvml_pid == getpid
 
 // Counts the call, applies call faults and (unless `needs_init` is false) the init gate.
 std::optional<nvmlReturn_t> enter(State& s, std::string_view entry_point, bool needs_init = true) {
-  if (std::optional<int> fault = engine::count_call(s, entry_point)) return static_cast<nvmlReturn_t>(*fault);
+  if (std::optional<int> fault = engine::count_call(s, entry_point))
+    return static_cast<nvmlReturn_t>(*fault);
   if (needs_init && !nvml_ready(s)) return NVML_ERROR_UNINITIALIZED;
   return std::nullopt;
 }

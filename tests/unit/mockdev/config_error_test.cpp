@@ -11,7 +11,8 @@ namespace {
 
 TEST(MockConfigError, DriverAndNvmlRefuseToStartAndSayWhy) {
   const char* expected = std::getenv("MOCKDEV_TEST_EXPECTED_ERROR");
-  if (expected == nullptr) GTEST_SKIP() << "run through ctest: MOCKDEV_TEST_EXPECTED_ERROR is not set";
+  if (expected == nullptr)
+    GTEST_SKIP() << "run through ctest: MOCKDEV_TEST_EXPECTED_ERROR is not set";
   // The first use of the engine is through the driver, as in a real program.
   EXPECT_EQ(cuda().cuInit(0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(nvml().nvmlInit_v2(), NVML_ERROR_UNKNOWN);

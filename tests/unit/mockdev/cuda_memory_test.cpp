@@ -46,7 +46,7 @@ TEST_F(MockMemory, AllocateAccountAndFree) {
   EXPECT_EQ(live.descriptions[1].rfind("alloc dev=1 ptr=0x", 0), 0u) << live.descriptions[1];
 
   EXPECT_EQ(cu().cuMemFree_v2(a), CUDA_SUCCESS);
-  EXPECT_EQ(cu().cuMemFree_v2(a), CUDA_ERROR_INVALID_VALUE);  // already freed
+  EXPECT_EQ(cu().cuMemFree_v2(a), CUDA_ERROR_INVALID_VALUE);      // already freed
   EXPECT_EQ(cu().cuMemFree_v2(b + 1), CUDA_ERROR_INVALID_VALUE);  // not an allocation start
   EXPECT_EQ(cu().cuMemFree_v2(0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(control::used_bytes(1), 1000u);

@@ -7,20 +7,20 @@ namespace {
 
 using MockProcAddress = MockTest;
 
-TEST_F(MockProcAddress, EveryEntryPointResolvesToItsExportedSymbolAtItsVersion) {
-#define MOCKDEV_TEST_RESOLVES(name, version, symbol, params)                                  \
-  {                                                                                          \
-    void* pfn = nullptr;                                                                     \
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;            \
-    EXPECT_EQ(cu().cuGetProcAddress_v2(#name, &pfn, version, 0, &status), CUDA_SUCCESS);     \
-    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS) << #name;                                 \
-    EXPECT_EQ(pfn, dlsym(cu().handle, #symbol)) << #name;                                    \
-    EXPECT_NE(pfn, nullptr) << #name;                                                        \
-    void* old = nullptr;                                                                     \
-    EXPECT_EQ(cu().cuGetProcAddress(#name, &old, 13000, 0), CUDA_SUCCESS);                   \
-    EXPECT_EQ(old, pfn) << #name;                                                            \
+TEST_F(MockProcAddress, EveryEntryPointResolvesToItsExportedSymbolAtItsVersion){
+#define MOCKDEV_TEST_RESOLVES(name, version, symbol, params)                             \
+  {                                                                                      \
+    void* pfn = nullptr;                                                                 \
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;        \
+    EXPECT_EQ(cu().cuGetProcAddress_v2(#name, &pfn, version, 0, &status), CUDA_SUCCESS); \
+    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS) << #name;                             \
+    EXPECT_EQ(pfn, dlsym(cu().handle, #symbol)) << #name;                                \
+    EXPECT_NE(pfn, nullptr) << #name;                                                    \
+    void* old = nullptr;                                                                 \
+    EXPECT_EQ(cu().cuGetProcAddress(#name, &old, 13000, 0), CUDA_SUCCESS);               \
+    EXPECT_EQ(old, pfn) << #name;                                                        \
   }
-  ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_RESOLVES)
+    ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_RESOLVES)
 #undef MOCKDEV_TEST_RESOLVES
 }
 
@@ -48,10 +48,12 @@ TEST_F(MockProcAddress, DocumentedCases) {
   // Newer than the driver.
   EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 14000, 0, &status), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cu().cuGetProcAddress_v2(nullptr, &pfn, 13000, 0, &status), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", nullptr, 13000, 0, &status), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", nullptr, 13000, 0, &status),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 13000, 4, &status), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cu().cuGetProcAddress_v2("cuInit", &pfn, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, nullptr),
-            CUDA_SUCCESS);
+  EXPECT_EQ(
+      cu().cuGetProcAddress_v2("cuInit", &pfn, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, nullptr),
+      CUDA_SUCCESS);
   EXPECT_EQ(pfn, reinterpret_cast<void*>(cu().cuInit));
 
   EXPECT_EQ(control::call_count("cuGetProcAddress_v2"), 9u);

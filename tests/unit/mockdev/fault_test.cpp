@@ -67,7 +67,7 @@ TEST_F(MockFaults, MachineFileStickyErrorAfterCalls) {
   use_machine(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/4xh100_faults.yaml");
   init_and_make_current(1);
   CUdeviceptr p = 0;
-  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);    // touching call 1
+  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);     // touching call 1
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 16), CUDA_SUCCESS);  // touching call 2
   EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   EXPECT_EQ(cu().cuMemFree_v2(p), CUDA_ERROR_ILLEGAL_ADDRESS);

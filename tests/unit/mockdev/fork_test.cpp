@@ -182,7 +182,8 @@ TEST_F(MockFork, NoChildHangsWhileAnotherThreadHammersTheDriver) {
     int status = run_in_child(
         [] {
           int count = 0;
-          if (cuda().cuDeviceGetCount(&count) != CUDA_ERROR_NOT_INITIALIZED) return int{kChildCudaNotGated};
+          if (cuda().cuDeviceGetCount(&count) != CUDA_ERROR_NOT_INITIALIZED)
+            return int{kChildCudaNotGated};
           if (nvml().nvmlInit_v2() != NVML_SUCCESS) return int{kChildNvmlWrong};
           if (!control::forked_after_init()) return int{kChildFlagWrong};
           return int{kChildOk};

@@ -150,11 +150,16 @@ struct SizeCase {
 };
 
 TEST(MockMachineFile, SizesWithEveryUnit) {
-  const SizeCase cases[] = {{"1", 1},           {"512B", 512},
-                            {"1 KiB", 1024},    {"3MiB", 3ULL << 20},
-                            {"80GiB", 80 * kGiB}, {"2TiB", 2ULL << 40},
-                            {"1KB", 1000},      {"5MB", 5000000},
-                            {"16GB", 16000000000ULL}, {"1TB", 1000000000000ULL}};
+  const SizeCase cases[] = {{"1", 1},
+                            {"512B", 512},
+                            {"1 KiB", 1024},
+                            {"3MiB", 3ULL << 20},
+                            {"80GiB", 80 * kGiB},
+                            {"2TiB", 2ULL << 40},
+                            {"1KB", 1000},
+                            {"5MB", 5000000},
+                            {"16GB", 16000000000ULL},
+                            {"1TB", 1000000000000ULL}};
   for (const SizeCase& c : cases) {
     std::string yaml = std::string("name: s\ndevices:\n  - {name: d, memory: ") + c.text +
                        ", compute_capability: '9.0', multiprocessors: 1}\n";
@@ -170,7 +175,8 @@ TEST(MockMachineFile, BadSizesAreRejectedWithTheValue) {
     std::string shown = std::string(text) == "[1]" ? "[...]" : text;
     std::string what = "a size in bytes or with a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)";
     if (std::string(text) == "0" || std::string(text) == "99999999999TiB") what += " above 0";
-    EXPECT_EQ(error_of(yaml), "m.yaml:4: devices[0].memory: expected " + what + ", got '" + shown + "'")
+    EXPECT_EQ(error_of(yaml),
+              "m.yaml:4: devices[0].memory: expected " + what + ", got '" + shown + "'")
         << text;
   }
 }
@@ -193,19 +199,24 @@ TEST(MockMachineFile, UnknownKeysAreErrorsAtTheirLine) {
 }
 
 TEST(MockMachineFile, MissingAndMistypedFields) {
-  EXPECT_EQ(error_of("devices: []\n"), "m.yaml:1: name: expected a machine name (required), got ''");
-  EXPECT_EQ(error_of("name: x\n"), "m.yaml:1: devices: expected a list of devices (required), got ''");
-  EXPECT_EQ(error_of("name: x\ndevices: 4\n"), "m.yaml:2: devices: expected a list of devices, got '4'");
+  EXPECT_EQ(error_of("devices: []\n"),
+            "m.yaml:1: name: expected a machine name (required), got ''");
+  EXPECT_EQ(error_of("name: x\n"),
+            "m.yaml:1: devices: expected a list of devices (required), got ''");
+  EXPECT_EQ(error_of("name: x\ndevices: 4\n"),
+            "m.yaml:2: devices: expected a list of devices, got '4'");
   EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    compute_capability: '9.0'\n"),
             "m.yaml:3: devices[0].memory: expected a size in bytes or with a unit (B, KiB, MiB, "
             "GiB, TiB, KB, MB, GB, TB) (required), got ''");
-  EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    compute_capability: 9\n"
-                     "    multiprocessors: 1\n"),
-            "m.yaml:5: devices[0].compute_capability: expected a compute capability such as \"9.0\", "
-            "got '9'");
-  EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    compute_capability: '9.0'\n"
-                     "    multiprocessors: many\n"),
-            "m.yaml:6: devices[0].multiprocessors: expected an integer from 1 to 100000, got 'many'");
+  EXPECT_EQ(
+      error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    compute_capability: 9\n"
+               "    multiprocessors: 1\n"),
+      "m.yaml:5: devices[0].compute_capability: expected a compute capability such as \"9.0\", "
+      "got '9'");
+  EXPECT_EQ(
+      error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    compute_capability: '9.0'\n"
+               "    multiprocessors: many\n"),
+      "m.yaml:6: devices[0].multiprocessors: expected an integer from 1 to 100000, got 'many'");
   EXPECT_EQ(error_of("name: x\ndriver_version: 13.0\ndevices: []\n"),
             "m.yaml:2: driver_version: expected an integer from 1 to 1000000, got '13.0'");
   EXPECT_EQ(error_of("[1, 2]\n"),
@@ -215,17 +226,19 @@ TEST(MockMachineFile, MissingAndMistypedFields) {
 }
 
 TEST(MockMachineFile, IdentifierSyntaxAndUniqueness) {
-  const std::string device = "name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    "
-                             "compute_capability: '9.0'\n    multiprocessors: 1\n";
+  const std::string device =
+      "name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    "
+      "compute_capability: '9.0'\n    multiprocessors: 1\n";
   EXPECT_EQ(error_of(device + "    uuid: GPU-123\n"),
             "m.yaml:7: devices[0].uuid: expected a UUID such as "
             "GPU-01234567-89ab-cdef-0123-456789abcdef, got 'GPU-123'");
   EXPECT_EQ(error_of(device + "    pci_bus_id: 1B:00.0\n"),
             "m.yaml:7: devices[0].pci_bus_id: expected a PCI bus id such as 00000000:1B:00.0, got "
             "'1B:00.0'");
-  EXPECT_EQ(error_of(device + "    mig_uuid: GPU-01234567-89ab-cdef-0123-456789abcdef\n"),
-            "m.yaml:7: devices[0].mig_uuid: expected a MIG UUID such as "
-            "MIG-01234567-89ab-cdef-0123-456789abcdef, got 'GPU-01234567-89ab-cdef-0123-456789abcdef'");
+  EXPECT_EQ(
+      error_of(device + "    mig_uuid: GPU-01234567-89ab-cdef-0123-456789abcdef\n"),
+      "m.yaml:7: devices[0].mig_uuid: expected a MIG UUID such as "
+      "MIG-01234567-89ab-cdef-0123-456789abcdef, got 'GPU-01234567-89ab-cdef-0123-456789abcdef'");
   EXPECT_EQ(error_of(device + "    uuid: GPU-01234567-89ab-cdef-0123-456789abcdef\n    count: 2\n"),
             "m.yaml:7: devices[0].uuid: expected no uuid on a device with count > 1, got "
             "'GPU-01234567-89ab-cdef-0123-456789abcdef'");
@@ -242,26 +255,30 @@ TEST(MockMachineFile, IdentifierSyntaxAndUniqueness) {
 }
 
 TEST(MockMachineFile, FaultCodesAndEntryPoints) {
-  const std::string head = "name: x\ndevices:\n  - {name: a, memory: 1, compute_capability: '9.0', "
-                           "multiprocessors: 1}\nfaults:\n";
+  const std::string head =
+      "name: x\ndevices:\n  - {name: a, memory: 1, compute_capability: '9.0', "
+      "multiprocessors: 1}\nfaults:\n";
   EXPECT_EQ(error_of(head + "  driver_init: CUDA_ERROR_NOPE\n"),
             "m.yaml:5: faults.driver_init: expected a non-zero CUDA result code (name or number), "
             "got 'CUDA_ERROR_NOPE'");
   EXPECT_EQ(error_of(head + "  driver_init: NVML_ERROR_UNKNOWN\n"),
             "m.yaml:5: faults.driver_init: expected a non-zero CUDA result code (name or number), "
             "got 'NVML_ERROR_UNKNOWN'");
-  EXPECT_EQ(error_of(head + "  nvml_init: NVML_SUCCESS\n"),
-            "m.yaml:5: faults.nvml_init: expected a non-zero NVML result code (name or number), got "
-            "'NVML_SUCCESS'");
+  EXPECT_EQ(
+      error_of(head + "  nvml_init: NVML_SUCCESS\n"),
+      "m.yaml:5: faults.nvml_init: expected a non-zero NVML result code (name or number), got "
+      "'NVML_SUCCESS'");
   EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemAlloc, code: 2}\n"),
             "m.yaml:6: faults.calls[0].entry: expected an exported entry point such as "
             "cuMemAlloc_v2, got 'cuMemAlloc'");
-  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuInit, nth: -1, code: 2}\n"),
-            "m.yaml:6: faults.calls[0].nth: expected an integer from 0 to 18446744073709551615, got "
-            "'-1'");
-  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: nvmlInit_v2, code: CUDA_ERROR_UNKNOWN}\n"),
-            "m.yaml:6: faults.calls[0].code: expected a non-zero NVML result code (name or number), "
-            "got 'CUDA_ERROR_UNKNOWN'");
+  EXPECT_EQ(
+      error_of(head + "  calls:\n    - {entry: cuInit, nth: -1, code: 2}\n"),
+      "m.yaml:6: faults.calls[0].nth: expected an integer from 0 to 18446744073709551615, got "
+      "'-1'");
+  EXPECT_EQ(
+      error_of(head + "  calls:\n    - {entry: nvmlInit_v2, code: CUDA_ERROR_UNKNOWN}\n"),
+      "m.yaml:6: faults.calls[0].code: expected a non-zero NVML result code (name or number), "
+      "got 'CUDA_ERROR_UNKNOWN'");
   EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuInit}\n"),
             "m.yaml:6: faults.calls[0].code: expected a result code (required), got ''");
   EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 1, code: 700}\n"),
@@ -289,9 +306,10 @@ TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
     load_machine("4xh10");
     FAIL() << "no error";
   } catch (const MachineFileError& e) {
-    EXPECT_STREQ(e.what(),
-                 "4xh10:0: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
-                 "or a readable machine file, got '4xh10'");
+    EXPECT_STREQ(
+        e.what(),
+        "4xh10:0: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
+        "or a readable machine file, got '4xh10'");
   }
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
 }

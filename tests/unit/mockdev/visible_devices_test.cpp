@@ -1,11 +1,12 @@
 // CUDA_VISIBLE_DEVICES at driver level: for each row the machine is reset, the variable set,
 // cuInit called, and the visible devices identified through cuDeviceGetUuid_v2.
 
+#include "engine/visible_devices.h"
+
 #include <cstring>
 #include <optional>
 #include <string>
 
-#include "engine/visible_devices.h"
 #include "mock_test.h"
 
 namespace mockdev::testing {
@@ -19,11 +20,14 @@ struct Row {
 
 std::string machine_path(const char* machine) {
   std::string m = machine;
-  return m.find(".yaml") == std::string::npos ? m : std::string(MOCKDEV_TEST_MACHINES_DIR) + "/" + m;
+  return m.find(".yaml") == std::string::npos ? m
+                                              : std::string(MOCKDEV_TEST_MACHINES_DIR) + "/" + m;
 }
 
 std::string uuid_prefix(const char* machine, int device, std::size_t length) {
-  return load_machine(machine_path(machine)).devices[static_cast<std::size_t>(device)].uuid.substr(0, length);
+  return load_machine(machine_path(machine))
+      .devices[static_cast<std::size_t>(device)]
+      .uuid.substr(0, length);
 }
 
 class MockVisibleDevices : public MockTest, public ::testing::WithParamInterface<Row> {};
@@ -58,7 +62,8 @@ TEST_P(MockVisibleDevices, DriverSeesTheListedDevices) {
       for (char c : text.substr(4)) {
         if (c != '-') hex += c;
       }
-      for (int i = 0; i < 16; ++i) expected.bytes[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+      for (int i = 0; i < 16; ++i)
+        expected.bytes[i] = static_cast<char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
       if (std::memcmp(expected.bytes, uuid.bytes, 16) == 0) found = static_cast<int>(p);
     }
     EXPECT_EQ(found, row.physical[static_cast<std::size_t>(ordinal)]) << "ordinal " << ordinal;
@@ -84,7 +89,7 @@ std::vector<Row> rows() {
       {"8xh100", "4,3,two,one", {4, 3}},
       {"4xh100", uuid_prefix("4xh100", 1, 40), {1}},
       {"4xh100", uuid_prefix("4xh100", 3, 12) + "," + uuid_prefix("4xh100", 0, 12), {3, 0}},
-      {"4xh100", "GPU-", {}},  // a prefix of every UUID: ambiguous
+      {"4xh100", "GPU-", {}},                                // a prefix of every UUID: ambiguous
       {"4xh100", uuid_prefix("4xh100", 2, 12) + ",2", {2}},  // stops at the non-UUID entry
       {k8, "GPU-9e8d35e3", {1}},
       {k8, "GPU-e4,GPU-9e8d35e3", {2, 1}},

@@ -88,8 +88,8 @@ class Parser {
     std::string list;
     for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
     std::set<std::string> seen;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& key = it->first;
+    for (const auto& entry : map) {
+      const YAML::Node key = entry.first;  // a copy: yaml-cpp's iterator yields temporaries
       std::string name = key.IsScalar() ? key.Scalar() : shown(key);
       bool ok = key.IsScalar() && std::find(known.begin(), known.end(), name) != known.end();
       std::string where = path.empty() ? "(document)" : path;

@@ -119,7 +119,7 @@ const std::vector<Row>& rows() {
   return kRows;
 }
 
-class VisibleDevicesTest : public ::testing::TestWithParam<Row> {};
+class VisibleDevicesConformance : public ::testing::TestWithParam<Row> {};
 
 void check_row(const Row& row) {
   // The machine of this row, installed before anything touches the driver.
@@ -180,14 +180,14 @@ void check_row(const Row& row) {
               probe.count, device_count());
 }
 
-TEST_P(VisibleDevicesTest, CountsThroughNvmlAndDriver) {
+TEST_P(VisibleDevicesConformance, CountsThroughNvmlAndDriver) {
   const Row& row = GetParam();
   ASSERT_FALSE(is_initialized()) << "the parent of the row's child must never initialise";
   const ChildStatus status = run_in_child([&] { check_row(row); }, 20);
   EXPECT_TRUE(status.ok()) << row << " (" << row.note << "): child " << status.describe();
 }
 
-INSTANTIATE_TEST_SUITE_P(Spec, VisibleDevicesTest, ::testing::ValuesIn(rows()),
+INSTANTIATE_TEST_SUITE_P(Spec, VisibleDevicesConformance, ::testing::ValuesIn(rows()),
                          [](const ::testing::TestParamInfo<Row>& info) { return info.param.name; });
 
 }  // namespace

@@ -31,6 +31,14 @@ void atfork_child() {
   t_current = ThreadContext{};
 }
 
+// Note [Fork handler registration]: the handlers are registered when the library is
+// loaded, not at the first engine call. Registering lazily would call pthread_atfork while
+// holding the engine mutex, and a concurrent fork (which holds glibc's atfork lock while it
+// runs the prepare handlers, ours included) would then deadlock the two threads.
+__attribute__((constructor)) void register_fork_handlers() {
+  pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
 // Reads MOCKDEV_MACHINE (a path or a preset; kDefaultPreset when unset or empty).
 std::pair<MachineSpec, std::optional<std::string>> machine_from_environment() {
   const char* value = std::getenv("MOCKDEV_MACHINE");
@@ -55,7 +63,6 @@ State& state() {
     auto [machine, error] = machine_from_environment();
     install_machine(*s, std::move(machine), std::move(error));
     g_state = s;
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     return s;
   }();
   return *instance;

@@ -17,7 +17,8 @@
 // function-local pointer that is never deleted.
 //
 // Note [Fork handling]
-// pthread_atfork(prepare = lock, parent = unlock, child = re-create the mutex): a fork
+// pthread_atfork(prepare = lock, parent = unlock, child = re-create the mutex), registered
+// when libmockdev.so is loaded (Note [Fork handler registration] in engine_state.cpp): a fork
 // while another thread is inside the engine waits until that call finishes, so the child
 // never inherits a mutex held by a thread that does not exist there. The child handler also
 // records forked_after_init when the parent had initialised the driver (every CUDA entry

@@ -22,6 +22,20 @@ TEST_F(MockCuda, ExportsExactlyTheAbiEntryPoints) {
   EXPECT_EQ(dlsym(cu().handle, "cuDeviceTotalMem"), nullptr);
 }
 
+TEST_F(MockCuda, LoadedByPathItAnswersToItsSoname) {
+  // Every later dlopen("libcuda.so.1") in the process gets this same object (research 3.4).
+  ASSERT_NE(cu().handle, nullptr);  // loaded by path
+  ASSERT_NE(nv().handle, nullptr);
+  void* by_name = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(by_name, nullptr);
+  EXPECT_EQ(dlsym(by_name, "cuInit"), reinterpret_cast<void*>(cu().cuInit));
+  dlclose(by_name);
+  void* nvml_by_name = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(nvml_by_name, nullptr);
+  EXPECT_EQ(dlsym(nvml_by_name, "nvmlInit_v2"), reinterpret_cast<void*>(nv().nvmlInit_v2));
+  dlclose(nvml_by_name);
+}
+
 TEST_F(MockCuda, EveryEntryPointButTheQueriesNeedsCuInit) {
   int value = 0;
   CUdevice dev = 0;

@@ -1,6 +1,10 @@
 // Device memory of the simulated driver: accounting, OOM at capacity, cuMemGetInfo, the
 // NVML view of the same accounting, and live-object reports.
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "mock_test.h"
 
 namespace mockdev::testing {
@@ -129,6 +133,37 @@ TEST_F(MockMemory, NvmlReportsTheSameAccounting) {
   EXPECT_EQ(memory.used, 3ULL * kGiB);
   EXPECT_EQ(memory.free, 77ULL * kGiB);
   EXPECT_EQ(nv().nvmlShutdown(), NVML_SUCCESS);
+}
+
+TEST_F(MockMemory, ConcurrentThreadsKeepExactAccounting) {
+  ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 500;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      CUcontext ctx = nullptr;
+      if (cu().cuDevicePrimaryCtxRetain(&ctx, t % 4) != CUDA_SUCCESS ||
+          cu().cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+        ++failures;
+        return;
+      }
+      for (int i = 0; i < kRounds; ++i) {
+        CUdeviceptr p = 0;
+        if (cu().cuMemAlloc_v2(&p, 1000 + static_cast<std::size_t>(i)) != CUDA_SUCCESS) ++failures;
+        CUdevice dev = -1;
+        if (cu().cuCtxGetDevice(&dev) != CUDA_SUCCESS || dev != t % 4) ++failures;
+        if (cu().cuMemFree_v2(p) != CUDA_SUCCESS) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(control::call_count("cuMemAlloc_v2"), std::uint64_t{kThreads * kRounds});
+  EXPECT_EQ(control::live_objects().allocations, 0u);
+  EXPECT_EQ(control::live_objects().primary_contexts_active, 4u);
+  for (int d = 0; d < 4; ++d) EXPECT_EQ(control::used_bytes(d), 0u);
 }
 
 }  // namespace

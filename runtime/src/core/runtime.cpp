@@ -14,7 +14,7 @@ namespace accel::detail {
 namespace {
 
 std::atomic<std::uint64_t> g_next_generation{1};
-std::atomic<RuntimeState*> g_top{nullptr};
+using runtime_internal::g_top;
 std::mutex& stack_mutex() {
   static std::mutex* const mutex = new std::mutex();
   return *mutex;
@@ -35,6 +35,12 @@ void on_fork_child() noexcept {
   new (&stack_mutex()) std::mutex();
 }
 
+}  // namespace
+
+namespace runtime_internal {
+
+std::atomic<RuntimeState*> g_top{nullptr};
+
 RuntimeState* create_default_state() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -54,6 +60,10 @@ RuntimeState* create_default_state() {
   return g_top.load(std::memory_order_acquire);
 }
 
+}  // namespace runtime_internal
+
+namespace {
+
 std::string origin_text(const QueuedCall& call) { return call.origin; }
 
 }  // namespace
@@ -65,13 +75,6 @@ RuntimeState::RuntimeState(std::unique_ptr<Backend> backend, std::optional<Statu
 
 void RuntimeState::renew_generation() noexcept {
   generation_.store(g_next_generation.fetch_add(1), std::memory_order_relaxed);
-}
-
-RuntimeState& current_state() {
-  RuntimeState* state = g_top.load(std::memory_order_acquire);
-  if (state == nullptr) [[unlikely]]
-    state = create_default_state();
-  return *state;
 }
 
 RuntimeState* push_state(std::unique_ptr<RuntimeState> state) {
@@ -192,15 +195,13 @@ void check_device_ordinal(RuntimeState& state, int index, std::string_view opera
   }
 }
 
-void check_device_index_range(long long index) {
-  if (index < 0 || index > kMaxDeviceIndex) {
-    ErrorDetail detail;
-    if (index >= INT32_MIN && index <= INT32_MAX) detail.device = static_cast<int>(index);
-    throw Error(ErrorKind::kIndex, "Device index " + std::to_string(index) +
-                                       " is out of range for DeviceIndex [0, " +
-                                       std::to_string(kMaxDeviceIndex) + "]",
-                detail);
-  }
+void throw_device_index_range_error(long long index) {
+  ErrorDetail detail;
+  if (index >= INT32_MIN && index <= INT32_MAX) detail.device = static_cast<int>(index);
+  throw Error(ErrorKind::kIndex, "Device index " + std::to_string(index) +
+                                     " is out of range for DeviceIndex [0, " +
+                                     std::to_string(kMaxDeviceIndex) + "]",
+              detail);
 }
 
 }  // namespace accel::detail

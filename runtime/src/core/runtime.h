@@ -66,8 +66,19 @@ class RuntimeState {
   RuntimeState* previous_ = nullptr;
 };
 
+namespace runtime_internal {
+extern std::atomic<RuntimeState*> g_top;  // the installed state; null before first use
+RuntimeState* create_default_state();
+}  // namespace runtime_internal
+
 // The installed runtime; creates the default one from the environment on first use.
-RuntimeState& current_state();
+// Inline: it is on every fast path (one acquire load).
+inline RuntimeState& current_state() {
+  RuntimeState* state = runtime_internal::g_top.load(std::memory_order_acquire);
+  if (state == nullptr) [[unlikely]]
+    state = runtime_internal::create_default_state();
+  return *state;
+}
 
 // Installs `state` on top of the current one; returns it. For ScopedBackendOverride.
 RuntimeState* push_state(std::unique_ptr<RuntimeState> state);
@@ -104,8 +115,11 @@ void check_device_ordinal(RuntimeState& state, int index, std::string_view opera
 
 // Throws kIndex "Device index <i> is out of range for DeviceIndex [0, 127]" unless
 // 0 <= index <= 127 (spec §1.3).
-void check_device_index_range(long long index);
 inline constexpr int kMaxDeviceIndex = 127;
+[[noreturn]] void throw_device_index_range_error(long long index);
+inline void check_device_index_range(long long index) {
+  if (index < 0 || index > kMaxDeviceIndex) [[unlikely]] throw_device_index_range_error(index);
+}
 
 // The backend's name in upper case ("CUDA"), for PyTorch-style messages.
 std::string upper_backend_name(const RuntimeState& state);

@@ -39,15 +39,16 @@
 namespace accel::test {
 namespace {
 
-const std::string kEightGpus = std::string(ACCEL_CONFORMANCE_DATA_DIR) + "/visible_devices_8gpu.yaml";
+const std::string kEightGpus =
+    std::string(ACCEL_CONFORMANCE_DATA_DIR) + "/visible_devices_8gpu.yaml";
 const std::string kTwoGpus = "2xa100";
 
 struct Row {
-  std::string name;                   // gtest parameter name
-  std::string machine;                // machine file or preset
-  std::optional<std::string> value;   // CUDA_VISIBLE_DEVICES; nullopt = unset
-  std::optional<int> nvml_count;      // fork-safe count; nullopt = NVML path cannot answer
-  std::vector<int> driver_visible;    // physical devices the driver exposes, in order
+  std::string name;                  // gtest parameter name
+  std::string machine;               // machine file or preset
+  std::optional<std::string> value;  // CUDA_VISIBLE_DEVICES; nullopt = unset
+  std::optional<int> nvml_count;     // fork-safe count; nullopt = NVML path cannot answer
+  std::vector<int> driver_visible;   // physical devices the driver exposes, in order
   std::string note;
 };
 
@@ -69,14 +70,22 @@ const std::vector<Row>& rows() {
       {"TrailingWordsStop", kEightGpus, "4,3,two,one", 2, {4, 3}, ""},
       {"UuidPrefix", kEightGpus, "GPU-9e8d35e3", 1, {1}, ""},
       {"UuidListStopsAtOrdinal", kEightGpus, "GPU-123, 2", 0, {}, "GPU-123 matches nothing"},
-      {"MigFallsBackToDriver", kEightGpus, "MIG-89c850dc", std::nullopt, {3},
+      {"MigFallsBackToDriver",
+       kEightGpus,
+       "MIG-89c850dc",
+       std::nullopt,
+       {3},
        "NVML path cannot resolve MIG: driver count"},
       {"UuidsInOrder", kEightGpus, "GPU-e4,GPU-9e8d35e3", 2, {2, 1}, ""},
       {"ThreeUuids", kEightGpus, "GPU-9e8d35e3,GPU-1,GPU-47", 3, {1, 7, 5}, ""},
       {"UnknownUuidFirstHidesAll", kEightGpus, "GPU-123,GPU-9e8d35e3", 0, {}, ""},
       {"UnknownUuidStops", kEightGpus, "GPU-9e8d35e3,GPU-123,GPU-47", 1, {1}, ""},
       {"AmbiguousUuidStops", kEightGpus, "GPU-9e8d35e3,GPU-e,GPU-47", 1, {1}, ""},
-      {"SameDeviceTwiceHidesAll", kEightGpus, "GPU-9e8d35e3,GPU-47,GPU-9e8", 0, {},
+      {"SameDeviceTwiceHidesAll",
+       kEightGpus,
+       "GPU-9e8d35e3,GPU-47,GPU-9e8",
+       0,
+       {},
        "GPU-9e8 is device 1 again"},
       {"TruncatedAtMissingOrdinalKeepsAll", kTwoGpus, "1, 0", 2, {1, 0}, "2 devices"},
       {"TruncatedAtMissingOrdinal", kTwoGpus, "1, 5, 0", 1, {1}, "2 devices"},
@@ -96,7 +105,11 @@ const std::vector<Row>& rows() {
       {"BadNegativeLater", kEightGpus, "3,-1,2", 1, {3}, ""},
       {"BadRepeatedZero", kEightGpus, "0,0", 0, {}, ""},
       {"BadPrefixOnly", kEightGpus, "GPU-", 0, {}, "matches all 8: ambiguous"},
-      {"BadMigPrefixOnly", kEightGpus, "MIG-", std::nullopt, {3},
+      {"BadMigPrefixOnly",
+       kEightGpus,
+       "MIG-",
+       std::nullopt,
+       {3},
        "one MIG device: the driver resolves it"},
       {"BadUppercaseUuid", kEightGpus, "GPU-9E8D35E3", 0, {}, "case-sensitive"},
       {"BadRepeatedUuid", kEightGpus, "GPU-9e8d35e3,GPU-9e8d35e3", 0, {}, ""},
@@ -104,16 +117,27 @@ const std::vector<Row>& rows() {
       {"BadOrdinalThenUuid", kEightGpus, "1,GPU-9e8d35e3", 1, {1}, ""},
       {"BadNonUtf8", kEightGpus, "\xff\xfe", 0, {}, ""},
       {"BadVeryLong", kEightGpus, std::string(20000, '7'), 0, {}, "one huge ordinal"},
-      {"BadManyRepeats", kEightGpus,
+      {"BadManyRepeats",
+       kEightGpus,
        [] {
          std::string v;
          for (int i = 0; i < 2000; ++i) v += "5,";
          return v;
        }(),
-       0, {}, "duplicates"},
-      {"BlankBeforeUuid", kEightGpus, " GPU-9e8d35e3", 0, {1},
+       0,
+       {},
+       "duplicates"},
+      {"BlankBeforeUuid",
+       kEightGpus,
+       " GPU-9e8d35e3",
+       0,
+       {1},
        "differs: PyTorch reads it as a number; the simulated driver trims"},
-      {"BlankBetweenUuids", kEightGpus, "GPU-e4, GPU-9e8d35e3", 1, {2, 1},
+      {"BlankBetweenUuids",
+       kEightGpus,
+       "GPU-e4, GPU-9e8d35e3",
+       1,
+       {2, 1},
        "differs: PyTorch stops at ' GPU-...'; the simulated driver trims"},
   };
   return kRows;

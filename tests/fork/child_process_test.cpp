@@ -26,8 +26,7 @@ TEST(ChildProcessHarness, ReportsAFailedExpectation) {
     ADD_FAILURE() << "deliberate failure inside the child";
   });
   EXPECT_TRUE(status.exited);
-  EXPECT_EQ(status.exit_code, static_cast<int>(ChildExit::kExpectationFailed))
-      << status.describe();
+  EXPECT_EQ(status.exit_code, static_cast<int>(ChildExit::kExpectationFailed)) << status.describe();
 }
 
 TEST(ChildProcessHarness, ReportsAnEscapedException) {

@@ -12,8 +12,8 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <initializer_list>
 #include <string>
@@ -126,7 +126,10 @@ TEST(ForkFromInitialisedParent, EveryDeviceApiRaisesForkError) {
   EXPECT_FALSE(is_in_bad_fork());
   EXPECT_TRUE(is_initialized());
   EXPECT_EQ(current_device_index(), 2);
-  { DeviceIndexGuard guard(1); EXPECT_EQ(current_device_index(), 1); }
+  {
+    DeviceIndexGuard guard(1);
+    EXPECT_EQ(current_device_index(), 1);
+  }
   EXPECT_EQ(current_device_index(), 2);
 }
 
@@ -181,13 +184,14 @@ TEST(ForkUnderLoad, HammeringThreadNeverDeadlocksAChild) {
   stop = true;
   hammer.join();
   EXPECT_EQ(timed_out, 0) << "children killed by SIGALRM (deadlocked after fork)";
-  EXPECT_TRUE(failures.empty()) << failures.size() << " of " << kForks << " children failed; first: "
+  EXPECT_TRUE(failures.empty()) << failures.size() << " of " << kForks
+                                << " children failed; first: "
                                 << (failures.empty() ? "" : failures.front())
                                 << " (30: wrong device_count, 31: no ForkError)";
-  std::printf("[ fork ] %d forks while a thread hammered the runtime (%llu iterations): %d timed "
-              "out, %zu failed\n",
-              kForks, static_cast<unsigned long long>(iterations.load()), timed_out,
-              failures.size());
+  std::printf(
+      "[ fork ] %d forks while a thread hammered the runtime (%llu iterations): %d timed "
+      "out, %zu failed\n",
+      kForks, static_cast<unsigned long long>(iterations.load()), timed_out, failures.size());
 }
 
 }  // namespace

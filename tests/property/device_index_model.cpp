@@ -34,7 +34,7 @@ bool valid(int index) { return index >= 0 && index < kDevices; }
 std::optional<ErrorKind> guard_rejection(int index) {
   if (valid(index)) return std::nullopt;
   if (index < 0 || index > 127) return ErrorKind::kIndex;  // DeviceIndex range
-  return ErrorKind::kDriver;                                // invalid device ordinal
+  return ErrorKind::kDriver;                               // invalid device ordinal
 }
 
 std::optional<ErrorKind> set_rejection(int index) {
@@ -213,9 +213,8 @@ bool check_device_index_programs(const char* description, Coverage& coverage) {
   return rc::check(description, [&] {
     Sut sut(workers, coverage);
     const auto commands = *rc::state::gen::commands(
-        Model{},
-        rc::state::gen::execOneOfWithArgs<SetDevice, EnterGuard, LeaveGuard, ThrowInGuard,
-                                          Query>());
+        Model{}, rc::state::gen::execOneOfWithArgs<SetDevice, EnterGuard, LeaveGuard, ThrowInGuard,
+                                                   Query>());
     rc::state::runAll(commands, Model{}, sut);
     ++coverage.programs;
     coverage.commands += commands.size();

@@ -51,8 +51,8 @@ TEST(DeviceIndexStateMachine, MockedBackend) {
   backend->install_defaults(machine);
   detail::ScopedBackendOverride override_backend(std::move(backend));
   Coverage coverage;
-  EXPECT_TRUE(
-      device_model::check_device_index_programs("device index programs on a mocked backend", coverage));
+  EXPECT_TRUE(device_model::check_device_index_programs("device index programs on a mocked backend",
+                                                        coverage));
   report("mocked backend", coverage);
   expect_enough_programs(coverage);
 }

@@ -55,9 +55,9 @@ bool ChildStatus::timed_out() const { return !exited && signal == SIGALRM; }
 std::string ChildStatus::describe() const {
   if (exited) {
     std::string name = "unnamed";
-    for (ChildExit code : {ChildExit::kOk, ChildExit::kExpectationFailed,
-                           ChildExit::kUnexpectedException, ChildExit::kUnknownException,
-                           ChildExit::kForkFailed}) {
+    for (ChildExit code :
+         {ChildExit::kOk, ChildExit::kExpectationFailed, ChildExit::kUnexpectedException,
+          ChildExit::kUnknownException, ChildExit::kForkFailed}) {
       if (static_cast<int>(code) == exit_code) name = std::string(to_string(code));
     }
     return "exited with " + name + " (" + std::to_string(exit_code) + ")";

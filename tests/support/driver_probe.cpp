@@ -18,8 +18,8 @@ DriverCount driver_device_count() {
     out.error = why ? why : "dlopen failed";
     return out;
   }
-  auto fn = reinterpret_cast<cuda_abi::PFN_cuDeviceGetCount_v2000>(
-      dlsym(handle, "cuDeviceGetCount"));
+  auto fn =
+      reinterpret_cast<cuda_abi::PFN_cuDeviceGetCount_v2000>(dlsym(handle, "cuDeviceGetCount"));
   if (fn == nullptr) {
     out.error = "cuDeviceGetCount not exported";
     return out;

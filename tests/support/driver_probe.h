@@ -10,8 +10,8 @@
 namespace accel::test {
 
 struct DriverCount {
-  int result = -1;  // the CUresult of cuDeviceGetCount (-1: the driver could not be loaded)
-  int count = -1;   // the count it wrote (-1 when it wrote nothing)
+  int result = -1;    // the CUresult of cuDeviceGetCount (-1: the driver could not be loaded)
+  int count = -1;     // the count it wrote (-1 when it wrote nothing)
   std::string error;  // why the driver could not be loaded
 };
 

@@ -4,7 +4,8 @@
 //
 // Usage:
 //   EXPECT_TRUE(is_error(catch_error([] { accel::set_device_index("cpu"); }),
-//                        accel::ErrorKind::kValue, "cpu doesn't match the current accelerator cuda."));
+//                        accel::ErrorKind::kValue, "cpu doesn't match the current accelerator
+//                        cuda."));
 // Values only; thread-safe.
 
 #include <gtest/gtest.h>

@@ -14,7 +14,9 @@ void MockBackend::install_defaults(std::shared_ptr<FakeMachine> machine) {
   ON_CALL(*this, type()).WillByDefault(Return(DeviceType::kCUDA));
   ON_CALL(*this, name()).WillByDefault(Return(std::string("cuda")));
   ON_CALL(*this, fork_safe_device_count()).WillByDefault(Return(count));
-  ON_CALL(*this, driver_device_count()).WillByDefault([count] { return detail::Result<int>(count); });
+  ON_CALL(*this, driver_device_count()).WillByDefault([count] {
+    return detail::Result<int>(count);
+  });
   ON_CALL(*this, initialize()).WillByDefault([] { return detail::Status(); });
   ON_CALL(*this, device_count()).WillByDefault(Return(count));
   ON_CALL(*this, set_device).WillByDefault([m](int index) { return m->set_device(index); });

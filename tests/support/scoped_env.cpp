@@ -16,8 +16,7 @@ void apply(const std::string& name, const std::optional<std::string>& value) {
 
 }  // namespace
 
-ScopedEnv::ScopedEnv(std::string name, std::optional<std::string> value)
-    : name_(std::move(name)) {
+ScopedEnv::ScopedEnv(std::string name, std::optional<std::string> value) : name_(std::move(name)) {
   if (const char* old = std::getenv(name_.c_str())) previous_ = old;
   apply(name_, value);
 }

@@ -2,6 +2,8 @@
 // normal exit, on exceptions and when a backend call fails inside the scope; nesting;
 // no backend switch for the index already current; one thread never sees another's.
 
+#include "accel/device_index_guard.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +11,6 @@
 #include <thread>
 
 #include "accel/accelerator.h"
-#include "accel/device_index_guard.h"
 #include "accel/error.h"
 #include "accel/lazy_init.h"
 #include "backend_fixture.h"
@@ -98,9 +99,7 @@ TEST_F(DeviceIndexGuardTest, ExchangeDeviceReturnsThePrevious) {
 
 TEST_F(DeviceIndexGuardTest, ExitRestoresWithoutCreatingAContext) {
   // Device 0 never got a context; leaving the guard must not create one (maybe_set_device).
-  {
-    DeviceIndexGuard guard(2);
-  }
+  { DeviceIndexGuard guard(2); }
   EXPECT_EQ(current_device_index(), 0);
   EXPECT_EQ(machine().contexts().count(0), 0u) << "restoring device 0 created a context on it";
   EXPECT_EQ(machine().contexts().count(2), 1u) << "entering a guard must create the context";
@@ -109,9 +108,9 @@ TEST_F(DeviceIndexGuardTest, ExitRestoresWithoutCreatingAContext) {
 TEST_F(DeviceIndexGuardTest, BackendFailureInsideAGuardStillRestoresTheDevice) {
   set_device_index(1);
   ON_CALL(backend(), memory_info(3)).WillByDefault([](int) {
-    return detail::Result<MemoryInfo>(detail::Status(
-        ErrorKind::kDriver, "cuMemGetInfo: CUDA_ERROR_ECC_UNCORRECTABLE (device=3)",
-        ErrorDetail{3, 214, "CUDA_ERROR_ECC_UNCORRECTABLE"}));
+    return detail::Result<MemoryInfo>(
+        detail::Status(ErrorKind::kDriver, "cuMemGetInfo: CUDA_ERROR_ECC_UNCORRECTABLE (device=3)",
+                       ErrorDetail{3, 214, "CUDA_ERROR_ECC_UNCORRECTABLE"}));
   });
   CaughtError caught;
   {

@@ -78,8 +78,9 @@ TEST_F(DeviceResolutionTest, MalformedDeviceStringsNameTheString) {
 }
 
 TEST_F(DeviceResolutionTest, UnknownDeviceTypeIsNamed) {
-  EXPECT_TRUE(is_error(catch_error([] { set_device_index("tpu:0"); }), ErrorKind::kRuntime,
-                       "Expected one of cpu, cuda, xpu device type at start of device string: tpu"));
+  EXPECT_TRUE(
+      is_error(catch_error([] { set_device_index("tpu:0"); }), ErrorKind::kRuntime,
+               "Expected one of cpu, cuda, xpu device type at start of device string: tpu"));
 }
 
 TEST_F(DeviceResolutionTest, ResolutionErrorsHappenBeforeInitialisation) {
@@ -121,7 +122,8 @@ TEST_F(DeviceResolutionTest, MemoryInfoRejectsNegativeIndex) {
 
 TEST_F(DeviceResolutionTest, InvalidOrdinalIsADriverError) {
   const CaughtError caught = catch_error([] { set_device_index(4); });
-  EXPECT_TRUE(is_error_containing(caught, ErrorKind::kDriver, "CUDA error: invalid device ordinal"));
+  EXPECT_TRUE(
+      is_error_containing(caught, ErrorKind::kDriver, "CUDA error: invalid device ordinal"));
   EXPECT_EQ(current_device_index(), 0);  // unchanged
   EXPECT_TRUE(is_error_containing(catch_error([] { exchange_device(4); }), ErrorKind::kDriver,
                                   "CUDA error: invalid device ordinal"));
@@ -178,8 +180,8 @@ TEST_F(NoAcceleratorResolutionTest, DeviceArgumentNeedsAnAccelerator) {
 
 TEST_F(NoAcceleratorResolutionTest, DeviceCallsFailWithoutAnAccelerator) {
   for (const auto& call : std::initializer_list<std::function<void()>>{
-           [] { current_device_index(); }, [] { set_device_index(0); },
-           [] { exchange_device(0); }, [] { init(); }, [] { get_memory_info(0); }}) {
+           [] { current_device_index(); }, [] { set_device_index(0); }, [] { exchange_device(0); },
+           [] { init(); }, [] { get_memory_info(0); }}) {
     const CaughtError caught = catch_error(call);
     EXPECT_TRUE(caught.thrown());
     EXPECT_EQ(caught.type, "Error") << caught.describe();

@@ -4,6 +4,8 @@
 // DeferredCallError naming where it was queued and leaves everything replayable;
 // re-entrant calls from a queued callback do not deadlock.
 
+#include "accel/lazy_init.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,7 +18,6 @@
 #include "accel/accelerator.h"
 #include "accel/device_index_guard.h"
 #include "accel/error.h"
-#include "accel/lazy_init.h"
 #include "backend_fixture.h"
 #include "error_check.h"
 

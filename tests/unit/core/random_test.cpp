@@ -1,6 +1,8 @@
 // Per-device RNG state (spec §2.13): deferred setters, the 16-byte seed+offset state,
 // round trips, and which device each call reaches.
 
+#include "accel/random.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +12,6 @@
 #include "accel/accelerator.h"
 #include "accel/error.h"
 #include "accel/lazy_init.h"
-#include "accel/random.h"
 #include "backend_fixture.h"
 #include "error_check.h"
 
@@ -101,7 +102,8 @@ TEST_F(RandomTest, SetRngStateRejectsAWrongSize) {
   EXPECT_EQ(caught.kind, ErrorKind::kValue) << caught.describe();
   EXPECT_NE(caught.message.find('3'), std::string::npos)
       << "the message should name the wrong size: " << caught.describe();
-  EXPECT_TRUE(catch_error([] { random::set_rng_state(std::vector<std::uint8_t>(17, 0)); }).thrown());
+  EXPECT_TRUE(
+      catch_error([] { random::set_rng_state(std::vector<std::uint8_t>(17, 0)); }).thrown());
   EXPECT_TRUE(catch_error([] { random::set_rng_state(std::vector<std::uint8_t>()); }).thrown());
   EXPECT_FALSE(is_initialized()) << "a rejected argument must not initialise";
 }

@@ -87,16 +87,16 @@ DeviceProperties get_device_properties(DeviceArg device = {});
 // What the runtime found, for diagnostics (`accel info`). Never initialises the runtime
 // and never throws; it may load the driver and NVML libraries (without calling cuInit).
 struct BackendReport {
-  std::string backend;             // "cuda", or "none" when no accelerator is selected
+  std::string backend;  // "cuda", or "none" when no accelerator is selected
   std::vector<std::string> compiled_backends;
   bool available = false;
   std::string unavailable_reason;  // empty when available
   std::string driver_path;         // the file loaded (or tried) for the driver
   bool driver_loaded = false;
-  int driver_version = 0;          // e.g. 13000; 0 when unknown
-  std::string nvml_path;           // the file loaded (or tried) for NVML
+  int driver_version = 0;  // e.g. 13000; 0 when unknown
+  std::string nvml_path;   // the file loaded (or tried) for NVML
   bool nvml_loaded = false;
-  std::string count_source;        // "nvml", "driver", or "none"
+  std::string count_source;  // "nvml", "driver", or "none"
   int device_count = 0;
 };
 BackendReport backend_report() noexcept;

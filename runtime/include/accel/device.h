@@ -65,8 +65,8 @@ class DeviceArg {
   DeviceArg(std::string text) : value_(std::move(text)) {}
   DeviceArg(std::string_view text) : value_(std::string(text)) {}
   template <class T>
-    requires(std::is_floating_point_v<T> || std::is_same_v<T, bool>)
-  DeviceArg(T) = delete;
+  requires(std::is_floating_point_v<T> || std::is_same_v<T, bool>) DeviceArg(T)
+  = delete;
 
   const Value& value() const noexcept { return value_; }
   bool is_none() const noexcept { return std::holds_alternative<std::monostate>(value_); }

@@ -35,9 +35,9 @@ enum class ErrorKind {
 std::string_view to_string(ErrorKind kind) noexcept;
 
 struct ErrorDetail {
-  std::optional<int> device;        // the device index the failure concerns
-  std::optional<int> driver_code;   // e.g. a CUresult
-  std::string driver_error_name;    // e.g. "CUDA_ERROR_INVALID_DEVICE"; empty if none
+  std::optional<int> device;       // the device index the failure concerns
+  std::optional<int> driver_code;  // e.g. a CUresult
+  std::string driver_error_name;   // e.g. "CUDA_ERROR_INVALID_DEVICE"; empty if none
 };
 
 class Error : public std::runtime_error {

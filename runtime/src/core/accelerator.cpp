@@ -191,7 +191,8 @@ BackendReport backend_report() noexcept {
     }
     if (state.backend() == nullptr) {
       report.backend = "none";
-      report.unavailable_reason = "no accelerator selected (ACCEL_BACKEND=none or no backend compiled)";
+      report.unavailable_reason =
+          "no accelerator selected (ACCEL_BACKEND=none or no backend compiled)";
       report.count_source = "none";
       return report;
     }

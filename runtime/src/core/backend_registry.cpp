@@ -43,9 +43,9 @@ Result<std::unique_ptr<Backend>> create_backend(std::string_view name) {
 #ifdef ACCEL_HAVE_CUDA_BACKEND
   if (name == "cuda") return cuda::create_cuda_backend();
 #endif
-  return Status(ErrorKind::kConfig, "create_backend: backend '" + std::string(name) +
-                                        "' is not compiled in (compiled backends: " +
-                                        compiled_list() + ")");
+  return Status(ErrorKind::kConfig,
+                "create_backend: backend '" + std::string(name) +
+                    "' is not compiled in (compiled backends: " + compiled_list() + ")");
 }
 
 BackendSelection select_backend(std::optional<std::string_view> requested) {
@@ -65,10 +65,9 @@ BackendSelection select_backend(std::optional<std::string_view> requested) {
     }
     return selection;
   }
-  selection.error = Status(ErrorKind::kConfig, "ACCEL_BACKEND: unknown backend '" +
-                                                   std::string(*requested) +
-                                                   "' (compiled backends: " + compiled_list() +
-                                                   "; or 'none')");
+  selection.error =
+      Status(ErrorKind::kConfig, "ACCEL_BACKEND: unknown backend '" + std::string(*requested) +
+                                     "' (compiled backends: " + compiled_list() + "; or 'none')");
   return selection;
 }
 

@@ -36,8 +36,8 @@ void lazy_call(std::function<void()> fn, LazyCallKind kind, CallSite where) {
                 "No accelerator is available; lazy_call requires an active accelerator.");
   }
   detail::LazyInitState& lazy = state.lazy();
-  std::string origin = std::string(where.file) + ":" + std::to_string(where.line) + " in " +
-                       where.function;
+  std::string origin =
+      std::string(where.file) + ":" + std::to_string(where.line) + " in " + where.function;
   if (lazy.in_bad_fork()) {
     // Note [Fork safety]: queue silently; init() will never run it in this process.
     lazy.enqueue(detail::QueuedCall{std::move(fn), std::move(origin)}, kind);

@@ -131,9 +131,7 @@ bool fork_handler_installed() noexcept { return g_fork_handler_installed.load();
 
 void run_fork_child_handler_for_testing() noexcept { on_fork_child(); }
 
-bool is_initializing_thread(const RuntimeState& state) noexcept {
-  return t_initializing == &state;
-}
+bool is_initializing_thread(const RuntimeState& state) noexcept { return t_initializing == &state; }
 
 void ensure_initialized(RuntimeState& state) {
   LazyInitState& lazy = state.lazy();
@@ -198,9 +196,9 @@ void check_device_ordinal(RuntimeState& state, int index, std::string_view opera
 void throw_device_index_range_error(long long index) {
   ErrorDetail detail;
   if (index >= INT32_MIN && index <= INT32_MAX) detail.device = static_cast<int>(index);
-  throw Error(ErrorKind::kIndex, "Device index " + std::to_string(index) +
-                                     " is out of range for DeviceIndex [0, " +
-                                     std::to_string(kMaxDeviceIndex) + "]",
+  throw Error(ErrorKind::kIndex,
+              "Device index " + std::to_string(index) + " is out of range for DeviceIndex [0, " +
+                  std::to_string(kMaxDeviceIndex) + "]",
               detail);
 }
 

@@ -40,9 +40,7 @@ class RuntimeState {
   LazyInitState& lazy() noexcept { return lazy_; }
   GeneratorSet& generators() noexcept { return generators_; }
 
-  std::uint64_t generation() const noexcept {
-    return generation_.load(std::memory_order_relaxed);
-  }
+  std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_relaxed); }
   // Gives this state a new generation: every thread's cached device becomes stale.
   void renew_generation() noexcept;
 
@@ -95,7 +93,8 @@ Backend& require_backend(RuntimeState& state);
 
 // Throws ForkError when `state` is in a bad fork (Note [Fork safety]).
 inline void fail_if_bad_fork(RuntimeState& state) {
-  if (state.lazy().in_bad_fork()) [[unlikely]] throw_fork_error(state);
+  if (state.lazy().in_bad_fork()) [[unlikely]]
+    throw_fork_error(state);
 }
 
 // Marks `state` fork-poisoning and installs the process-wide atfork child handler once.
@@ -118,7 +117,8 @@ void check_device_ordinal(RuntimeState& state, int index, std::string_view opera
 inline constexpr int kMaxDeviceIndex = 127;
 [[noreturn]] void throw_device_index_range_error(long long index);
 inline void check_device_index_range(long long index) {
-  if (index < 0 || index > kMaxDeviceIndex) [[unlikely]] throw_device_index_range_error(index);
+  if (index < 0 || index > kMaxDeviceIndex) [[unlikely]]
+    throw_device_index_range_error(index);
 }
 
 // The backend's name in upper case ("CUDA"), for PyTorch-style messages.

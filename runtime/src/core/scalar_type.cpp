@@ -7,12 +7,12 @@ namespace accel {
 
 namespace {
 constexpr std::array kAllScalarTypes = {
-    ScalarType::kUInt8,       ScalarType::kInt8,         ScalarType::kInt16,
-    ScalarType::kInt32,       ScalarType::kInt64,        ScalarType::kFloat16,
-    ScalarType::kFloat32,     ScalarType::kFloat64,      ScalarType::kComplex32,
-    ScalarType::kComplex64,   ScalarType::kComplex128,   ScalarType::kBool,
-    ScalarType::kQInt8,       ScalarType::kQUInt8,       ScalarType::kQInt32,
-    ScalarType::kBFloat16,    ScalarType::kQUInt4x2,     ScalarType::kQUInt2x4,
+    ScalarType::kUInt8,       ScalarType::kInt8,          ScalarType::kInt16,
+    ScalarType::kInt32,       ScalarType::kInt64,         ScalarType::kFloat16,
+    ScalarType::kFloat32,     ScalarType::kFloat64,       ScalarType::kComplex32,
+    ScalarType::kComplex64,   ScalarType::kComplex128,    ScalarType::kBool,
+    ScalarType::kQInt8,       ScalarType::kQUInt8,        ScalarType::kQInt32,
+    ScalarType::kBFloat16,    ScalarType::kQUInt4x2,      ScalarType::kQUInt2x4,
     ScalarType::kFloat8_e5m2, ScalarType::kFloat8_e4m3fn,
 };
 static_assert(kAllScalarTypes.size() == static_cast<std::size_t>(ScalarType::kFloat8_e4m3fn) + 1,

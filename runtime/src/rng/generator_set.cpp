@@ -5,8 +5,7 @@ namespace accel::detail {
 
 void GeneratorSet::reset(int device_count) {
   std::lock_guard lock(mutex_);
-  states_.assign(device_count > 0 ? static_cast<std::size_t>(device_count) : 0,
-                 GeneratorState{});
+  states_.assign(device_count > 0 ? static_cast<std::size_t>(device_count) : 0, GeneratorState{});
 }
 
 int GeneratorSet::size() const {

@@ -1,8 +1,8 @@
 // torch.accelerator.random over the installed runtime's GeneratorSet.
 #include "accel/random.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <random>
 #include <string>
 
@@ -33,9 +33,9 @@ GeneratorSet& generators_for(int device, std::string_view operation) {
   if (device < 0 || device >= generators.size()) {
     ErrorDetail detail;
     detail.device = device;
-    throw Error(ErrorKind::kIndex, std::string(operation) + ": device index " +
-                                       std::to_string(device) + " is out of range [0, " +
-                                       std::to_string(generators.size()) + ")",
+    throw Error(ErrorKind::kIndex,
+                std::string(operation) + ": device index " + std::to_string(device) +
+                    " is out of range [0, " + std::to_string(generators.size()) + ")",
                 detail);
   }
   return generators;

@@ -55,9 +55,9 @@ TEST(CudaBackendTest, ForkSafeCountAppliesVisibleDevices) {
   const Case cases[] = {
       {std::nullopt, 4},
       {"1,0", 2},
-      {"1, 5, 0", 1},   // truncated at the first ordinal NVML does not have
+      {"1, 5, 0", 1},  // truncated at the first ordinal NVML does not have
       {"", 0},
-      {"0,0", 0},       // duplicate: nothing visible
+      {"0,0", 0},  // duplicate: nothing visible
       {"3,2,1,0", 4},
       {"-1", 0},
       {"7", 0},
@@ -123,7 +123,7 @@ TEST(CudaBackendTest, MemoryInfoUsesTheDevicesContextAndSwitchesBack) {
 TEST(CudaBackendTest, SetAndMaybeSetDevice) {
   auto backend = create_cuda_backend();
   ASSERT_TRUE(backend->initialize().ok());
-  EXPECT_EQ(*backend->current_device(), 0);  // no context yet: device 0
+  EXPECT_EQ(*backend->current_device(), 0);        // no context yet: device 0
   ASSERT_TRUE(backend->maybe_set_device(2).ok());  // no context on 2: only a target
   EXPECT_EQ(*backend->current_device(), 2);
   EXPECT_EQ(mockdev::control::live_objects().primary_contexts_active, 0u);

@@ -58,8 +58,8 @@ extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
 }
 #else
 extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress(const char* symbol,
-                                                                           void** pfn, int,
-                                                                           cuuint64_t) {
+                                                                            void** pfn, int,
+                                                                            cuuint64_t) {
   return resolve(symbol, pfn, nullptr);
 }
 #endif

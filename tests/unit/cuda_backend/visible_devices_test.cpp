@@ -52,17 +52,17 @@ TEST(VisibleDevicesTest, NumericEdgeCases) {
   EXPECT_EQ(ordinals(""), (Ordinals{}));
   EXPECT_EQ(ordinals("3"), (Ordinals{3}));
   EXPECT_EQ(ordinals(" 1 ,\t2 "), (Ordinals{1, 2}));
-  EXPECT_EQ(ordinals("1,,2"), (Ordinals{1}));      // an empty element has no digits: stop
-  EXPECT_EQ(ordinals("+"), (Ordinals{}));          // a sign without digits: stop
-  EXPECT_EQ(ordinals("0,-0"), (Ordinals{}));       // -0 is 0: a duplicate
-  EXPECT_EQ(ordinals("1,-5,1"), (Ordinals{1}));    // stops before the duplicate
+  EXPECT_EQ(ordinals("1,,2"), (Ordinals{1}));    // an empty element has no digits: stop
+  EXPECT_EQ(ordinals("+"), (Ordinals{}));        // a sign without digits: stop
+  EXPECT_EQ(ordinals("0,-0"), (Ordinals{}));     // -0 is 0: a duplicate
+  EXPECT_EQ(ordinals("1,-5,1"), (Ordinals{1}));  // stops before the duplicate
   EXPECT_EQ(ordinals("99999999999999,0"), (Ordinals{2147483647, 0}));  // saturates
-  EXPECT_EQ(ordinals("gpu-1"), (Ordinals{}));      // lower case is not a UUID list
+  EXPECT_EQ(ordinals("gpu-1"), (Ordinals{}));  // lower case is not a UUID list
 }
 
 TEST(VisibleDevicesTest, UuidListEdgeCases) {
   EXPECT_EQ(uuids("GPU-a,GPU-b"), (Uuids{"GPU-a", "GPU-b"}));
-  EXPECT_EQ(uuids("GPU-a,GPU-b,GPU-a"), (Uuids{}));   // duplicate: nothing visible
+  EXPECT_EQ(uuids("GPU-a,GPU-b,GPU-a"), (Uuids{}));  // duplicate: nothing visible
   EXPECT_EQ(uuids("GPU-a,MIG-b,GPU-c"), (Uuids{"GPU-a"}));
   EXPECT_EQ(uuids("MIG-a,GPU-b"), (Uuids{"MIG-a"}));
   EXPECT_EQ(uuids("GPU-a,GPU-a"), (Uuids{}));
@@ -80,8 +80,7 @@ const Uuids kNvmlUuids = {
 
 TEST(VisibleDevicesTest, PartialUuidResolverExamples) {
   EXPECT_EQ(transform_uuid_to_ordinals({"GPU-9e8d35e3"}, kNvmlUuids), (Ordinals{1}));
-  EXPECT_EQ(transform_uuid_to_ordinals({"GPU-e4", "GPU-9e8d35e3"}, kNvmlUuids),
-            (Ordinals{2, 1}));
+  EXPECT_EQ(transform_uuid_to_ordinals({"GPU-e4", "GPU-9e8d35e3"}, kNvmlUuids), (Ordinals{2, 1}));
   EXPECT_EQ(transform_uuid_to_ordinals({"GPU-9e8d35e3", "GPU-1", "GPU-47"}, kNvmlUuids),
             (Ordinals{1, 7, 5}));
   EXPECT_EQ(transform_uuid_to_ordinals({"GPU-123", "GPU-9e8d35e3"}, kNvmlUuids), (Ordinals{}));

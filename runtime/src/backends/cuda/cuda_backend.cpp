@@ -18,9 +18,9 @@ namespace accel::detail::cuda {
 namespace {
 
 using cuda_abi::CUcontext;
+using cuda_abi::CUDA_SUCCESS;
 using cuda_abi::CUdevice;
 using cuda_abi::CUresult;
-using cuda_abi::CUDA_SUCCESS;
 
 constexpr int kMaxDevices = 128;  // DeviceIndex is int8 in PyTorch: [0, 127]
 
@@ -139,8 +139,8 @@ class CudaBackend final : public Backend {
     if (primary_[index].load(std::memory_order_acquire) != nullptr) return set_device(index);
     unsigned int flags = 0;
     int active = 0;
-    CUresult rc = driver_load_.library->api().cuDevicePrimaryCtxGetState(devices_[index], &flags,
-                                                                         &active);
+    CUresult rc =
+        driver_load_.library->api().cuDevicePrimaryCtxGetState(devices_[index], &flags, &active);
     if (rc != CUDA_SUCCESS) {
       return status(rc, "maybe_set_device: cuDevicePrimaryCtxGetState", index);
     }
@@ -160,7 +160,8 @@ class CudaBackend final : public Backend {
     rc = api.cuCtxGetDevice(&device);
     if (rc != CUDA_SUCCESS) return status(rc, "current_device: cuCtxGetDevice");
     auto it = std::find(devices_.begin(), devices_.end(), device);
-    return it != devices_.end() ? static_cast<int>(it - devices_.begin()) : static_cast<int>(device);
+    return it != devices_.end() ? static_cast<int>(it - devices_.begin())
+                                : static_cast<int>(device);
   }
 
   Result<DeviceProperties> device_properties(int index) noexcept override {
@@ -202,17 +203,18 @@ class CudaBackend final : public Backend {
 
   Result<MemoryInfo> memory_info(int index) noexcept override {
     MemoryInfo info;
-    Status result = with_device_context(index, "memory_info", [&](const DriverApi& api) {
-      return api.cuMemGetInfo(&info.free_bytes, &info.total_bytes);
-    }, "cuMemGetInfo");
+    Status result = with_device_context(
+        index, "memory_info",
+        [&](const DriverApi& api) { return api.cuMemGetInfo(&info.free_bytes, &info.total_bytes); },
+        "cuMemGetInfo");
     if (!result.ok()) return result;
     return info;
   }
 
   Status synchronize_device(int index) noexcept override {
-    return with_device_context(index, "synchronize_device",
-                               [](const DriverApi& api) { return api.cuCtxSynchronize(); },
-                               "cuCtxSynchronize");
+    return with_device_context(
+        index, "synchronize_device", [](const DriverApi& api) { return api.cuCtxSynchronize(); },
+        "cuCtxSynchronize");
   }
 
   BackendReport report() noexcept override {
@@ -246,18 +248,16 @@ class CudaBackend final : public Backend {
       } else {
         report.count_source = "none";
         count = 0;
-        report.unavailable_reason =
-            "NVML cannot count devices (" + nvml_reason +
-            ") and counting through the driver would initialise it";
+        report.unavailable_reason = "NVML cannot count devices (" + nvml_reason +
+                                    ") and counting through the driver would initialise it";
       }
       report.device_count = count;
       report.available = count > 0;
       if (count == 0 && report.unavailable_reason.empty()) {
         auto visible = visible_devices_variable();
-        report.unavailable_reason =
-            visible ? "no CUDA device is visible (CUDA_VISIBLE_DEVICES='" + std::string(*visible) +
-                          "')"
-                    : "no CUDA device found";
+        report.unavailable_reason = visible ? "no CUDA device is visible (CUDA_VISIBLE_DEVICES='" +
+                                                  std::string(*visible) + "')"
+                                            : "no CUDA device found";
       }
     } catch (...) {
     }
@@ -270,8 +270,8 @@ class CudaBackend final : public Backend {
     if (!driver_attempted_.load(std::memory_order_acquire)) {
       std::lock_guard lock(load_mutex_);
       if (!driver_attempted_.load()) {
-        driver_load_ = DriverLibrary::load(
-            paths_.driver.value_or(DriverLibrary::path_from_environment()));
+        driver_load_ =
+            DriverLibrary::load(paths_.driver.value_or(DriverLibrary::path_from_environment()));
         driver_attempted_.store(true, std::memory_order_release);
       }
     }
@@ -282,8 +282,7 @@ class CudaBackend final : public Backend {
     if (!nvml_attempted_.load(std::memory_order_acquire)) {
       std::lock_guard lock(load_mutex_);
       if (!nvml_attempted_.load()) {
-        nvml_load_ =
-            NvmlLibrary::load(paths_.nvml.value_or(NvmlLibrary::path_from_environment()));
+        nvml_load_ = NvmlLibrary::load(paths_.nvml.value_or(NvmlLibrary::path_from_environment()));
         nvml_attempted_.store(true, std::memory_order_release);
       }
     }

@@ -11,8 +11,8 @@ Status driver_status(const DriverLibrary& driver, int code, std::string_view ope
   detail.device = device;
   detail.driver_code = code;
   detail.driver_error_name = driver.error_name(code);
-  std::string message = std::string(operation) + ": CUDA error: " + driver.error_string(code) +
-                        " (";
+  std::string message =
+      std::string(operation) + ": CUDA error: " + driver.error_string(code) + " (";
   if (device) message += "device=" + std::to_string(*device) + ", ";
   message += "driver=" + detail.driver_error_name + ")";
   ErrorKind kind = ErrorKind::kDriver;

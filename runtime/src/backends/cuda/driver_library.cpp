@@ -46,8 +46,8 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == nullptr) {
       const char* error = dlerror();
-      result.reason = "cannot load the CUDA driver '" + path + "': " +
-                      (error ? error : "unknown dlopen error") +
+      result.reason = "cannot load the CUDA driver '" + path +
+                      "': " + (error ? error : "unknown dlopen error") +
                       " (set ACCEL_CUDA_DRIVER to the driver file to use another one)";
       return result;
     }
@@ -57,8 +57,8 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
     // Prefer the CUDA 12 resolver (it reports why a symbol is missing); fall back to 11.3's.
     auto* resolver_v2 = reinterpret_cast<cuda_abi::PFN_cuGetProcAddress_v12000>(
         dlsym(handle, "cuGetProcAddress_v2"));
-    auto* resolver_v1 = reinterpret_cast<cuda_abi::PFN_cuGetProcAddress_v11030>(
-        dlsym(handle, "cuGetProcAddress"));
+    auto* resolver_v1 =
+        reinterpret_cast<cuda_abi::PFN_cuGetProcAddress_v11030>(dlsym(handle, "cuGetProcAddress"));
     if (resolver_v2 == nullptr && resolver_v1 == nullptr) {
       result.reason = "the CUDA driver '" + path +
                       "' exports neither cuGetProcAddress_v2 nor cuGetProcAddress "
@@ -70,10 +70,10 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
     auto resolve = [&](const char* name, int version, void** pfn) -> bool {
       *pfn = nullptr;
       cuda_abi::CUdriverProcAddressQueryResult status = cuda_abi::CU_GET_PROC_ADDRESS_SUCCESS;
-      CUresult rc = resolver_v2 ? resolver_v2(name, pfn, version,
-                                              cuda_abi::CU_GET_PROC_ADDRESS_DEFAULT, &status)
-                                : resolver_v1(name, pfn, version,
-                                              cuda_abi::CU_GET_PROC_ADDRESS_DEFAULT);
+      CUresult rc =
+          resolver_v2
+              ? resolver_v2(name, pfn, version, cuda_abi::CU_GET_PROC_ADDRESS_DEFAULT, &status)
+              : resolver_v1(name, pfn, version, cuda_abi::CU_GET_PROC_ADDRESS_DEFAULT);
       if (rc == cuda_abi::CUDA_ERROR_STUB_LIBRARY) {
         result.reason = stub_reason(path);
         result.is_stub = true;
@@ -81,8 +81,8 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
       }
       if (rc != cuda_abi::CUDA_SUCCESS) {
         result.reason = "the CUDA driver '" + path + "' failed to resolve " + name +
-                        " at version " + std::to_string(version) + ": " +
-                        library->resolver_ + " returned " + code_text(rc);
+                        " at version " + std::to_string(version) + ": " + library->resolver_ +
+                        " returned " + code_text(rc);
         return false;
       }
       if (status != cuda_abi::CU_GET_PROC_ADDRESS_SUCCESS || *pfn == nullptr) {
@@ -92,7 +92,7 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
       }
       return true;
     };
-#define ACCEL_CUDA_RESOLVE(name, version, symbol, params)                                  \
+#define ACCEL_CUDA_RESOLVE(name, version, symbol, params) \
   if (!resolve(#name, version, reinterpret_cast<void**>(&library->api_.name))) return result;
     ACCEL_CUDA_ENTRY_POINTS(ACCEL_CUDA_RESOLVE)
 #undef ACCEL_CUDA_RESOLVE
@@ -104,8 +104,8 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
       return result;
     }
     if (rc != cuda_abi::CUDA_SUCCESS) {
-      result.reason = "cuDriverGetVersion failed for the CUDA driver '" + path +
-                      "': " + code_text(rc);
+      result.reason =
+          "cuDriverGetVersion failed for the CUDA driver '" + path + "': " + code_text(rc);
       return result;
     }
     result.library = std::move(library);

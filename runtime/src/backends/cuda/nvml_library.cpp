@@ -12,8 +12,7 @@ using nvml_abi::nvmlReturn_t;
 
 std::string NvmlLibrary::path_from_environment() {
   const char* value = std::getenv("ACCEL_NVML_LIBRARY");
-  return value != nullptr && *value != '\0' ? std::string(value)
-                                            : std::string("libnvidia-ml.so.1");
+  return value != nullptr && *value != '\0' ? std::string(value) : std::string("libnvidia-ml.so.1");
 }
 
 NvmlLibrary::LoadResult NvmlLibrary::load(const std::string& path) noexcept {
@@ -23,8 +22,8 @@ NvmlLibrary::LoadResult NvmlLibrary::load(const std::string& path) noexcept {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == nullptr) {
       const char* error = dlerror();
-      result.reason = "cannot load NVML '" + path + "': " +
-                      (error ? error : "unknown dlopen error") +
+      result.reason = "cannot load NVML '" + path +
+                      "': " + (error ? error : "unknown dlopen error") +
                       " (set ACCEL_NVML_LIBRARY to use another file)";
       return result;
     }
@@ -58,8 +57,8 @@ Status NvmlLibrary::failure(const char* operation, nvmlReturn_t code) const {
   const char* text = nvmlErrorString_ ? nvmlErrorString_(code) : nullptr;
   const char* name = nvml_abi::return_name(code);
   return Status(ErrorKind::kUnavailable,
-                std::string(operation) + ": " + (text ? text : "NVML error") +
-                    " (nvml=" + path_ + ", code=" + (name ? name : std::to_string(code)) + ")");
+                std::string(operation) + ": " + (text ? text : "NVML error") + " (nvml=" + path_ +
+                    ", code=" + (name ? name : std::to_string(code)) + ")");
 }
 
 Status NvmlLibrary::ensure_initialized() noexcept {

@@ -1,6 +1,5 @@
 #include "engine/driver_api.h"
 
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -44,7 +43,7 @@ CUresult cu_init(unsigned int flags) {
   if (visible.empty()) return CUDA_ERROR_NO_DEVICE;
   s.visible = std::move(visible);
   s.initialized = true;
-  s.init_pid = getpid();
+  s.init_pid = engine::current_pid();
   return CUDA_SUCCESS;
 }
 

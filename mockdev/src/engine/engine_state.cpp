@@ -22,11 +22,20 @@ thread_local ThreadContext t_current;
 
 State* g_state = nullptr;  // set once by state(); read by the fork handlers
 
+// Note [Cached pid]: the pid gate runs on every entry point, and getpid() is a real
+// system call (glibc stopped caching it in 2.25); on sandboxed kernels it costs
+// microseconds, which made a simulated device switch a hundred times slower than the
+// runtime around it. The pid changes only across fork(), whose child handler below
+// refreshes it. A child made by a raw clone/syscall that skips the atfork handlers would
+// see a stale pid; such a child cannot safely use this library anyway.
+pid_t g_pid = getpid();
+
 void atfork_prepare() { pthread_mutex_lock(&g_mutex); }
 void atfork_parent() { pthread_mutex_unlock(&g_mutex); }
 void atfork_child() {
   // The forking thread held the mutex; no other thread exists in the child.
   pthread_mutex_init(&g_mutex, nullptr);
+  g_pid = getpid();
   if (g_state != nullptr && g_state->initialized) g_state->forked_after_init = true;
   t_current = ThreadContext{};
 }
@@ -126,9 +135,11 @@ std::optional<int> touch_device(State& s, int device) {
   return code;
 }
 
-bool in_forked_child(const State& s) { return s.initialized && s.init_pid != getpid(); }
+pid_t current_pid() noexcept { return g_pid; }
 
-bool driver_ready(const State& s) { return s.initialized && s.init_pid == getpid(); }
+bool in_forked_child(const State& s) { return s.initialized && s.init_pid != g_pid; }
+
+bool driver_ready(const State& s) { return s.initialized && s.init_pid == g_pid; }
 
 CUctx_st* current_context(const State& s) {
   return t_current.epoch == s.epoch ? t_current.ctx : nullptr;

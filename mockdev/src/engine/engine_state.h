@@ -142,6 +142,9 @@ std::optional<int> count_call(State& s, std::string_view entry_point);
 std::optional<int> touch_device(State& s, int device);
 
 // True when this process is a child forked after its parent initialised the driver.
+// This process's id, cached: Note [Cached pid]. Every entry point's pid gate reads it.
+pid_t current_pid() noexcept;
+
 bool in_forked_child(const State& s);
 // True when cuInit has succeeded in this very process.
 bool driver_ready(const State& s);

@@ -1,6 +1,5 @@
 #include "engine/nvml_api.h"
 
-#include <unistd.h>
 
 #include <cstring>
 #include <optional>
@@ -16,7 +15,7 @@ using engine::state;
 
 namespace {
 
-bool nvml_ready(const State& s) { return s.nvml_refs > 0 && s.nvml_pid == getpid(); }
+bool nvml_ready(const State& s) { return s.nvml_refs > 0 && s.nvml_pid == engine::current_pid(); }
 
 // Counts the call, applies call faults and (unless `needs_init` is false) the init gate.
 std::optional<nvmlReturn_t> enter(State& s, std::string_view entry_point, bool needs_init = true) {
@@ -49,8 +48,8 @@ nvmlReturn_t nvml_init(const char* entry_point) {
   if (auto early = enter(s, entry_point, false)) return *early;
   if (s.config_error) return NVML_ERROR_UNKNOWN;
   if (s.nvml_init_error) return static_cast<nvmlReturn_t>(*s.nvml_init_error);
-  if (s.nvml_pid != getpid()) {  // first init in this process (or a forked child)
-    s.nvml_pid = getpid();
+  if (s.nvml_pid != engine::current_pid()) {  // first init in this process (or a forked child)
+    s.nvml_pid = engine::current_pid();
     s.nvml_refs = 0;
   }
   ++s.nvml_refs;

@@ -3,7 +3,8 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
+
+#include "backends/cuda/shared_object.h"
 
 namespace accel::detail::cuda {
 
@@ -35,22 +36,16 @@ std::string stub_reason(const std::string& path) {
 }  // namespace
 
 std::string DriverLibrary::path_from_environment() {
-  const char* value = std::getenv("ACCEL_CUDA_DRIVER");
-  return value != nullptr && *value != '\0' ? std::string(value) : std::string("libcuda.so.1");
+  return library_path_from_environment("ACCEL_CUDA_DRIVER", "libcuda.so.1");
 }
 
 DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept {
   LoadResult result;
   try {
-    dlerror();
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (handle == nullptr) {
-      const char* error = dlerror();
-      result.reason = "cannot load the CUDA driver '" + path +
-                      "': " + (error ? error : "unknown dlopen error") +
-                      " (set ACCEL_CUDA_DRIVER to the driver file to use another one)";
-      return result;
-    }
+    void* handle = open_shared_object(path, "the CUDA driver",
+                                      "set ACCEL_CUDA_DRIVER to the driver file to use another one",
+                                      &result.reason);
+    if (handle == nullptr) return result;
     std::shared_ptr<DriverLibrary> library(new DriverLibrary());
     library->path_ = path;
 

@@ -4,29 +4,23 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <cstdlib>
+
+#include "backends/cuda/shared_object.h"
 
 namespace accel::detail::cuda {
 
 using nvml_abi::nvmlReturn_t;
 
 std::string NvmlLibrary::path_from_environment() {
-  const char* value = std::getenv("ACCEL_NVML_LIBRARY");
-  return value != nullptr && *value != '\0' ? std::string(value) : std::string("libnvidia-ml.so.1");
+  return library_path_from_environment("ACCEL_NVML_LIBRARY", "libnvidia-ml.so.1");
 }
 
 NvmlLibrary::LoadResult NvmlLibrary::load(const std::string& path) noexcept {
   LoadResult result;
   try {
-    dlerror();
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (handle == nullptr) {
-      const char* error = dlerror();
-      result.reason = "cannot load NVML '" + path +
-                      "': " + (error ? error : "unknown dlopen error") +
-                      " (set ACCEL_NVML_LIBRARY to use another file)";
-      return result;
-    }
+    void* handle = open_shared_object(path, "NVML", "set ACCEL_NVML_LIBRARY to use another file",
+                                      &result.reason);
+    if (handle == nullptr) return result;
     std::shared_ptr<NvmlLibrary> library(new NvmlLibrary());
     library->path_ = path;
 #define ACCEL_NVML_RESOLVE(symbol, ret, params) \

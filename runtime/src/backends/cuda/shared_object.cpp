@@ -1,0 +1,30 @@
+#include "backends/cuda/shared_object.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+namespace accel::detail::cuda {
+
+std::string library_path_from_environment(const char* variable, const char* default_name) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? std::string(value) : std::string(default_name);
+}
+
+void* open_shared_object(const std::string& path, const char* what, const char* hint,
+                         std::string* reason) noexcept {
+  try {
+    dlerror();  // clear a stale error so the one we report is ours
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (handle == nullptr) {
+      const char* error = dlerror();
+      *reason = std::string("cannot load ") + what + " '" + path +
+                "': " + (error ? error : "unknown dlopen error") + " (" + hint + ")";
+    }
+    return handle;
+  } catch (...) {  // std::bad_alloc while building the reason
+    return nullptr;
+  }
+}
+
+}  // namespace accel::detail::cuda

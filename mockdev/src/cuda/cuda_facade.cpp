@@ -7,22 +7,17 @@
 #include <string_view>
 #include <type_traits>
 
+#include "cuda/facade_export.h"
 #include "engine/driver_api.h"
 
 using namespace accel::cuda_abi;  // NOLINT: the facade speaks the vendor's names
 namespace driver = mockdev::driver;
 
-#define MOCKDEV_EXPORT extern "C" __attribute__((visibility("default")))
-
 namespace {
 
 template <typename F>
 CUresult guarded(F&& body) noexcept {
-  try {
-    return body();
-  } catch (...) {
-    return CUDA_ERROR_UNKNOWN;
-  }
+  return mockdev::facade::guarded<CUDA_ERROR_UNKNOWN>(std::forward<F>(body));
 }
 
 }  // namespace

@@ -5,22 +5,17 @@
 
 #include <type_traits>
 
+#include "cuda/facade_export.h"
 #include "engine/nvml_api.h"
 
 using namespace accel::nvml_abi;  // NOLINT: the facade speaks the vendor's names
 namespace nvml = mockdev::nvml;
 
-#define MOCKDEV_EXPORT extern "C" __attribute__((visibility("default")))
-
 namespace {
 
 template <typename F>
 nvmlReturn_t guarded(F&& body) noexcept {
-  try {
-    return body();
-  } catch (...) {
-    return NVML_ERROR_UNKNOWN;
-  }
+  return mockdev::facade::guarded<NVML_ERROR_UNKNOWN>(std::forward<F>(body));
 }
 
 }  // namespace

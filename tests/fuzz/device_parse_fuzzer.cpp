@@ -32,8 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!(accel::Device::parse(device.str()) == device)) std::abort();
   } catch (const accel::Error& e) {
     const std::string what = e.what();
+    // what() is a C string: a message quoting an input with a NUL byte ends at the NUL.
+    const std::string invalid = "Invalid device string: '" + std::string(text) + "'";
     const bool known =
-        what == "Invalid device string: '" + std::string(text) + "'" ||
+        what == invalid.c_str() ||
         starts_with(what, "Expected one of cpu, cuda, xpu device type at start of device "
                           "string: ") ||
         starts_with(what, "CPU device index must be -1 or zero, got ");

@@ -28,10 +28,20 @@ void skip_in_child(const std::string& reason) {
   _exit(kSkippedExit);
 }
 
+void fail_in_child(const std::string& reason) {
+  ADD_FAILURE() << reason;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(static_cast<int>(ChildExit::kExpectationFailed));
+}
+
 int require_physical_devices(const BackendProfile& profile, int minimum) {
   std::string error;
   const int count = physical_device_count(profile, &error);
-  if (count < 0) skip_in_child("cannot ask the physical device count: " + error);
+  if (count < 0) {
+    fail_in_child("profile " + profile.name + ": cannot ask the physical device count: " +
+                  error);
+  }
   if (count < minimum) {
     skip_in_child("needs at least " + std::to_string(minimum) + " devices, profile " +
                   profile.name + " has " + std::to_string(count));

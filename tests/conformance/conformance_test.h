@@ -47,8 +47,12 @@ void run_isolated(const BackendProfile& profile, const std::function<void()>& bo
 // Inside a run_isolated body: ends the child and makes the test skip with `reason`.
 [[noreturn]] void skip_in_child(const std::string& reason);
 
-// Inside a run_isolated body: the device count NVML reports (visibility variable ignored),
-// or skip_in_child() when it cannot be asked; skips too when fewer than `minimum`.
+// Inside a run_isolated body: ends the child and fails the test with `reason`.
+[[noreturn]] void fail_in_child(const std::string& reason);
+
+// Inside a run_isolated body: the device count NVML reports (visibility variable ignored).
+// Fails the test when it cannot be asked (a selected profile whose driver is missing is a
+// misconfiguration, never a pass); skips when there are fewer than `minimum` devices.
 int require_physical_devices(const BackendProfile& profile, int minimum);
 
 // "cuda_mock": the profile's name as the gtest parameter name.

@@ -22,7 +22,7 @@ void check_visible(const BackendProfile& profile, const std::string& value,
                    const std::vector<int>& expected, int minimum_devices) {
   std::string error;
   const std::vector<std::string> uuids = physical_device_uuids(profile, &error);
-  if (uuids.empty()) skip_in_child("cannot ask the physical devices' UUIDs: " + error);
+  if (uuids.empty()) fail_in_child("cannot ask the physical devices' UUIDs: " + error);
   if (static_cast<int>(uuids.size()) < minimum_devices) {
     skip_in_child("needs at least " + std::to_string(minimum_devices) + " devices, profile " +
                   profile.name + " has " + std::to_string(uuids.size()));

@@ -7,6 +7,7 @@
 // machine serves the CUDA facade and the NVML facade, so both always agree.
 // Values only; parsing is pure (no global state) and thread-safe.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -74,6 +75,11 @@ class MachineFileError : public std::runtime_error {
   std::string file_;
   int line_;
 };
+
+// The largest machine file load_machine reads: 1 MiB, far above any real machine (a
+// 64-device file with every key is under 16 KiB), so a wrong path (a log, a core file,
+// /dev/zero) is refused at once instead of being read into memory.
+inline constexpr std::size_t kMaxMachineFileBytes = std::size_t{1} << 20;
 
 // Reads a machine from a path or a preset name (a name without '/' that matches a
 // preset; anything else is a path). Throws MachineFileError.

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/device_ids.h"
+#include "core/device_ids.h"
 #include "mockdev/machine.h"
 
 namespace mockdev {
@@ -43,8 +43,8 @@ TEST(MockPresets, FourH100) {
     EXPECT_EQ(d.cc_major, 9);
     EXPECT_EQ(d.cc_minor, 0);
     EXPECT_EQ(d.multiprocessor_count, 132);
-    EXPECT_TRUE(engine::is_uuid(d.uuid, "GPU-")) << d.uuid;
-    EXPECT_TRUE(engine::is_pci_bus_id(d.pci_bus_id)) << d.pci_bus_id;
+    EXPECT_TRUE(core::is_uuid(d.uuid, "GPU-")) << d.uuid;
+    EXPECT_TRUE(core::is_pci_bus_id(d.pci_bus_id)) << d.pci_bus_id;
     EXPECT_EQ(d.mig_uuid, "");
     for (std::size_t j = 0; j < i; ++j) EXPECT_NE(d.uuid, m.devices[j].uuid);
   }
@@ -366,7 +366,7 @@ TEST(MockMachineFile, ExplicitIdEqualToALaterGeneratedOne) {
                      "  - " + plain + "\n"),
             "m.yaml:4: devices[0].pci_bus_id: expected a PCI bus id no other device has "
             "(device 1 gets it by default), got '00000000:11:00.0'");
-  const std::string generated = engine::generate_uuid("x", 2);
+  const std::string generated = core::generate_uuid("x", 2);
   EXPECT_EQ(error_of(head + "  - " + plain + "\n  - {name: a, memory: 1, compute_capability: "
                      "'9.0', multiprocessors: 1, uuid: " + generated + "}\n  - " + plain + "\n"),
             "m.yaml:4: devices[1].uuid: expected a UUID no other device has (device 2 gets it "

@@ -383,3 +383,42 @@ TEST(MockMachineFile, ExplicitIdEqualToALaterGeneratedOne) {
 
 }  // namespace
 }  // namespace mockdev
+
+namespace mockdev {
+namespace {
+
+// Every fault belongs to one API and its code must be one of that API's codes.
+TEST(MockMachineFile, FaultsNameTheirApi) {
+  const std::string head =
+      "name: x\ndevices:\n  - {name: a, memory: 1, compute_capability: '9.0', "
+      "multiprocessors: 1}\nfaults:\n";
+  MachineSpec m = parse_machine(head +
+                                    "  calls:\n    - {entry: nvmlInit_v2, code: 999}\n"
+                                    "    - {entry: cuInit, code: 999}\n"
+                                    "  sticky:\n    - {device: 0, code: 700, api: cuda}\n"
+                                    "    - {device: 0, code: 214}\n",
+                                "m.yaml");
+  ASSERT_EQ(m.faults.calls.size(), 2u);
+  EXPECT_EQ(m.faults.calls[0].api, Api::kNvml);
+  EXPECT_EQ(m.faults.calls[1].api, Api::kCuda);
+  ASSERT_EQ(m.faults.sticky.size(), 2u);
+  EXPECT_EQ(m.faults.sticky[0].api, Api::kCuda);
+  EXPECT_EQ(m.faults.sticky[1].api, Api::kCuda);
+  EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 0, code: 700, api: nvml}\n"),
+            "m.yaml:6: faults.sticky[0].api: expected an API whose calls touch a device (cuda), "
+            "got 'nvml'");
+  EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 0, code: NVML_ERROR_GPU_IS_LOST}\n"),
+            "m.yaml:6: faults.sticky[0].code: expected a non-zero CUDA result code (name or "
+            "number), got 'NVML_ERROR_GPU_IS_LOST'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemFree_v2, code: NVML_ERROR_UNKNOWN}\n"),
+            "m.yaml:6: faults.calls[0].code: expected a non-zero CUDA result code (name or "
+            "number), got 'NVML_ERROR_UNKNOWN'");
+  EXPECT_EQ(api_name(Api::kCuda), "cuda");
+  EXPECT_EQ(api_name(Api::kNvml), "nvml");
+  EXPECT_EQ(parse_result_code(Api::kNvml, "NVML_ERROR_GPU_IS_LOST"), 15);
+  EXPECT_FALSE(parse_result_code(Api::kCuda, "NVML_ERROR_GPU_IS_LOST").has_value());
+  EXPECT_EQ(parse_result_code(Api::kCuda, "-3"), -3);
+}
+
+}  // namespace
+}  // namespace mockdev

@@ -72,30 +72,33 @@ enum NvmlEntryTraits : unsigned {
 // entry point: one row here plus its implementation in the mock
 // (mockdev::nvml::impl::<symbol>, mockdev/src/nvml/); forwarders, the export list
 // (libnvidia-ml.map) and type checks are generated from the row.
-#define ACCEL_NVML_ROWS_(R, X)                                                                 \
-  R(X, nvmlInit, nvmlReturn_t, (), (), kNvmlNoTraits)                                              \
-  R(X, nvmlInit_v2, nvmlReturn_t, (), (), kNvmlNoTraits)                                           \
-  R(X, nvmlShutdown, nvmlReturn_t, (), (), kNvmlNeedsInit)                                         \
-  R(X, nvmlErrorString, const char*, (nvmlReturn_t result), (result), kNvmlNoTraits)               \
-  R(X, nvmlDeviceGetCount_v2, nvmlReturn_t, (unsigned int* count), (count), kNvmlNeedsInit)        \
-  R(X, nvmlDeviceGetHandleByIndex_v2, nvmlReturn_t, (unsigned int index, nvmlDevice_t* device), \
+#define ACCEL_NVML_ROWS_(R, X, E)                                                                  \
+  R(X, E, nvmlInit, nvmlReturn_t, (), (), kNvmlNoTraits)                                           \
+  R(X, E, nvmlInit_v2, nvmlReturn_t, (), (), kNvmlNoTraits)                                        \
+  R(X, E, nvmlShutdown, nvmlReturn_t, (), (), kNvmlNeedsInit)                                      \
+  R(X, E, nvmlErrorString, const char*, (nvmlReturn_t result), (result), kNvmlNoTraits)            \
+  R(X, E, nvmlDeviceGetCount_v2, nvmlReturn_t, (unsigned int* count), (count), kNvmlNeedsInit)     \
+  R(X, E, nvmlDeviceGetHandleByIndex_v2, nvmlReturn_t, (unsigned int index, nvmlDevice_t* device), \
     (index, device), kNvmlNeedsInit)                                                               \
-  R(X, nvmlDeviceGetUUID, nvmlReturn_t, (nvmlDevice_t device, char* uuid, unsigned int length), \
+  R(X, E, nvmlDeviceGetUUID, nvmlReturn_t, (nvmlDevice_t device, char* uuid, unsigned int length), \
     (device, uuid, length), kNvmlNeedsInit)                                                        \
-  R(X, nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t device, char* name, unsigned int length), \
+  R(X, E, nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t device, char* name, unsigned int length), \
     (device, name, length), kNvmlNeedsInit)                                                        \
-  R(X, nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t device, nvmlMemory_t* memory),     \
+  R(X, E, nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t device, nvmlMemory_t * memory),     \
     (device, memory), kNvmlNeedsInit)
 
-#define ACCEL_NVML_APPLY_ROW_(X, ...) X(__VA_ARGS__)
-#define ACCEL_NVML_NARROW_ROW_(X, symbol, ret, params, args, traits) X(symbol, ret, params)
+// E is always empty; E ## symbol keeps the name from being macro-expanded on its way to X
+// (the vendor's nvml.h defines e.g. nvmlInit as nvmlInit_v2): see ACCEL_CUDA_APPLY_ROW_.
+#define ACCEL_NVML_APPLY_ROW_(X, E, symbol, ret, params, args, traits) \
+  X(E##symbol, ret, params, args, traits)
+#define ACCEL_NVML_NARROW_ROW_(X, E, symbol, ret, params, args, traits) X(E##symbol, ret, params)
 
 // The whole table: X(symbol, return type, (parameters), (arguments), traits).
-#define ACCEL_NVML_TABLE(X) ACCEL_NVML_ROWS_(ACCEL_NVML_APPLY_ROW_, X)
+#define ACCEL_NVML_TABLE(X) ACCEL_NVML_ROWS_(ACCEL_NVML_APPLY_ROW_, X, )
 
 // Without the forwarding and trait columns: X(symbol, return type, (parameters)). The
 // runtime's NVML library resolves its entry points with this one.
-#define ACCEL_NVML_ENTRY_POINTS(X) ACCEL_NVML_ROWS_(ACCEL_NVML_NARROW_ROW_, X)
+#define ACCEL_NVML_ENTRY_POINTS(X) ACCEL_NVML_ROWS_(ACCEL_NVML_NARROW_ROW_, X, )
 
 #define ACCEL_NVML_DECLARE_PFN(symbol, ret, params) using PFN_##symbol = ret(*) params;
 ACCEL_NVML_ENTRY_POINTS(ACCEL_NVML_DECLARE_PFN)

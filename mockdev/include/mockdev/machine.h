@@ -18,13 +18,13 @@
 namespace mockdev {
 
 struct DeviceSpec {
-  std::string name;                 // "NVIDIA H100 80GB HBM3"
-  std::uint64_t memory_bytes = 0;   // capacity; allocations beyond it fail with OOM
-  int cc_major = 0;                 // compute capability
+  std::string name;                // "NVIDIA H100 80GB HBM3"
+  std::uint64_t memory_bytes = 0;  // capacity; allocations beyond it fail with OOM
+  int cc_major = 0;                // compute capability
   int cc_minor = 0;
   int multiprocessor_count = 0;
-  std::string uuid;                 // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
-  std::string pci_bus_id;           // "00000000:1B:00.0"
+  std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string pci_bus_id;  // "00000000:1B:00.0"
   // When set, the device is in MIG mode with one instance of this UUID
   // ("MIG-xxxxxxxx-..."), which CUDA_VISIBLE_DEVICES may name.
   std::string mig_uuid;

@@ -56,7 +56,8 @@ void reset_call_counts() {
 void fail_call(std::string_view entry_point, std::uint64_t nth, int code) {
   EngineLock lock;
   // Faults match by exported symbol name, which is unique across APIs.
-  core::engine().call_faults.push_back(core::ActiveCallFault{std::string(entry_point), nth, code, 0});
+  core::engine().call_faults.push_back(
+      core::ActiveCallFault{std::string(entry_point), nth, code, 0});
 }
 
 void set_sticky_error(int device, int code) {

@@ -32,7 +32,8 @@ MemoryState& memory() MOCKDEV_REQUIRES(g_engine_mutex) {
 std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes) {
   MemoryState& m = memory();
   DeviceMemory& d = m.devices.at(static_cast<std::size_t>(device));
-  const std::uint64_t capacity = engine().machine.devices[static_cast<std::size_t>(device)].memory_bytes;
+  const std::uint64_t capacity =
+      engine().machine.devices[static_cast<std::size_t>(device)].memory_bytes;
   if (bytes > capacity - d.used_bytes) return std::nullopt;
   // Note [Device addresses]: never reused within a device's range.
   const std::uint64_t range = std::uint64_t{1} << kAddressRangeShift;

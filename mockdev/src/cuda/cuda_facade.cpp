@@ -101,7 +101,7 @@ MOCKDEV_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cud
 }
 
 // Each definition has exactly the type the ABI header (checked against cuda.h) declares.
-#define MOCKDEV_CHECK_TYPE(name, version, symbol, params, args, traits)      \
+#define MOCKDEV_CHECK_TYPE(name, version, symbol, params, args, traits)       \
   static_assert(std::is_same_v<decltype(&::symbol), PFN_##name##_v##version>, \
                 #symbol " does not match PFN_" #name "_v" #version);
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CHECK_TYPE)

@@ -34,7 +34,7 @@ struct CudaState {
   std::uint64_t generation = 0;  // the core machine generation this state belongs to
   bool initialized = false;      // cuInit succeeded (in init_pid)
   pid_t init_pid = 0;
-  std::vector<int> visible;  // CUdevice ordinal -> physical device index
+  std::vector<int> visible;        // CUdevice ordinal -> physical device index
   std::vector<CUctx_st*> primary;  // by physical device: created at the first retain
   std::unordered_set<const CUctx_st*> live_contexts;
 };

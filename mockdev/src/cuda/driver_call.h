@@ -12,8 +12,7 @@ namespace mockdev::cuda {
 
 // Steps 1-4 for `entry`: counts the call and applies the pid gate, call faults and (for
 // kNeedsInit entries) the init gate. Returns the code to return early with, or nullopt.
-std::optional<accel::cuda_abi::CUresult> enter(Entry entry)
-    MOCKDEV_REQUIRES(core::g_engine_mutex);
+std::optional<accel::cuda_abi::CUresult> enter(Entry entry) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // The physical device of visible ordinal `dev`, or nullopt (CUDA_ERROR_INVALID_DEVICE).
 std::optional<int> physical_device(accel::cuda_abi::CUdevice dev)

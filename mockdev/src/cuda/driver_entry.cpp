@@ -8,10 +8,10 @@
 namespace mockdev::cuda::api {
 
 #define MOCKDEV_CUDA_DEFINE_API(name, version, symbol, params, args, traits) \
-  CUresult name params {                                                       \
-    core::EngineLock lock;                                                     \
-    if (auto early = enter(Entry::name)) return *early;                        \
-    return impl::name args;                                                    \
+  CUresult name params {                                                     \
+    core::EngineLock lock;                                                   \
+    if (auto early = enter(Entry::name)) return *early;                      \
+    return impl::name args;                                                  \
   }
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_DEFINE_API)
 #undef MOCKDEV_CUDA_DEFINE_API

@@ -18,7 +18,7 @@ enum class Entry : int {
 #define MOCKDEV_CUDA_ENUMERATOR(name, version, symbol, params, args, traits) name,
   ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_ENUMERATOR)
 #undef MOCKDEV_CUDA_ENUMERATOR
-  cuGetProcAddress_v2,
+      cuGetProcAddress_v2,
   cuGetProcAddress,
 };
 

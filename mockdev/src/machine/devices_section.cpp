@@ -108,17 +108,19 @@ void read_device(const YamlReader& reader, const YAML::Node& node, const std::st
     where = v;
     return s;
   };
-  d.uuid = optional_id("uuid", "a UUID such as GPU-01234567-89ab-cdef-0123-456789abcdef",
-                       [](const std::string& s) { return core::is_uuid(s, "GPU-"); }, origin.uuid);
-  d.pci_bus_id = optional_id("pci_bus_id", "a PCI bus id such as 00000000:1B:00.0",
-                             [](const std::string& s) { return core::is_pci_bus_id(s); },
-                             origin.pci_bus_id);
-  d.mig_uuid = optional_id("mig_uuid", "a MIG UUID such as MIG-01234567-89ab-cdef-0123-456789abcdef",
-                           [](const std::string& s) { return core::is_uuid(s, "MIG-"); },
-                           origin.mig_uuid);
+  d.uuid = optional_id(
+      "uuid", "a UUID such as GPU-01234567-89ab-cdef-0123-456789abcdef",
+      [](const std::string& s) { return core::is_uuid(s, "GPU-"); }, origin.uuid);
+  d.pci_bus_id = optional_id(
+      "pci_bus_id", "a PCI bus id such as 00000000:1B:00.0",
+      [](const std::string& s) { return core::is_pci_bus_id(s); }, origin.pci_bus_id);
+  d.mig_uuid = optional_id(
+      "mig_uuid", "a MIG UUID such as MIG-01234567-89ab-cdef-0123-456789abcdef",
+      [](const std::string& s) { return core::is_uuid(s, "MIG-"); }, origin.mig_uuid);
   for (std::uint64_t i = 0; i < count; ++i) {
     if (spec.devices.size() >= static_cast<std::size_t>(core::kMaxDevices)) {
-      reader.fail(node, path, "at most " + std::to_string(core::kMaxDevices) + " devices in a machine",
+      reader.fail(node, path,
+                  "at most " + std::to_string(core::kMaxDevices) + " devices in a machine",
                   std::to_string(spec.devices.size() + count - i));
     }
     DeviceSpec copy = d;

@@ -17,11 +17,13 @@ void read_call_faults(const YamlReader& reader, const YAML::Node& calls, FaultSc
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const YAML::Node c = calls[i];
     const std::string path = "faults.calls[" + std::to_string(i) + "]";
-    if (!c.IsMap()) reader.fail(c, path, "a mapping with keys entry, nth, code", YamlReader::shown(c));
+    if (!c.IsMap())
+      reader.fail(c, path, "a mapping with keys entry, nth, code", YamlReader::shown(c));
     reader.check_keys(c, path, {"entry", "nth", "code"});
     CallFault fault;
     const YAML::Node entry = reader.require(c, path, "entry", "an entry point name");
-    fault.entry_point = reader.scalar(entry, YamlReader::join(path, "entry"), "an entry point name");
+    fault.entry_point =
+        reader.scalar(entry, YamlReader::join(path, "entry"), "an entry point name");
     std::optional<Api> api = api_of_entry_point(fault.entry_point);
     if (!api) {
       reader.fail(entry, YamlReader::join(path, "entry"),
@@ -36,8 +38,8 @@ void read_call_faults(const YamlReader& reader, const YAML::Node& calls, FaultSc
   }
 }
 
-void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky,
-                        const MachineSpec& spec, FaultSchedule& f) {
+void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky, const MachineSpec& spec,
+                        FaultSchedule& f) {
   if (!sticky.IsSequence())
     reader.fail(sticky, "faults.sticky", "a list of sticky errors", YamlReader::shown(sticky));
   for (std::size_t i = 0; i < sticky.size(); ++i) {

@@ -70,8 +70,9 @@ std::string read_machine_file(const std::string& path) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) unreadable(path);
   if (!S_ISREG(st.st_mode)) {
-    throw MachineFileError(path, 0, "machine: expected a regular file, got '" + path + "' (" +
-                                        file_kind(st.st_mode) + ")");
+    throw MachineFileError(
+        path, 0,
+        "machine: expected a regular file, got '" + path + "' (" + file_kind(st.st_mode) + ")");
   }
   auto too_large = [&](std::uint64_t bytes) {
     throw MachineFileError(path, 0,
@@ -110,8 +111,8 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
   reader.check_keys(root, "", {"name", "driver_version", "devices", "faults"});
   MachineSpec spec;
   spec.source = reader.source();
-  spec.name = reader.text(reader.require(root, "", "name", "a machine name"), "name",
-                          "a machine name");
+  spec.name =
+      reader.text(reader.require(root, "", "name", "a machine name"), "name", "a machine name");
   if (YAML::Node v = root["driver_version"]) {
     spec.driver_version = static_cast<int>(reader.integer(v, "driver_version", 1, 1000000));
   }
@@ -130,9 +131,9 @@ MachineSpec parse_machine(std::string_view yaml_text, std::string_view source) {
   } catch (const YAML::Exception& e) {
     // Defence in depth: the readers check before they ask yaml-cpp, so this is a reader
     // bug; it is still reported as a machine-file error, never as a raw yaml-cpp exception.
-    throw MachineFileError(reader.source(), e.mark.line >= 0 ? e.mark.line + 1 : 0,
-                           "(document): expected a machine file this reader can read, got '" +
-                               e.msg + "'");
+    throw MachineFileError(
+        reader.source(), e.mark.line >= 0 ? e.mark.line + 1 : 0,
+        "(document): expected a machine file this reader can read, got '" + e.msg + "'");
   }
 }
 

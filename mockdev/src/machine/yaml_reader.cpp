@@ -16,9 +16,8 @@ void YamlReader::fail(const YAML::Node& node, const std::string& path, std::stri
 
 void YamlReader::fail_at(int line, const std::string& path, std::string_view what,
                          std::string_view got) const {
-  throw MachineFileError(source_, line,
-                         path + ": expected " + std::string(what) + ", got '" + std::string(got) +
-                             "'");
+  throw MachineFileError(
+      source_, line, path + ": expected " + std::string(what) + ", got '" + std::string(got) + "'");
 }
 
 int YamlReader::line_of(const YAML::Node& node) {
@@ -55,14 +54,13 @@ void YamlReader::check_keys(const YAML::Node& map, const std::string& path,
   }
 }
 
-YAML::Node YamlReader::require(const YAML::Node& map, const std::string& path,
-                               std::string_view key, std::string_view what) const {
+YAML::Node YamlReader::require(const YAML::Node& map, const std::string& path, std::string_view key,
+                               std::string_view what) const {
   YAML::Node v = map[std::string(key)];
   if (!v || v.IsNull()) {
     const int line = v && line_of(v) > 0 ? line_of(v) : line_of(map);
-    throw MachineFileError(source_, line,
-                           join(path, key) + ": expected " + std::string(what) +
-                               " (required), got ''");
+    throw MachineFileError(
+        source_, line, join(path, key) + ": expected " + std::string(what) + " (required), got ''");
   }
   return v;
 }
@@ -86,8 +84,7 @@ std::uint64_t YamlReader::integer(const YAML::Node& node, const std::string& pat
   std::string s = scalar(node, path, what);
   std::uint64_t value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || value < min ||
-      value > max) {
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || value < min || value > max) {
     fail(node, path, what, s);
   }
   return value;

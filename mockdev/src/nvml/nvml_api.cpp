@@ -16,7 +16,8 @@ namespace {
 
 nvmlReturn_t init() MOCKDEV_REQUIRES(core::g_engine_mutex) {
   if (core::engine().config_error) return NVML_ERROR_UNKNOWN;
-  if (std::optional<int> code = core::init_error(Api::kNvml)) return static_cast<nvmlReturn_t>(*code);
+  if (std::optional<int> code = core::init_error(Api::kNvml))
+    return static_cast<nvmlReturn_t>(*code);
   NvmlState& s = nvml_state();
   if (s.pid != core::current_pid()) {  // first init in this process (or a forked child)
     s.pid = core::current_pid();

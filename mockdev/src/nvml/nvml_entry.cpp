@@ -35,10 +35,10 @@ std::optional<const char*> enter<const char*>(Entry entry) {
 
 namespace api {
 #define MOCKDEV_NVML_DEFINE_API(symbol, ret, params, args, traits) \
-  ret symbol params {                                               \
-    core::EngineLock lock;                                          \
-    if (auto early = enter<ret>(Entry::symbol)) return *early;      \
-    return impl::symbol args;                                       \
+  ret symbol params {                                              \
+    core::EngineLock lock;                                         \
+    if (auto early = enter<ret>(Entry::symbol)) return *early;     \
+    return impl::symbol args;                                      \
   }
 ACCEL_NVML_TABLE(MOCKDEV_NVML_DEFINE_API)
 #undef MOCKDEV_NVML_DEFINE_API

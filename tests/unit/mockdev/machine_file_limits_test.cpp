@@ -2,10 +2,9 @@
 // read, so a device (/dev/zero), a FIFO without a writer or a huge file gives an error
 // naming the path instead of exhausting memory or blocking the process.
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -23,7 +22,8 @@ constexpr std::string_view kMachine =
 class MockMachineFileLimits : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "mockdev_limits_XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "mockdev_limits_XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
   }
@@ -70,15 +70,18 @@ TEST_F(MockMachineFileLimits, AFileAtTheLimitIsReadAndOneByteMoreIsNot) {
   ASSERT_EQ(padded.size(), kMaxMachineFileBytes);
   EXPECT_EQ(load_machine(write("limit.yaml", padded)).devices.size(), 1u);
   std::string big = write("big.yaml", padded + "\n");
-  EXPECT_EQ(error_of(big), big + ":0: machine: expected a file of at most 1048576 bytes (1 MiB), "
-                                 "got '" + big + "' (1048577 bytes)");
+  EXPECT_EQ(error_of(big), big +
+                               ":0: machine: expected a file of at most 1048576 bytes (1 MiB), "
+                               "got '" +
+                               big + "' (1048577 bytes)");
 }
 
 TEST_F(MockMachineFileLimits, AMissingFileKeepsItsMessage) {
   std::string path = (dir_ / "missing.yaml").string();
-  EXPECT_EQ(error_of(path), path + ":0: machine: expected a preset (4xh100, 8xh100, 2xa100, "
-                                   "1xa100, mixed, none) or a readable machine file, got '" +
-                                   path + "'");
+  EXPECT_EQ(error_of(path), path +
+                                ":0: machine: expected a preset (4xh100, 8xh100, 2xa100, "
+                                "1xa100, mixed, none) or a readable machine file, got '" +
+                                path + "'");
 }
 
 }  // namespace

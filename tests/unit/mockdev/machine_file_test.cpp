@@ -363,22 +363,26 @@ TEST(MockMachineFile, ExplicitIdEqualToALaterGeneratedOne) {
   EXPECT_EQ(error_of(head +
                      "  - {name: a, memory: 1, compute_capability: '9.0', multiprocessors: 1,\n"
                      "     pci_bus_id: 00000000:11:00.0}\n"
-                     "  - " + plain + "\n"),
+                     "  - " +
+                     plain + "\n"),
             "m.yaml:4: devices[0].pci_bus_id: expected a PCI bus id no other device has "
             "(device 1 gets it by default), got '00000000:11:00.0'");
   const std::string generated = core::generate_uuid("x", 2);
-  EXPECT_EQ(error_of(head + "  - " + plain + "\n  - {name: a, memory: 1, compute_capability: "
-                     "'9.0', multiprocessors: 1, uuid: " + generated + "}\n  - " + plain + "\n"),
+  EXPECT_EQ(error_of(head + "  - " + plain +
+                     "\n  - {name: a, memory: 1, compute_capability: "
+                     "'9.0', multiprocessors: 1, uuid: " +
+                     generated + "}\n  - " + plain + "\n"),
             "m.yaml:4: devices[1].uuid: expected a UUID no other device has (device 2 gets it "
-            "by default), got '" + generated + "'");
+            "by default), got '" +
+                generated + "'");
   // The same clash through a `count` entry.
-  EXPECT_EQ(error_of(head +
-                     "  - {name: a, memory: 1, compute_capability: '9.0', multiprocessors: 1,\n"
-                     "     pci_bus_id: 00000000:12:00.0}\n"
-                     "  - {name: b, memory: 1, compute_capability: '9.0', multiprocessors: 1, "
-                     "count: 3}\n"),
-            "m.yaml:4: devices[0].pci_bus_id: expected a PCI bus id no other device has "
-            "(device 2 gets it by default), got '00000000:12:00.0'");
+  EXPECT_EQ(
+      error_of(head + "  - {name: a, memory: 1, compute_capability: '9.0', multiprocessors: 1,\n"
+                      "     pci_bus_id: 00000000:12:00.0}\n"
+                      "  - {name: b, memory: 1, compute_capability: '9.0', multiprocessors: 1, "
+                      "count: 3}\n"),
+      "m.yaml:4: devices[0].pci_bus_id: expected a PCI bus id no other device has "
+      "(device 2 gets it by default), got '00000000:12:00.0'");
 }
 
 }  // namespace

@@ -144,14 +144,11 @@ namespace {
 // entry, so the list stops there; it is never clamped into a duplicate of another one.
 TEST(MockVisibleDevicesRules, OutOfRangeOrdinalsTruncateAndNeverSaturate) {
   std::vector<DeviceSpec> four = load_machine("4xh100").devices;
-  EXPECT_EQ(cuda::resolve_visible_devices("0,3000000000,4000000000", four),
-            (std::vector<int>{0}));
-  EXPECT_EQ(cuda::resolve_visible_devices("0,3000000000,3000000000", four),
-            (std::vector<int>{0}));
+  EXPECT_EQ(cuda::resolve_visible_devices("0,3000000000,4000000000", four), (std::vector<int>{0}));
+  EXPECT_EQ(cuda::resolve_visible_devices("0,3000000000,3000000000", four), (std::vector<int>{0}));
   EXPECT_EQ(cuda::resolve_visible_devices("1,11111111111111,11111111111112", four),
             (std::vector<int>{1}));
-  EXPECT_EQ(cuda::resolve_visible_devices("1,2147483648,2147483648", four),
-            (std::vector<int>{1}));
+  EXPECT_EQ(cuda::resolve_visible_devices("1,2147483648,2147483648", four), (std::vector<int>{1}));
   EXPECT_EQ(cuda::resolve_visible_devices("1,2147483647,2147483647", four),
             (std::vector<int>{}));  // a valid CUdevice repeated: a duplicate hides all
   EXPECT_EQ(cuda::resolve_visible_devices("2,99999999999999999999999,0,0", four),
@@ -170,9 +167,9 @@ TEST(MockVisibleDevicesRules, HundredThousandEntries) {
   for (int i = 99999; i >= 0; --i) reversed += std::to_string(i) + (i == 0 ? "" : ",");
   EXPECT_EQ(cuda::resolve_visible_devices(reversed, four), (std::vector<int>{}));
   std::string uuids;
-  for (int i = 0; i < 100000; ++i) uuids += (i == 0 ? "" : ",") + four[1].uuid.substr(0, 12) + std::to_string(i);
-  EXPECT_EQ(cuda::resolve_visible_devices(four[2].uuid + "," + uuids, four),
-            (std::vector<int>{2}));
+  for (int i = 0; i < 100000; ++i)
+    uuids += (i == 0 ? "" : ",") + four[1].uuid.substr(0, 12) + std::to_string(i);
+  EXPECT_EQ(cuda::resolve_visible_devices(four[2].uuid + "," + uuids, four), (std::vector<int>{2}));
   EXPECT_EQ(cuda::resolve_visible_devices(four[2].uuid + "," + uuids + "," + four[2].uuid, four),
             (std::vector<int>{}));
 }

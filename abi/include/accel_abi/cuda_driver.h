@@ -13,7 +13,7 @@
 //
 // Where CMake finds the toolkit, abi/check/cuda_abi_check.cpp proves at compile time that
 // every enum value and every function-pointer type below is identical to cuda.h /
-// cudaTypedefs.h. Add an entry point here and in ACCEL_CUDA_ABI_ENTRY_POINTS together.
+// cudaTypedefs.h. Adding an entry point: see ACCEL_CUDA_DRIVER_TABLE below.
 
 #include <cstddef>
 #include <cstdint>
@@ -162,45 +162,97 @@ enum CUdriverProcAddress_flags : int {
   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2,
 };
 
-// The entry points, each once: X(base name, introducing version, exported symbol,
-// return type and parameters). The exported symbol is what cuda.h's macros turn the
-// base name into (cuMemAlloc -> cuMemAlloc_v2); cuGetProcAddress takes the base name.
-#define ACCEL_CUDA_ENTRY_POINTS(X)                                                          \
-  X(cuInit, 2000, cuInit, (unsigned int flags))                                             \
-  X(cuDriverGetVersion, 2020, cuDriverGetVersion, (int* driver_version))                    \
-  X(cuGetErrorName, 6000, cuGetErrorName, (CUresult error, const char** str))               \
-  X(cuGetErrorString, 6000, cuGetErrorString, (CUresult error, const char** str))           \
-  X(cuDeviceGetCount, 2000, cuDeviceGetCount, (int* count))                                 \
-  X(cuDeviceGet, 2000, cuDeviceGet, (CUdevice * device, int ordinal))                       \
-  X(cuDeviceGetName, 2000, cuDeviceGetName, (char* name, int len, CUdevice dev))            \
-  X(cuDeviceGetAttribute, 2000, cuDeviceGetAttribute,                                       \
-    (int* value, CUdevice_attribute attrib, CUdevice dev))                                  \
-  X(cuDeviceTotalMem, 3020, cuDeviceTotalMem_v2, (std::size_t * bytes, CUdevice dev))       \
-  X(cuDeviceGetUuid, 11040, cuDeviceGetUuid_v2, (CUuuid * uuid, CUdevice dev))              \
-  X(cuDevicePrimaryCtxRetain, 7000, cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev)) \
-  X(cuDevicePrimaryCtxRelease, 11000, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))         \
-  X(cuDevicePrimaryCtxGetState, 7000, cuDevicePrimaryCtxGetState,                           \
-    (CUdevice dev, unsigned int* flags, int* active))                                       \
-  X(cuCtxSetCurrent, 4000, cuCtxSetCurrent, (CUcontext ctx))                                \
-  X(cuCtxGetCurrent, 4000, cuCtxGetCurrent, (CUcontext * ctx))                              \
-  X(cuCtxGetDevice, 2000, cuCtxGetDevice, (CUdevice * device))                              \
-  X(cuCtxSynchronize, 2000, cuCtxSynchronize, ())                                           \
-  X(cuMemGetInfo, 3020, cuMemGetInfo_v2, (std::size_t * free_bytes, std::size_t * total_bytes)) \
-  X(cuMemAlloc, 3020, cuMemAlloc_v2, (CUdeviceptr * dptr, std::size_t bytes))               \
-  X(cuMemFree, 3020, cuMemFree_v2, (CUdeviceptr dptr))
+// Traits of an entry point: the last column of ACCEL_CUDA_DRIVER_TABLE (bit flags, or-ed).
+enum EntryTraits : unsigned {
+  kNoTraits = 0,
+  kNeedsInit = 1u << 0,       // before a successful cuInit: CUDA_ERROR_NOT_INITIALIZED
+  kTouchesDevice = 1u << 1,   // runs on the current context's device (sticky errors apply)
+  kLegalInCapture = 1u << 2,  // allowed while a stream is being captured (global mode)
+};
+
+// The entry points, each once, one row each:
+//   X(base name, introducing version, exported symbol, (parameters), (arguments), traits)
+// The exported symbol is what cuda.h's macros turn the base name into (cuMemAlloc ->
+// cuMemAlloc_v2); cuGetProcAddress takes the base name. The arguments repeat the parameter
+// names so that a forwarder can be generated (the preprocessor cannot take a parameter
+// list apart). Traits are EntryTraits names, written unqualified: expand the table where
+// accel::cuda_abi's names are visible.
+//
+// Adding an entry point: one row here, plus its implementation in the mock
+// (mockdev::cuda::impl::<base name>, mockdev/src/cuda/); the runtime's resolver, the mock's
+// forwarders, cuGetProcAddress table, export list (libcuda.map) and type checks are all
+// generated from the row. Where the toolkit is installed, abi/check proves the row's
+// PFN type equal to cudaTypedefs.h.
+#define ACCEL_CUDA_DRIVER_ROWS_(R, X, E)                                                           \
+  R(X, E, cuInit, 2000, cuInit, (unsigned int flags), (flags), kLegalInCapture)                    \
+  R(X, E, cuDriverGetVersion, 2020, cuDriverGetVersion, (int* driver_version), (driver_version),   \
+    kLegalInCapture)                                                                               \
+  R(X, E, cuGetErrorName, 6000, cuGetErrorName, (CUresult error, const char** str), (error, str),  \
+    kLegalInCapture)                                                                               \
+  R(X, E, cuGetErrorString, 6000, cuGetErrorString, (CUresult error, const char** str),            \
+    (error, str), kLegalInCapture)                                                                 \
+  R(X, E, cuDeviceGetCount, 2000, cuDeviceGetCount, (int* count), (count),                         \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuDeviceGet, 2000, cuDeviceGet, (CUdevice * device, int ordinal), (device, ordinal),     \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuDeviceGetName, 2000, cuDeviceGetName, (char* name, int len, CUdevice dev),             \
+    (name, len, dev), kNeedsInit | kLegalInCapture)                                                \
+  R(X, E, cuDeviceGetAttribute, 2000, cuDeviceGetAttribute,                                        \
+    (int* value, CUdevice_attribute attrib, CUdevice dev), (value, attrib, dev),                   \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuDeviceTotalMem, 3020, cuDeviceTotalMem_v2, (std::size_t * bytes, CUdevice dev),        \
+    (bytes, dev), kNeedsInit | kLegalInCapture)                                                    \
+  R(X, E, cuDeviceGetUuid, 11040, cuDeviceGetUuid_v2, (CUuuid * uuid, CUdevice dev), (uuid, dev),  \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuDevicePrimaryCtxRetain, 7000, cuDevicePrimaryCtxRetain,                                \
+    (CUcontext * ctx, CUdevice dev), (ctx, dev), kNeedsInit | kLegalInCapture)                     \
+  R(X, E, cuDevicePrimaryCtxRelease, 11000, cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (dev),   \
+    kNeedsInit)                                                                                    \
+  R(X, E, cuDevicePrimaryCtxGetState, 7000, cuDevicePrimaryCtxGetState,                            \
+    (CUdevice dev, unsigned int* flags, int* active), (dev, flags, active),                        \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxSetCurrent, 4000, cuCtxSetCurrent, (CUcontext ctx), (ctx),                          \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxGetCurrent, 4000, cuCtxGetCurrent, (CUcontext * ctx), (ctx),                        \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxGetDevice, 2000, cuCtxGetDevice, (CUdevice * device), (device),                     \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxSynchronize, 2000, cuCtxSynchronize, (), (), kNeedsInit | kTouchesDevice)           \
+  R(X, E, cuMemGetInfo, 3020, cuMemGetInfo_v2,                                                     \
+    (std::size_t * free_bytes, std::size_t * total_bytes), (free_bytes, total_bytes),              \
+    kNeedsInit | kTouchesDevice | kLegalInCapture)                                                 \
+  R(X, E, cuMemAlloc, 3020, cuMemAlloc_v2, (CUdeviceptr * dptr, std::size_t bytes), (dptr, bytes), \
+    kNeedsInit | kTouchesDevice)                                                                   \
+  R(X, E, cuMemFree, 3020, cuMemFree_v2, (CUdeviceptr dptr), (dptr), kNeedsInit | kTouchesDevice)
+
+// E is always empty: pasting it onto a name (E ## name) keeps the preprocessor from
+// expanding the name on its way to X. Without it, where the toolkit's cuda.h is included
+// (abi/check), its macros (#define cuDeviceTotalMem cuDeviceTotalMem_v2) would rename the
+// base names before X sees them.
+#define ACCEL_CUDA_APPLY_ROW_(X, E, name, version, symbol, params, args, traits) \
+  X(E##name, version, E##symbol, params, args, traits)
+#define ACCEL_CUDA_NARROW_ROW_(X, E, name, version, symbol, params, args, traits) \
+  X(E##name, version, E##symbol, params)
+
+// The whole table: X(name, version, symbol, (parameters), (arguments), traits).
+#define ACCEL_CUDA_DRIVER_TABLE(X) ACCEL_CUDA_DRIVER_ROWS_(ACCEL_CUDA_APPLY_ROW_, X, )
+
+// The table without the forwarding and trait columns: X(name, version, symbol,
+// (parameters)). The runtime's CUDA backend resolves its entry points with this one.
+#define ACCEL_CUDA_ENTRY_POINTS(X) ACCEL_CUDA_DRIVER_ROWS_(ACCEL_CUDA_NARROW_ROW_, X, )
 
 // PFN_<name>_v<version>, as cudaTypedefs.h names them.
 #define ACCEL_CUDA_DECLARE_PFN(name, version, symbol, params) \
-  using PFN_##name##_v##version = CUresult (*) params;
+  using PFN_##name##_v##version = CUresult(*) params;
 ACCEL_CUDA_ENTRY_POINTS(ACCEL_CUDA_DECLARE_PFN)
 #undef ACCEL_CUDA_DECLARE_PFN
 
 // The resolver itself is found with dlsym, never through itself.
-using PFN_cuGetProcAddress_v12000 = CUresult (*)(const char* symbol, void** pfn,
-                                                 int cuda_version, cuuint64_t flags,
+using PFN_cuGetProcAddress_v12000 = CUresult (*)(const char* symbol, void** pfn, int cuda_version,
+                                                 cuuint64_t flags,
                                                  CUdriverProcAddressQueryResult* status);
-using PFN_cuGetProcAddress_v11030 = CUresult (*)(const char* symbol, void** pfn,
-                                                 int cuda_version, cuuint64_t flags);
+using PFN_cuGetProcAddress_v11030 = CUresult (*)(const char* symbol, void** pfn, int cuda_version,
+                                                 cuuint64_t flags);
 
 // The highest CUDA version this header describes; the runtime asks cuGetProcAddress for
 // each entry point at its own introducing version, never above this.

@@ -3,7 +3,7 @@
 //
 // The CUDA backend uses NVML to count and identify GPUs without initialising the CUDA
 // driver (Note [Fork-safe device count] in runtime/src/backends/cuda/nvml_library.h); the
-// mock NVML facade (mockdev/src/cuda/nvml_facade.cpp) implements it. nvml.h ships with
+// mock NVML facade (mockdev/src/nvml/nvml_facade.cpp) implements it. nvml.h ships with
 // the driver, not with the CUDA toolkit, so unlike cuda_driver.h there is no header to
 // check these declarations against at build time: the values below are NVML's public
 // ABI (nvmlReturn_t numbers, buffer sizes, the nvmlMemory_t layout) written down once.
@@ -58,17 +58,47 @@ inline constexpr unsigned kDeviceUuidV2BufferSize = 96;
 inline constexpr unsigned kDeviceNameBufferSize = 64;
 inline constexpr unsigned kDeviceNameV2BufferSize = 96;
 
-// The entry points, each once: X(exported symbol, return type, parameters).
-#define ACCEL_NVML_ENTRY_POINTS(X)                                                     \
-  X(nvmlInit, nvmlReturn_t, ())                                                        \
-  X(nvmlInit_v2, nvmlReturn_t, ())                                                     \
-  X(nvmlShutdown, nvmlReturn_t, ())                                                    \
-  X(nvmlErrorString, const char*, (nvmlReturn_t result))                               \
-  X(nvmlDeviceGetCount_v2, nvmlReturn_t, (unsigned int* count))                        \
-  X(nvmlDeviceGetHandleByIndex_v2, nvmlReturn_t, (unsigned int index, nvmlDevice_t* device)) \
-  X(nvmlDeviceGetUUID, nvmlReturn_t, (nvmlDevice_t device, char* uuid, unsigned int length)) \
-  X(nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t device, char* name, unsigned int length)) \
-  X(nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t device, nvmlMemory_t* memory))
+// Traits of an NVML entry point: the last column of ACCEL_NVML_TABLE (bit flags).
+// Named apart from accel::cuda_abi's traits, so code that uses both namespaces stays
+// unambiguous.
+enum NvmlEntryTraits : unsigned {
+  kNvmlNoTraits = 0,
+  kNvmlNeedsInit = 1u << 0,  // before nvmlInit in this process: NVML_ERROR_UNINITIALIZED
+};
+
+// The entry points, each once, one row each:
+//   X(exported symbol, return type, (parameters), (arguments), traits)
+// The arguments repeat the parameter names so that forwarders can be generated. Adding an
+// entry point: one row here plus its implementation in the mock
+// (mockdev::nvml::impl::<symbol>, mockdev/src/nvml/); forwarders, the export list
+// (libnvidia-ml.map) and type checks are generated from the row.
+#define ACCEL_NVML_ROWS_(R, X, E)                                                                  \
+  R(X, E, nvmlInit, nvmlReturn_t, (), (), kNvmlNoTraits)                                           \
+  R(X, E, nvmlInit_v2, nvmlReturn_t, (), (), kNvmlNoTraits)                                        \
+  R(X, E, nvmlShutdown, nvmlReturn_t, (), (), kNvmlNeedsInit)                                      \
+  R(X, E, nvmlErrorString, const char*, (nvmlReturn_t result), (result), kNvmlNoTraits)            \
+  R(X, E, nvmlDeviceGetCount_v2, nvmlReturn_t, (unsigned int* count), (count), kNvmlNeedsInit)     \
+  R(X, E, nvmlDeviceGetHandleByIndex_v2, nvmlReturn_t, (unsigned int index, nvmlDevice_t* device), \
+    (index, device), kNvmlNeedsInit)                                                               \
+  R(X, E, nvmlDeviceGetUUID, nvmlReturn_t, (nvmlDevice_t device, char* uuid, unsigned int length), \
+    (device, uuid, length), kNvmlNeedsInit)                                                        \
+  R(X, E, nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t device, char* name, unsigned int length), \
+    (device, name, length), kNvmlNeedsInit)                                                        \
+  R(X, E, nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t device, nvmlMemory_t * memory),     \
+    (device, memory), kNvmlNeedsInit)
+
+// E is always empty; E ## symbol keeps the name from being macro-expanded on its way to X
+// (the vendor's nvml.h defines e.g. nvmlInit as nvmlInit_v2): see ACCEL_CUDA_APPLY_ROW_.
+#define ACCEL_NVML_APPLY_ROW_(X, E, symbol, ret, params, args, traits) \
+  X(E##symbol, ret, params, args, traits)
+#define ACCEL_NVML_NARROW_ROW_(X, E, symbol, ret, params, args, traits) X(E##symbol, ret, params)
+
+// The whole table: X(symbol, return type, (parameters), (arguments), traits).
+#define ACCEL_NVML_TABLE(X) ACCEL_NVML_ROWS_(ACCEL_NVML_APPLY_ROW_, X, )
+
+// Without the forwarding and trait columns: X(symbol, return type, (parameters)). The
+// runtime's NVML library resolves its entry points with this one.
+#define ACCEL_NVML_ENTRY_POINTS(X) ACCEL_NVML_ROWS_(ACCEL_NVML_NARROW_ROW_, X, )
 
 #define ACCEL_NVML_DECLARE_PFN(symbol, ret, params) using PFN_##symbol = ret(*) params;
 ACCEL_NVML_ENTRY_POINTS(ACCEL_NVML_DECLARE_PFN)

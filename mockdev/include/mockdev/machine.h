@@ -7,6 +7,7 @@
 // machine serves the CUDA facade and the NVML facade, so both always agree.
 // Values only; parsing is pure (no global state) and thread-safe.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -17,39 +18,51 @@
 namespace mockdev {
 
 struct DeviceSpec {
-  std::string name;                 // "NVIDIA H100 80GB HBM3"
-  std::uint64_t memory_bytes = 0;   // capacity; allocations beyond it fail with OOM
-  int cc_major = 0;                 // compute capability
+  std::string name;                // "NVIDIA H100 80GB HBM3"
+  std::uint64_t memory_bytes = 0;  // capacity; allocations beyond it fail with OOM
+  int cc_major = 0;                // compute capability
   int cc_minor = 0;
   int multiprocessor_count = 0;
-  std::string uuid;                 // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
-  std::string pci_bus_id;           // "00000000:1B:00.0"
+  std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string pci_bus_id;  // "00000000:1B:00.0"
   // When set, the device is in MIG mode with one instance of this UUID
   // ("MIG-xxxxxxxx-..."), which CUDA_VISIBLE_DEVICES may name.
   std::string mig_uuid;
 };
 
-// Fail the nth call (1-based, counted from process start, or from the moment it was
-// scripted at run time) of one entry point, e.g. "cuMemAlloc_v2", with `code`.
-// nth == 0 fails every call. Entry points are the exported symbol names.
+// The vendor APIs the simulated machine serves; each has its own entry points, result
+// codes and fault entries (a fault's code is one of its API's codes).
+enum class Api { kCuda, kNvml };
+inline constexpr int kApiCount = 2;
+// "cuda", "nvml": the spelling machine files use.
+std::string_view api_name(Api api);
+
+// Fail the nth call (1-based, counted from the machine's installation, or from the moment
+// it was scripted at run time) of one entry point, e.g. "cuMemAlloc_v2", with `code`.
+// nth == 0 fails every call. Entry points are the exported symbol names; the entry point
+// decides the API, and `code` is one of that API's result codes.
 struct CallFault {
   std::string entry_point;
   std::uint64_t nth = 1;
   int code = 0;
+  Api api = Api::kCuda;  // the API that exports `entry_point`
 };
 
-// From the `after_calls`-th driver call that touches `device` onwards (0: from the start),
-// every call that touches it returns `code`, as a real device does after an unrecoverable
-// error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_ECC_UNCORRECTABLE).
+// The first `after_calls` calls of `api` that touch physical `device` succeed; every later
+// one returns `code` (after_calls == 0: from the first call on), as a real device does
+// after an unrecoverable error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS,
+// CUDA_ERROR_ECC_UNCORRECTABLE). A call that fails its argument checks does not touch the
+// device and is not counted (Note [Driver call order] in mockdev/src/cuda/driver_api.h).
 struct StickyError {
   int device = 0;
   int code = 0;
   std::uint64_t after_calls = 0;
+  Api api = Api::kCuda;  // only CUDA has calls that touch a device so far
 };
 
 struct FaultSchedule {
-  std::optional<int> driver_init_error;  // cuInit returns this code
-  std::optional<int> nvml_init_error;    // nvmlInit returns this code (NVML unusable)
+  std::optional<int> driver_init_error;  // cuInit returns this code (a CUDA code)
+  std::optional<int> nvml_init_error;    // nvmlInit returns this code (an NVML code)
   std::vector<CallFault> calls;
   std::vector<StickyError> sticky;
 };
@@ -75,6 +88,11 @@ class MachineFileError : public std::runtime_error {
   int line_;
 };
 
+// The largest machine file load_machine reads: 1 MiB, far above any real machine (a
+// 64-device file with every key is under 16 KiB), so a wrong path (a log, a core file,
+// /dev/zero) is refused at once instead of being read into memory.
+inline constexpr std::size_t kMaxMachineFileBytes = std::size_t{1} << 20;
+
 // Reads a machine from a path or a preset name (a name without '/' that matches a
 // preset; anything else is a path). Throws MachineFileError.
 MachineSpec load_machine(std::string_view path_or_preset);
@@ -92,5 +110,9 @@ inline constexpr std::string_view kDefaultPreset = "1xa100";
 // Driver result code from a name ("CUDA_ERROR_OUT_OF_MEMORY", "NVML_ERROR_UNKNOWN") or a
 // decimal number; nullopt if neither.
 std::optional<int> parse_result_code(std::string_view text);
+
+// The same, restricted to the names of one API's result codes (a CUDA name for Api::kCuda);
+// numbers are accepted for every API.
+std::optional<int> parse_result_code(Api api, std::string_view text);
 
 }  // namespace mockdev

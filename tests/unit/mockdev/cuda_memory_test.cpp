@@ -168,3 +168,33 @@ TEST_F(MockMemory, ConcurrentThreadsKeepExactAccounting) {
 
 }  // namespace
 }  // namespace mockdev::testing
+
+namespace mockdev::testing {
+namespace {
+
+// Note [Driver call order]: the pointer is an argument, checked (step 5) before a sticky
+// error (step 6); a free that fails its argument check never reaches the device, so it does
+// not count towards a sticky error's `after_calls`.
+TEST_F(MockMemory, InvalidFreeIsAnArgumentErrorBeforeTheStickyError) {
+  init_and_make_current(0);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cu().cuMemAlloc_v2(&p, 16), CUDA_SUCCESS);
+  control::set_sticky_error(0, CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT_EQ(cu().cuMemFree_v2(p + 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuMemFree_v2(0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuMemFree_v2(p), CUDA_ERROR_ILLEGAL_ADDRESS);  // a valid free meets the error
+}
+
+TEST_F(MockMemory, InvalidFreeDoesNotAdvanceTheStickyCounter) {
+  use_yaml(
+      "name: x\ndevices:\n  - {name: a, memory: 1GiB, compute_capability: '9.0', "
+      "multiprocessors: 1}\nfaults:\n  sticky:\n    - {device: 0, code: 700, after_calls: 1}\n");
+  init_and_make_current(0);
+  EXPECT_EQ(cu().cuMemFree_v2(0x1234), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuMemFree_v2(0x1234), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);  // the first touching call
+  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+}
+
+}  // namespace
+}  // namespace mockdev::testing

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/device_ids.h"
+#include "core/device_ids.h"
 #include "mockdev/machine.h"
 
 namespace mockdev {
@@ -43,8 +43,8 @@ TEST(MockPresets, FourH100) {
     EXPECT_EQ(d.cc_major, 9);
     EXPECT_EQ(d.cc_minor, 0);
     EXPECT_EQ(d.multiprocessor_count, 132);
-    EXPECT_TRUE(engine::is_uuid(d.uuid, "GPU-")) << d.uuid;
-    EXPECT_TRUE(engine::is_pci_bus_id(d.pci_bus_id)) << d.pci_bus_id;
+    EXPECT_TRUE(core::is_uuid(d.uuid, "GPU-")) << d.uuid;
+    EXPECT_TRUE(core::is_pci_bus_id(d.pci_bus_id)) << d.pci_bus_id;
     EXPECT_EQ(d.mig_uuid, "");
     for (std::size_t j = 0; j < i; ++j) EXPECT_NE(d.uuid, m.devices[j].uuid);
   }
@@ -347,6 +347,81 @@ TEST(MockResultCodes, NamesAndNumbers) {
   EXPECT_FALSE(parse_result_code("").has_value());
   EXPECT_FALSE(parse_result_code("cuda_error_unknown").has_value());
   EXPECT_FALSE(parse_result_code("12abc").has_value());
+}
+
+}  // namespace
+}  // namespace mockdev
+
+namespace mockdev {
+namespace {
+
+// An explicit identifier that a later device would get by default: the error names the
+// explicit key's line, not the later device (which has no such key in the file).
+TEST(MockMachineFile, ExplicitIdEqualToALaterGeneratedOne) {
+  const std::string head = "name: x\ndevices:\n";
+  const std::string plain = "{name: b, memory: 1, compute_capability: '9.0', multiprocessors: 1}";
+  EXPECT_EQ(error_of(head +
+                     "  - {name: a, memory: 1, compute_capability: '9.0', multiprocessors: 1,\n"
+                     "     pci_bus_id: 00000000:11:00.0}\n"
+                     "  - " +
+                     plain + "\n"),
+            "m.yaml:4: devices[0].pci_bus_id: expected a PCI bus id no other device has "
+            "(device 1 gets it by default), got '00000000:11:00.0'");
+  const std::string generated = core::generate_uuid("x", 2);
+  EXPECT_EQ(error_of(head + "  - " + plain +
+                     "\n  - {name: a, memory: 1, compute_capability: "
+                     "'9.0', multiprocessors: 1, uuid: " +
+                     generated + "}\n  - " + plain + "\n"),
+            "m.yaml:4: devices[1].uuid: expected a UUID no other device has (device 2 gets it "
+            "by default), got '" +
+                generated + "'");
+  // The same clash through a `count` entry.
+  EXPECT_EQ(
+      error_of(head + "  - {name: a, memory: 1, compute_capability: '9.0', multiprocessors: 1,\n"
+                      "     pci_bus_id: 00000000:12:00.0}\n"
+                      "  - {name: b, memory: 1, compute_capability: '9.0', multiprocessors: 1, "
+                      "count: 3}\n"),
+      "m.yaml:4: devices[0].pci_bus_id: expected a PCI bus id no other device has "
+      "(device 2 gets it by default), got '00000000:12:00.0'");
+}
+
+}  // namespace
+}  // namespace mockdev
+
+namespace mockdev {
+namespace {
+
+// Every fault belongs to one API and its code must be one of that API's codes.
+TEST(MockMachineFile, FaultsNameTheirApi) {
+  const std::string head =
+      "name: x\ndevices:\n  - {name: a, memory: 1, compute_capability: '9.0', "
+      "multiprocessors: 1}\nfaults:\n";
+  MachineSpec m = parse_machine(head +
+                                    "  calls:\n    - {entry: nvmlInit_v2, code: 999}\n"
+                                    "    - {entry: cuInit, code: 999}\n"
+                                    "  sticky:\n    - {device: 0, code: 700, api: cuda}\n"
+                                    "    - {device: 0, code: 214}\n",
+                                "m.yaml");
+  ASSERT_EQ(m.faults.calls.size(), 2u);
+  EXPECT_EQ(m.faults.calls[0].api, Api::kNvml);
+  EXPECT_EQ(m.faults.calls[1].api, Api::kCuda);
+  ASSERT_EQ(m.faults.sticky.size(), 2u);
+  EXPECT_EQ(m.faults.sticky[0].api, Api::kCuda);
+  EXPECT_EQ(m.faults.sticky[1].api, Api::kCuda);
+  EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 0, code: 700, api: nvml}\n"),
+            "m.yaml:6: faults.sticky[0].api: expected an API whose calls touch a device (cuda), "
+            "got 'nvml'");
+  EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 0, code: NVML_ERROR_GPU_IS_LOST}\n"),
+            "m.yaml:6: faults.sticky[0].code: expected a non-zero CUDA result code (name or "
+            "number), got 'NVML_ERROR_GPU_IS_LOST'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemFree_v2, code: NVML_ERROR_UNKNOWN}\n"),
+            "m.yaml:6: faults.calls[0].code: expected a non-zero CUDA result code (name or "
+            "number), got 'NVML_ERROR_UNKNOWN'");
+  EXPECT_EQ(api_name(Api::kCuda), "cuda");
+  EXPECT_EQ(api_name(Api::kNvml), "nvml");
+  EXPECT_EQ(parse_result_code(Api::kNvml, "NVML_ERROR_GPU_IS_LOST"), 15);
+  EXPECT_FALSE(parse_result_code(Api::kCuda, "NVML_ERROR_GPU_IS_LOST").has_value());
+  EXPECT_EQ(parse_result_code(Api::kCuda, "-3"), -3);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // CUDA_VISIBLE_DEVICES at driver level: for each row the machine is reset, the variable set,
 // cuInit called, and the visible devices identified through cuDeviceGetUuid_v2.
 
-#include "engine/visible_devices.h"
+#include "cuda/visible_devices.h"
 
 #include <cstring>
 #include <optional>
@@ -127,11 +127,51 @@ TEST_F(MockVisibleDevicesTiming, ReadAtTheFirstSuccessfulCuInitOnly) {
 
 TEST(MockVisibleDevicesRules, PureFunction) {
   std::vector<DeviceSpec> four = load_machine("4xh100").devices;
-  EXPECT_EQ(engine::resolve_visible_devices(std::nullopt, four), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(engine::resolve_visible_devices("3,2,1,0", four), (std::vector<int>{3, 2, 1, 0}));
-  EXPECT_EQ(engine::resolve_visible_devices("99999999999999999999,0", four), (std::vector<int>{}));
-  EXPECT_EQ(engine::resolve_visible_devices("1,", four), (std::vector<int>{1}));
-  EXPECT_EQ(engine::resolve_visible_devices(",1", four), (std::vector<int>{}));
+  EXPECT_EQ(cuda::resolve_visible_devices(std::nullopt, four), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(cuda::resolve_visible_devices("3,2,1,0", four), (std::vector<int>{3, 2, 1, 0}));
+  EXPECT_EQ(cuda::resolve_visible_devices("99999999999999999999,0", four), (std::vector<int>{}));
+  EXPECT_EQ(cuda::resolve_visible_devices("1,", four), (std::vector<int>{1}));
+  EXPECT_EQ(cuda::resolve_visible_devices(",1", four), (std::vector<int>{}));
+}
+
+}  // namespace
+}  // namespace mockdev::testing
+
+namespace mockdev::testing {
+namespace {
+
+// Note [Driver visible-device rules]: an ordinal too large for a CUdevice is an invalid
+// entry, so the list stops there; it is never clamped into a duplicate of another one.
+TEST(MockVisibleDevicesRules, OutOfRangeOrdinalsTruncateAndNeverSaturate) {
+  std::vector<DeviceSpec> four = load_machine("4xh100").devices;
+  EXPECT_EQ(cuda::resolve_visible_devices("0,3000000000,4000000000", four), (std::vector<int>{0}));
+  EXPECT_EQ(cuda::resolve_visible_devices("0,3000000000,3000000000", four), (std::vector<int>{0}));
+  EXPECT_EQ(cuda::resolve_visible_devices("1,11111111111111,11111111111112", four),
+            (std::vector<int>{1}));
+  EXPECT_EQ(cuda::resolve_visible_devices("1,2147483648,2147483648", four), (std::vector<int>{1}));
+  EXPECT_EQ(cuda::resolve_visible_devices("1,2147483647,2147483647", four),
+            (std::vector<int>{}));  // a valid CUdevice repeated: a duplicate hides all
+  EXPECT_EQ(cuda::resolve_visible_devices("2,99999999999999999999999,0,0", four),
+            (std::vector<int>{2}));
+}
+
+// 100,000 entries: the rules stay the same at any length (the parser is linear, so this
+// runs in milliseconds; the assertion is on the result only).
+TEST(MockVisibleDevicesRules, HundredThousandEntries) {
+  std::vector<DeviceSpec> four = load_machine("4xh100").devices;
+  std::string distinct;
+  for (int i = 0; i < 100000; ++i) distinct += (i == 0 ? "" : ",") + std::to_string(i);
+  EXPECT_EQ(cuda::resolve_visible_devices(distinct, four), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(cuda::resolve_visible_devices(distinct + ",99999", four), (std::vector<int>{}));
+  std::string reversed;
+  for (int i = 99999; i >= 0; --i) reversed += std::to_string(i) + (i == 0 ? "" : ",");
+  EXPECT_EQ(cuda::resolve_visible_devices(reversed, four), (std::vector<int>{}));
+  std::string uuids;
+  for (int i = 0; i < 100000; ++i)
+    uuids += (i == 0 ? "" : ",") + four[1].uuid.substr(0, 12) + std::to_string(i);
+  EXPECT_EQ(cuda::resolve_visible_devices(four[2].uuid + "," + uuids, four), (std::vector<int>{2}));
+  EXPECT_EQ(cuda::resolve_visible_devices(four[2].uuid + "," + uuids + "," + four[2].uuid, four),
+            (std::vector<int>{}));
 }
 
 }  // namespace

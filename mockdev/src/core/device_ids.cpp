@@ -1,10 +1,10 @@
-#include "engine/device_ids.h"
+#include "core/device_ids.h"
 
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 
-namespace mockdev::engine {
+namespace mockdev::core {
 namespace {
 
 bool all_hex(std::string_view s) {
@@ -104,4 +104,4 @@ int pci_device_number(std::string_view pci_bus_id) {
   return is_pci_bus_id(pci_bus_id) ? parse_hex(pci_bus_id.substr(12, 2)) : -1;
 }
 
-}  // namespace mockdev::engine
+}  // namespace mockdev::core

@@ -8,9 +8,10 @@
 #include <string>
 #include <string_view>
 
-namespace mockdev::engine {
+namespace mockdev::core {
 
-// Most devices a machine may have (keeps the fake address ranges inside 64 bits).
+// Most devices a machine may have (keeps the fake address ranges of core/memory.h inside
+// 64 bits).
 inline constexpr int kMaxDevices = 64;
 
 // True for "<prefix>xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex digits, either case).
@@ -30,4 +31,4 @@ std::optional<std::array<unsigned char, 16>> uuid_bytes(std::string_view uuid);
 int pci_bus_number(std::string_view pci_bus_id);
 int pci_device_number(std::string_view pci_bus_id);
 
-}  // namespace mockdev::engine
+}  // namespace mockdev::core

@@ -1,21 +1,21 @@
-// The control API (mockdev/control.h) over the engine state.
+// The control API (mockdev/control.h) over the engine core and the API adapters' state.
 
 #include "mockdev/control.h"
 
 #include <cstdio>
+#include <cstdlib>
 
-#include "engine/engine_state.h"
+#include "core/engine.h"
+#include "core/memory.h"
+#include "cuda/cuda_state.h"
 
 namespace mockdev::control {
 
-using engine::EngineLock;
-using engine::State;
-using engine::state;
+using core::EngineLock;
 
 void reset(const MachineSpec& machine) {
   EngineLock lock;
-  State& s = state();
-  engine::install_machine(s, machine, std::nullopt);
+  core::install_machine(machine, std::nullopt);
 }
 
 void reset_from_environment() {
@@ -27,78 +27,76 @@ void reset_from_environment() {
 
 MachineSpec machine() {
   EngineLock lock;
-  return state().machine;
+  return core::engine().machine;
 }
 
 std::optional<std::string> config_error() {
   EngineLock lock;
-  return state().config_error;
+  return core::engine().config_error;
 }
 
 std::uint64_t call_count(std::string_view entry_point) {
   EngineLock lock;
-  const State& s = state();
-  auto it = s.call_counts.find(entry_point);
-  return it == s.call_counts.end() ? 0 : it->second;
+  const auto& counts = core::engine().call_counts;
+  auto it = counts.find(entry_point);
+  return it == counts.end() ? 0 : it->second;
 }
 
 std::map<std::string, std::uint64_t> call_counts() {
   EngineLock lock;
-  const State& s = state();
-  return {s.call_counts.begin(), s.call_counts.end()};
+  const auto& counts = core::engine().call_counts;
+  return {counts.begin(), counts.end()};
 }
 
 void reset_call_counts() {
   EngineLock lock;
-  state().call_counts.clear();
+  core::engine().call_counts.clear();
 }
 
 void fail_call(std::string_view entry_point, std::uint64_t nth, int code) {
   EngineLock lock;
-  state().call_faults.push_back(engine::ActiveCallFault{std::string(entry_point), nth, code, 0});
+  // Faults match by exported symbol name, which is unique across APIs.
+  core::engine().call_faults.push_back(
+      core::ActiveCallFault{std::string(entry_point), nth, code, 0});
 }
 
 void set_sticky_error(int device, int code) {
   EngineLock lock;
-  state().sticky.push_back(engine::ActiveSticky{device, code, 0, 0});
+  core::engine().sticky.push_back(core::ActiveSticky{Api::kCuda, device, code, 0, 0});
 }
 
 void clear_faults() {
   EngineLock lock;
-  State& s = state();
-  s.call_faults.clear();
-  s.sticky.clear();
-  s.driver_init_error.reset();
-  s.nvml_init_error.reset();
+  core::clear_faults();
 }
 
 bool driver_initialized() {
   EngineLock lock;
-  return engine::driver_ready(state());
+  return cuda::driver_ready();
 }
 
 bool forked_after_init() {
   EngineLock lock;
-  return state().forked_after_init;
+  return cuda::in_forked_child();
 }
 
 LiveObjects live_objects() {
   EngineLock lock;
-  const State& s = state();
   LiveObjects live;
-  for (std::size_t i = 0; i < s.devices.size(); ++i) {
-    const auto* ctx = s.devices[i].primary;
+  const cuda::CudaState& s = cuda::cuda_state();
+  for (std::size_t i = 0; i < s.primary.size(); ++i) {
+    const auto* ctx = s.primary[i];
     if (ctx == nullptr || ctx->refcount == 0) continue;
     ++live.primary_contexts_active;
     live.descriptions.push_back("ctx dev=" + std::to_string(i) +
                                 " refs=" + std::to_string(ctx->refcount));
   }
-  for (const auto& [address, allocation] : s.allocations) {
+  for (const auto& [address, allocation] : core::allocations()) {
     ++live.allocations;
     live.allocated_bytes += allocation.bytes;
     char line[96];
-    std::snprintf(line, sizeof line, "alloc dev=%d ptr=0x%llx bytes=%llu",
-                  allocation.physical_device, static_cast<unsigned long long>(address),
+    std::snprintf(line, sizeof line, "alloc dev=%d ptr=0x%llx bytes=%llu", allocation.device,
+                  static_cast<unsigned long long>(address),
                   static_cast<unsigned long long>(allocation.bytes));
     live.descriptions.emplace_back(line);
   }
@@ -107,9 +105,7 @@ LiveObjects live_objects() {
 
 std::uint64_t used_bytes(int device) {
   EngineLock lock;
-  const State& s = state();
-  if (device < 0 || static_cast<std::size_t>(device) >= s.devices.size()) return 0;
-  return s.devices[static_cast<std::size_t>(device)].used_bytes;
+  return core::used_bytes(device);
 }
 
 }  // namespace mockdev::control

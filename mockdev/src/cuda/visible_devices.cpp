@@ -1,10 +1,11 @@
-#include "engine/visible_devices.h"
+#include "cuda/visible_devices.h"
 
-#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <string>
+#include <unordered_set>
 
-namespace mockdev::engine {
+namespace mockdev::cuda {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -25,23 +26,21 @@ std::vector<std::string_view> split(std::string_view value) {
   return parts;
 }
 
-bool contains(const std::vector<int>& list, int value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
-// strtol-like: optional sign, then digits; trailing text ignored. nullopt without digits.
-std::optional<long long> parse_ordinal(std::string_view entry) {
+// strtol-like: optional sign, then digits; trailing text ignored. nullopt for an entry that
+// ends the list: no digits, a negative value, or a value above INT_MAX. "-0" is 0.
+std::optional<int> parse_ordinal(std::string_view entry) {
   std::size_t i = 0;
   bool negative = false;
   if (i < entry.size() && (entry[i] == '+' || entry[i] == '-')) negative = entry[i++] == '-';
-  std::size_t first_digit = i;
+  const std::size_t first_digit = i;
   long long value = 0;
-  while (i < entry.size() && std::isdigit(static_cast<unsigned char>(entry[i]))) {
-    if (value < (1LL << 40)) value = value * 10 + (entry[i] - '0');  // saturates; huge = invalid
-    ++i;
+  bool too_large = false;
+  for (; i < entry.size() && std::isdigit(static_cast<unsigned char>(entry[i])); ++i) {
+    if (!too_large) value = value * 10 + (entry[i] - '0');
+    if (value > INT_MAX) too_large = true;  // checked each digit: value never overflows
   }
-  if (i == first_digit) return std::nullopt;
-  return negative ? -value : value;
+  if (i == first_digit || too_large || (negative && value != 0)) return std::nullopt;
+  return static_cast<int>(value);
 }
 
 std::vector<int> resolve_uuid_list(const std::vector<std::string_view>& entries,
@@ -49,12 +48,14 @@ std::vector<int> resolve_uuid_list(const std::vector<std::string_view>& entries,
   const std::string_view prefix = entries.front().substr(0, 4);
   const bool mig = prefix == "MIG-";
   std::vector<std::string_view> candidates;
+  std::unordered_set<std::string_view> seen;
   for (std::string_view entry : entries) {
     if (entry.substr(0, 4) != prefix) break;
-    if (std::find(candidates.begin(), candidates.end(), entry) != candidates.end()) return {};
+    if (!seen.insert(entry).second) return {};
     candidates.push_back(entry);
   }
   std::vector<int> ordinals;
+  std::vector<bool> selected(devices.size(), false);
   for (std::string_view candidate : candidates) {
     int match = -1;
     int matches = 0;
@@ -66,7 +67,8 @@ std::vector<int> resolve_uuid_list(const std::vector<std::string_view>& entries,
       }
     }
     if (matches != 1) break;
-    if (contains(ordinals, match)) return {};
+    if (selected[static_cast<std::size_t>(match)]) return {};
+    selected[static_cast<std::size_t>(match)] = true;
     ordinals.push_back(match);
   }
   return ordinals;
@@ -85,18 +87,19 @@ std::vector<int> resolve_visible_devices(std::optional<std::string_view> value,
   const std::vector<std::string_view> entries = split(*value);
   const std::string_view head = entries.front().substr(0, 4);
   if (head == "GPU-" || head == "MIG-") return resolve_uuid_list(entries, devices);
-  std::vector<long long> parsed;
+  std::vector<int> parsed;
+  std::unordered_set<int> seen;
   for (std::string_view entry : entries) {
-    std::optional<long long> ordinal = parse_ordinal(entry);
-    if (!ordinal || *ordinal < 0) break;
-    if (std::find(parsed.begin(), parsed.end(), *ordinal) != parsed.end()) return {};
+    std::optional<int> ordinal = parse_ordinal(entry);
+    if (!ordinal) break;
+    if (!seen.insert(*ordinal).second) return {};
     parsed.push_back(*ordinal);
   }
-  for (long long ordinal : parsed) {
+  for (int ordinal : parsed) {
     if (ordinal >= count) break;
-    ordinals.push_back(static_cast<int>(ordinal));
+    ordinals.push_back(ordinal);
   }
   return ordinals;
 }
 
-}  // namespace mockdev::engine
+}  // namespace mockdev::cuda

@@ -1,0 +1,94 @@
+#include "core/engine.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace mockdev::core {
+namespace {
+
+// Reads MOCKDEV_MACHINE (a path or a preset; kDefaultPreset when unset or empty).
+std::pair<MachineSpec, std::optional<std::string>> machine_from_environment() {
+  const char* value = std::getenv("MOCKDEV_MACHINE");
+  std::string_view name = (value != nullptr && value[0] != '\0') ? value : kDefaultPreset;
+  try {
+    return {load_machine(name), std::nullopt};
+  } catch (const std::exception& e) {
+    MachineSpec empty;
+    empty.name = "(invalid)";
+    empty.source = std::string(name);
+    std::string message = std::string("MOCKDEV_MACHINE: ") + e.what();
+    std::fprintf(stderr, "mockdev: cannot load the simulated machine: %s\n", message.c_str());
+    return {std::move(empty), std::move(message)};
+  }
+}
+
+}  // namespace
+
+Engine& engine() {
+  // Created by the first caller (who holds the lock); never deleted: Note [Leaky state].
+  static Engine* instance = nullptr;
+  if (instance == nullptr) {
+    instance = new Engine();
+    auto [machine, error] = machine_from_environment();
+    install_machine(std::move(machine), std::move(error));
+  }
+  return *instance;
+}
+
+void install_machine(MachineSpec machine, std::optional<std::string> config_error) {
+  Engine& e = engine();
+  e.machine = std::move(machine);
+  e.config_error = std::move(config_error);
+  ++e.generation;
+  e.call_counts.clear();
+  e.call_faults.clear();
+  e.sticky.clear();
+  const FaultSchedule& faults = e.machine.faults;
+  for (const CallFault& f : faults.calls) {
+    e.call_faults.push_back(ActiveCallFault{f.entry_point, f.nth, f.code, 0});
+  }
+  for (const StickyError& s : faults.sticky) {
+    e.sticky.push_back(ActiveSticky{s.api, s.device, s.code, s.after_calls, 0});
+  }
+  e.init_errors = {};
+  e.init_errors[static_cast<std::size_t>(Api::kCuda)] = faults.driver_init_error;
+  e.init_errors[static_cast<std::size_t>(Api::kNvml)] = faults.nvml_init_error;
+}
+
+std::optional<int> count_call(std::string_view entry_point) {
+  Engine& e = engine();
+  auto it = e.call_counts.find(entry_point);
+  if (it == e.call_counts.end()) it = e.call_counts.emplace(std::string(entry_point), 0).first;
+  ++it->second;
+  std::optional<int> fired;
+  for (ActiveCallFault& f : e.call_faults) {
+    if (f.entry_point != entry_point) continue;
+    ++f.seen;
+    if (!fired && (f.nth == 0 || f.seen == f.nth)) fired = f.code;
+  }
+  return fired;
+}
+
+std::optional<int> touch_device(Api api, int device) {
+  std::optional<int> code;
+  for (ActiveSticky& s : engine().sticky) {
+    if (s.api != api || s.device != device) continue;
+    ++s.seen;
+    if (!code && s.seen > s.after_calls) code = s.code;
+  }
+  return code;
+}
+
+std::optional<int> init_error(Api api) {
+  return engine().init_errors[static_cast<std::size_t>(api)];
+}
+
+void clear_faults() {
+  Engine& e = engine();
+  e.call_faults.clear();
+  e.sticky.clear();
+  e.init_errors = {};
+}
+
+}  // namespace mockdev::core

@@ -1,0 +1,89 @@
+#pragma once
+// The vendor-neutral engine core: the simulated machine and what every API adapter shares
+// (device memory and allocations, the fault schedule, call counters). It knows nothing of
+// CUDA or NVML: their handles, init state, visibility rules and result codes live in the
+// adapters (cuda/, nvml/), which keep their own state next to this one under the same lock
+// and reset it when `generation` changes. Queues, events and a virtual clock join here.
+//
+// Ownership: one Engine object, created on first use and never destroyed (Note [Leaky
+// state]). Thread safety: reachable only with the engine lock held (Note [Engine lock] in
+// core/engine_lock.h); every function here requires it.
+//
+// Note [Leaky state]
+// A driver is used from atexit handlers, from other libraries' destructors and from
+// forked children that call exit(). If this state had a static destructor, a late call
+// would touch freed memory, and a child's exit() would run destructors of objects whose
+// owning threads do not exist in it. So the state is a heap object reached through a
+// function-local pointer that is never deleted; driver objects handed to callers
+// (contexts, NVML handles) are never freed either.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/engine_lock.h"
+#include "mockdev/machine.h"
+
+namespace mockdev::core {
+
+// A call fault, scripted in the machine file or at run time; `seen` counts the calls of
+// its entry point since it was installed.
+struct ActiveCallFault {
+  std::string entry_point;
+  std::uint64_t nth = 1;  // 0 = every call
+  int code = 0;
+  std::uint64_t seen = 0;
+};
+
+// A sticky error of one API on one physical device; `seen` counts that API's calls that
+// touched the device since it was installed.
+struct ActiveSticky {
+  Api api = Api::kCuda;
+  int device = 0;
+  int code = 0;
+  std::uint64_t after_calls = 0;
+  std::uint64_t seen = 0;
+};
+
+struct Engine {
+  MachineSpec machine;
+  std::optional<std::string> config_error;  // why MOCKDEV_MACHINE could not be loaded
+  // Bumped by every install_machine: adapters compare it with the generation their own
+  // state was built for and start afresh when it differs (a "power cycle").
+  std::uint64_t generation = 0;
+
+  std::map<std::string, std::uint64_t, std::less<>> call_counts;
+  std::vector<ActiveCallFault> call_faults;
+  std::vector<ActiveSticky> sticky;
+  std::array<std::optional<int>, kApiCount> init_errors;  // by Api: init returns this code
+};
+
+// The engine, created (and the machine loaded from MOCKDEV_MACHINE) on first use.
+Engine& engine() MOCKDEV_REQUIRES(g_engine_mutex);
+
+// Installs `machine` as if it were power-cycled (control::reset): core state and (through
+// `generation`) every adapter's state start afresh; `config_error` records why the
+// requested machine could not be loaded.
+void install_machine(MachineSpec machine, std::optional<std::string> config_error)
+    MOCKDEV_REQUIRES(g_engine_mutex);
+
+// Counts one call of `entry_point` (an exported symbol name) and advances the call faults
+// of that entry point; returns the code of a fault that fires on this call.
+std::optional<int> count_call(std::string_view entry_point) MOCKDEV_REQUIRES(g_engine_mutex);
+
+// A call of `api` that runs on physical `device`: advances that API's sticky errors of the
+// device and returns the code of one that is in force.
+std::optional<int> touch_device(Api api, int device) MOCKDEV_REQUIRES(g_engine_mutex);
+
+// The init fault scheduled for `api` (the machine file's driver_init / nvml_init).
+std::optional<int> init_error(Api api) MOCKDEV_REQUIRES(g_engine_mutex);
+
+// Removes every call fault, sticky error and init fault.
+void clear_faults() MOCKDEV_REQUIRES(g_engine_mutex);
+
+}  // namespace mockdev::core

@@ -1,0 +1,40 @@
+#include "core/engine_lock.h"
+
+#include <unistd.h>
+
+namespace mockdev::core {
+
+// Never destroyed (trivially destructible): Note [Leaky state] in core/engine.h.
+constinit EngineMutex g_engine_mutex;
+
+namespace {
+
+// Note [Cached pid]: each API's fork rule runs on every entry point, and getpid() is a real
+// system call (glibc stopped caching it in 2.25); on sandboxed kernels it costs
+// microseconds, which made a simulated device switch a hundred times slower than the
+// runtime around it. The pid changes only across fork(), whose child handler below
+// refreshes it. A child made by a raw clone/syscall that skips the atfork handlers would
+// see a stale pid; such a child cannot safely use this library anyway.
+pid_t g_pid = getpid();
+
+void atfork_prepare() MOCKDEV_NO_THREAD_SAFETY_ANALYSIS { g_engine_mutex.lock(); }
+void atfork_parent() MOCKDEV_NO_THREAD_SAFETY_ANALYSIS { g_engine_mutex.unlock(); }
+void atfork_child() {
+  // The forking thread held the mutex; no other thread exists in the child.
+  g_engine_mutex.reinitialize_in_child();
+  g_pid = getpid();
+}
+
+// Note [Fork handler registration]: the handlers are registered when the library is
+// loaded, not at the first engine call. Registering lazily would call pthread_atfork while
+// holding the engine mutex, and a concurrent fork (which holds glibc's atfork lock while it
+// runs the prepare handlers, ours included) would then deadlock the two threads.
+__attribute__((constructor)) void register_fork_handlers() {
+  pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+}  // namespace
+
+pid_t current_pid() noexcept { return g_pid; }
+
+}  // namespace mockdev::core

@@ -1,0 +1,30 @@
+#include "cuda/driver_call.h"
+
+#include "core/engine.h"
+#include "cuda/cuda_state.h"
+
+namespace mockdev::cuda {
+
+using namespace accel::cuda_abi;  // NOLINT
+
+std::optional<CUresult> enter(Entry entry) {
+  std::optional<int> fault = core::count_call(info(entry).symbol);
+  if (in_forked_child()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (fault) return static_cast<CUresult>(*fault);
+  if (has_trait(entry, kNeedsInit) && !driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
+  return std::nullopt;
+}
+
+std::optional<int> physical_device(CUdevice dev) {
+  const CudaState& s = cuda_state();
+  if (dev < 0 || static_cast<std::size_t>(dev) >= s.visible.size()) return std::nullopt;
+  return s.visible[static_cast<std::size_t>(dev)];
+}
+
+std::optional<CUresult> sticky_error(int device) {
+  if (std::optional<int> code = core::touch_device(Api::kCuda, device))
+    return static_cast<CUresult>(*code);
+  return std::nullopt;
+}
+
+}  // namespace mockdev::cuda

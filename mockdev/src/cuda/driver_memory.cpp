@@ -1,0 +1,48 @@
+// Device memory calls of the simulated driver (declared in driver_api.h) over the core's
+// vendor-neutral memory (core/memory.h, Note [Device addresses]); the current context
+// names the device.
+
+#include "core/engine.h"
+#include "core/memory.h"
+#include "cuda/cuda_state.h"
+#include "cuda/driver_api.h"
+#include "cuda/driver_call.h"
+
+namespace mockdev::cuda::impl {
+
+CUresult cuMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
+  if (free_bytes == nullptr || total_bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUctx_st* ctx = active_current_context();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
+  const std::uint64_t total =
+      core::engine().machine.devices[static_cast<std::size_t>(ctx->physical_device)].memory_bytes;
+  *total_bytes = total;
+  *free_bytes = total - core::used_bytes(ctx->physical_device);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc(CUdeviceptr* dptr, std::size_t bytes) {
+  if (dptr == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  CUctx_st* ctx = active_current_context();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
+  std::optional<std::uint64_t> address = core::allocate(Api::kCuda, ctx->physical_device, bytes);
+  if (!address) return CUDA_ERROR_OUT_OF_MEMORY;
+  *dptr = *address;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree(CUdeviceptr dptr) {
+  CUctx_st* ctx = active_current_context();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  // Step 5 before step 6 (Note [Driver call order]): an address that is not the start of a
+  // live CUDA allocation is an invalid argument, whatever state the device is in.
+  std::optional<core::Allocation> allocation = core::find_allocation(dptr);
+  if (!allocation || allocation->owner != Api::kCuda) return CUDA_ERROR_INVALID_VALUE;
+  if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
+  core::free_allocation(dptr);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace mockdev::cuda::impl

@@ -1,0 +1,147 @@
+// The `devices` section of a machine file (sections.h).
+
+#include <charconv>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device_ids.h"
+#include "machine/sections.h"
+
+namespace mockdev::machine_file {
+namespace {
+
+// Where each device's identifiers came from: the key's value node when the file gave it
+// (for error lines), nullopt when it was generated.
+struct IdOrigin {
+  std::string path;  // "devices[i]"
+  YAML::Node entry;
+  std::optional<YAML::Node> uuid, pci_bus_id, mig_uuid;
+};
+
+// One identifier field, for the uniqueness check.
+struct IdField {
+  const char* key;
+  const char* what;  // "a UUID", ...
+  std::string DeviceSpec::*member;
+  std::optional<YAML::Node> IdOrigin::*origin;
+};
+
+constexpr IdField kIdFields[] = {
+    {"uuid", "a UUID", &DeviceSpec::uuid, &IdOrigin::uuid},
+    {"pci_bus_id", "a PCI bus id", &DeviceSpec::pci_bus_id, &IdOrigin::pci_bus_id},
+    {"mig_uuid", "a MIG UUID", &DeviceSpec::mig_uuid, &IdOrigin::mig_uuid},
+};
+
+// Device `index` (about to be added, from `origin`) must not share an identifier with an
+// earlier one. The error names a key the file has: the new device's if it gave the value,
+// else the earlier device's explicit key, saying which device gets the value by default
+// (asking yaml-cpp for the mark of a key a device lacks would throw YAML::InvalidNode).
+void check_unique(const YamlReader& reader, const std::vector<DeviceSpec>& devices,
+                  const std::vector<IdOrigin>& origins, const DeviceSpec& device, int index,
+                  const IdOrigin& origin) {
+  for (const IdField& f : kIdFields) {
+    const std::string& value = device.*(f.member);
+    if (value.empty()) continue;  // mig_uuid is optional and never generated
+    for (std::size_t j = 0; j < devices.size(); ++j) {
+      if (devices[j].*(f.member) != value) continue;
+      const std::string what = std::string(f.what) + " no other device has";
+      const std::optional<YAML::Node>& mine = origin.*(f.origin);
+      if (mine) reader.fail(*mine, YamlReader::join(origin.path, f.key), what, value);
+      const std::optional<YAML::Node>& theirs = origins[j].*(f.origin);
+      const std::string generated = " (device " + std::to_string(index) + " gets it by default)";
+      if (theirs) {
+        reader.fail(*theirs, YamlReader::join(origins[j].path, f.key), what + generated, value);
+      }
+      reader.fail(origin.entry, YamlReader::join(origin.path, f.key), what + generated, value);
+    }
+  }
+}
+
+void read_compute_capability(const YamlReader& reader, const YAML::Node& node,
+                             const std::string& path, DeviceSpec& d) {
+  constexpr std::string_view kWhat = "a compute capability such as \"9.0\"";
+  const YAML::Node cc = reader.require(node, path, "compute_capability", kWhat);
+  const std::string field = YamlReader::join(path, "compute_capability");
+  const std::string text = reader.scalar(cc, field, kWhat);
+  int major = 0, minor = 0;
+  const std::size_t dot = text.find('.');
+  const char* end = text.data() + text.size();
+  bool ok = dot != std::string::npos && dot > 0 && dot + 1 < text.size();
+  if (ok) {
+    auto r1 = std::from_chars(text.data(), text.data() + dot, major);
+    auto r2 = std::from_chars(text.data() + dot + 1, end, minor);
+    ok = r1.ec == std::errc() && r1.ptr == text.data() + dot && r2.ec == std::errc() &&
+         r2.ptr == end && major >= 1 && major <= 99 && minor >= 0 && minor <= 9;
+  }
+  if (!ok) reader.fail(cc, field, kWhat, text);
+  d.cc_major = major;
+  d.cc_minor = minor;
+}
+
+void read_device(const YamlReader& reader, const YAML::Node& node, const std::string& path,
+                 MachineSpec& spec, std::vector<IdOrigin>& origins) {
+  if (!node.IsMap()) reader.fail(node, path, "a device mapping", YamlReader::shown(node));
+  reader.check_keys(node, path,
+                    {"name", "memory", "compute_capability", "multiprocessors", "uuid",
+                     "pci_bus_id", "mig_uuid", "count"});
+  auto field = [&](std::string_view key) { return YamlReader::join(path, key); };
+  DeviceSpec d;
+  d.name = reader.text(reader.require(node, path, "name", "a device name"), field("name"),
+                       "a device name");
+  d.memory_bytes = reader.size(reader.require(node, path, "memory", kSizeWhat), field("memory"));
+  read_compute_capability(reader, node, path, d);
+  d.multiprocessor_count = static_cast<int>(
+      reader.integer(reader.require(node, path, "multiprocessors", "a multiprocessor count"),
+                     field("multiprocessors"), 1, 100000));
+  std::uint64_t count = 1;
+  if (YAML::Node c = node["count"]) count = reader.integer(c, field("count"), 1, core::kMaxDevices);
+  IdOrigin origin{path, node, {}, {}, {}};
+  auto optional_id = [&](std::string_view key, std::string_view what, auto valid,
+                         std::optional<YAML::Node>& where) -> std::string {
+    YAML::Node v = node[std::string(key)];
+    if (!v) return "";
+    std::string s = reader.scalar(v, field(key), what);
+    if (!valid(s)) reader.fail(v, field(key), what, s);
+    if (count > 1)
+      reader.fail(v, field(key), "no " + std::string(key) + " on a device with count > 1", s);
+    where = v;
+    return s;
+  };
+  d.uuid = optional_id(
+      "uuid", "a UUID such as GPU-01234567-89ab-cdef-0123-456789abcdef",
+      [](const std::string& s) { return core::is_uuid(s, "GPU-"); }, origin.uuid);
+  d.pci_bus_id = optional_id(
+      "pci_bus_id", "a PCI bus id such as 00000000:1B:00.0",
+      [](const std::string& s) { return core::is_pci_bus_id(s); }, origin.pci_bus_id);
+  d.mig_uuid = optional_id(
+      "mig_uuid", "a MIG UUID such as MIG-01234567-89ab-cdef-0123-456789abcdef",
+      [](const std::string& s) { return core::is_uuid(s, "MIG-"); }, origin.mig_uuid);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (spec.devices.size() >= static_cast<std::size_t>(core::kMaxDevices)) {
+      reader.fail(node, path,
+                  "at most " + std::to_string(core::kMaxDevices) + " devices in a machine",
+                  std::to_string(spec.devices.size() + count - i));
+    }
+    DeviceSpec copy = d;
+    const int index = static_cast<int>(spec.devices.size());
+    if (copy.uuid.empty()) copy.uuid = core::generate_uuid(spec.name, index);
+    if (copy.pci_bus_id.empty()) copy.pci_bus_id = core::generate_pci_bus_id(index);
+    check_unique(reader, spec.devices, origins, copy, index, origin);
+    spec.devices.push_back(std::move(copy));
+    origins.push_back(origin);
+  }
+}
+
+}  // namespace
+
+void read_devices(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {
+  if (!node.IsSequence())
+    reader.fail(node, "devices", "a list of devices", YamlReader::shown(node));
+  std::vector<IdOrigin> origins;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    read_device(reader, node[i], "devices[" + std::to_string(i) + "]", spec, origins);
+  }
+}
+
+}  // namespace mockdev::machine_file

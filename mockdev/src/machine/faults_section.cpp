@@ -1,0 +1,89 @@
+// The `faults` section of a machine file (sections.h). Every fault belongs to one API and
+// its code must be one of that API's codes (machine/api_codes.h): a call fault's API is the
+// API that exports its entry point; driver_init is CUDA's and nvml_init NVML's; a sticky
+// error names its API with `api:` (default cuda, the only API whose calls touch a device).
+
+#include <string>
+
+#include "machine/api_codes.h"
+#include "machine/sections.h"
+
+namespace mockdev::machine_file {
+namespace {
+
+void read_call_faults(const YamlReader& reader, const YAML::Node& calls, FaultSchedule& f) {
+  if (!calls.IsSequence())
+    reader.fail(calls, "faults.calls", "a list of call faults", YamlReader::shown(calls));
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const YAML::Node c = calls[i];
+    const std::string path = "faults.calls[" + std::to_string(i) + "]";
+    if (!c.IsMap())
+      reader.fail(c, path, "a mapping with keys entry, nth, code", YamlReader::shown(c));
+    reader.check_keys(c, path, {"entry", "nth", "code"});
+    CallFault fault;
+    const YAML::Node entry = reader.require(c, path, "entry", "an entry point name");
+    fault.entry_point =
+        reader.scalar(entry, YamlReader::join(path, "entry"), "an entry point name");
+    std::optional<Api> api = api_of_entry_point(fault.entry_point);
+    if (!api) {
+      reader.fail(entry, YamlReader::join(path, "entry"),
+                  "an exported entry point such as cuMemAlloc_v2", fault.entry_point);
+    }
+    fault.api = *api;
+    if (YAML::Node nth = c["nth"])
+      fault.nth = reader.integer(nth, YamlReader::join(path, "nth"), 0, UINT64_MAX);
+    fault.code = reader.code(reader.require(c, path, "code", "a result code"),
+                             YamlReader::join(path, "code"), fault.api);
+    f.calls.push_back(std::move(fault));
+  }
+}
+
+void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky, const MachineSpec& spec,
+                        FaultSchedule& f) {
+  if (!sticky.IsSequence())
+    reader.fail(sticky, "faults.sticky", "a list of sticky errors", YamlReader::shown(sticky));
+  for (std::size_t i = 0; i < sticky.size(); ++i) {
+    const YAML::Node s = sticky[i];
+    const std::string path = "faults.sticky[" + std::to_string(i) + "]";
+    if (!s.IsMap())
+      reader.fail(s, path, "a mapping with keys device, code, after_calls", YamlReader::shown(s));
+    reader.check_keys(s, path, {"device", "code", "after_calls", "api"});
+    StickyError e;
+    if (YAML::Node a = s["api"]) {
+      // Only an API with calls that touch a device can have a sticky error.
+      const std::string name = reader.scalar(a, YamlReader::join(path, "api"), "cuda");
+      if (api_from_name(name) != Api::kCuda)
+        reader.fail(a, YamlReader::join(path, "api"), "an API whose calls touch a device (cuda)",
+                    name);
+      e.api = Api::kCuda;
+    }
+    const YAML::Node dev = reader.require(s, path, "device", "a device index");
+    const std::uint64_t n = spec.devices.size();
+    if (n == 0) {
+      reader.fail(dev, YamlReader::join(path, "device"),
+                  "a device index, but the machine has no devices", YamlReader::shown(dev));
+    }
+    e.device = static_cast<int>(reader.integer(dev, YamlReader::join(path, "device"), 0, n - 1));
+    e.code = reader.code(reader.require(s, path, "code", "a result code"),
+                         YamlReader::join(path, "code"), e.api);
+    if (YAML::Node a = s["after_calls"])
+      e.after_calls = reader.integer(a, YamlReader::join(path, "after_calls"), 0, UINT64_MAX);
+    f.sticky.push_back(e);
+  }
+}
+
+}  // namespace
+
+void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {
+  if (!node.IsMap()) reader.fail(node, "faults", "a mapping of faults", YamlReader::shown(node));
+  reader.check_keys(node, "faults", {"driver_init", "nvml_init", "calls", "sticky"});
+  FaultSchedule& f = spec.faults;
+  if (YAML::Node v = node["driver_init"])
+    f.driver_init_error = reader.code(v, "faults.driver_init", Api::kCuda);
+  if (YAML::Node v = node["nvml_init"])
+    f.nvml_init_error = reader.code(v, "faults.nvml_init", Api::kNvml);
+  if (YAML::Node calls = node["calls"]) read_call_faults(reader, calls, f);
+  if (YAML::Node sticky = node["sticky"]) read_sticky_errors(reader, sticky, spec, f);
+}
+
+}  // namespace mockdev::machine_file

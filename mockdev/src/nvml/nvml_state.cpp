@@ -1,0 +1,34 @@
+#include "nvml/nvml_state.h"
+
+#include "core/engine.h"
+
+namespace mockdev::nvml {
+
+NvmlState& nvml_state() {
+  static NvmlState* const state = new NvmlState();  // never deleted: Note [Leaky state]
+  const core::Engine& e = core::engine();
+  if (state->generation != e.generation) {
+    // Old handles stay allocated (callers may hold them) but are no longer recognised.
+    *state = NvmlState{};
+    state->generation = e.generation;
+    for (std::size_t i = 0; i < e.machine.devices.size(); ++i) {
+      state->handles.push_back(new accel::nvml_abi::nvmlDevice_st{static_cast<int>(i)});
+    }
+  }
+  return *state;
+}
+
+bool nvml_ready() {
+  const NvmlState& s = nvml_state();
+  return s.refs > 0 && s.pid == core::current_pid();
+}
+
+std::optional<int> device_of(accel::nvml_abi::nvmlDevice_t device) {
+  const NvmlState& s = nvml_state();
+  for (std::size_t i = 0; i < s.handles.size(); ++i) {
+    if (device != nullptr && s.handles[i] == device) return static_cast<int>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace mockdev::nvml

@@ -1,0 +1,60 @@
+// The entry-point tables that drive the facades: the traits the engine applies (Note
+// [Driver call order]) are the ones docs/MACHINE_FILES.md documents, and the generated
+// export lists name exactly the table's symbols.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "cuda/entry_points.h"
+#include "driver_loader.h"
+#include "nvml/entry_points.h"
+
+namespace mockdev::testing {
+namespace {
+
+std::set<std::string> cuda_symbols_with(unsigned trait, bool present) {
+  std::set<std::string> out;
+  for (const cuda::EntryInfo& e : cuda::kEntries) {
+    if (((e.traits & trait) != 0) == present) out.emplace(e.symbol);
+  }
+  return out;
+}
+
+TEST(MockEntryTable, CudaTraitsAreTheDocumentedOnes) {
+  EXPECT_EQ(cuda_symbols_with(accel::cuda_abi::kNeedsInit, false),
+            (std::set<std::string>{"cuInit", "cuDriverGetVersion", "cuGetErrorName",
+                                   "cuGetErrorString", "cuGetProcAddress_v2", "cuGetProcAddress"}));
+  EXPECT_EQ(cuda_symbols_with(accel::cuda_abi::kTouchesDevice, true),
+            (std::set<std::string>{"cuCtxSynchronize", "cuMemGetInfo_v2", "cuMemAlloc_v2",
+                                   "cuMemFree_v2"}));
+  EXPECT_EQ(cuda_symbols_with(accel::cuda_abi::kLegalInCapture, false),
+            (std::set<std::string>{"cuDevicePrimaryCtxRelease_v2", "cuCtxSynchronize",
+                                   "cuMemAlloc_v2", "cuMemFree_v2"}));
+  EXPECT_TRUE(cuda::is_entry_point("cuMemAlloc_v2"));
+  EXPECT_FALSE(cuda::is_entry_point("cuMemAlloc"));
+}
+
+TEST(MockEntryTable, NvmlTraits) {
+  std::set<std::string> without_init;
+  for (const nvml::EntryInfo& e : nvml::kEntries) {
+    if ((e.traits & accel::nvml_abi::kNvmlNeedsInit) == 0) without_init.emplace(e.symbol);
+  }
+  EXPECT_EQ(without_init, (std::set<std::string>{"nvmlInit", "nvmlInit_v2", "nvmlErrorString"}));
+}
+
+// The facades export exactly the table's symbols (read from the ELF files): the generated
+// version scripts neither drop nor add a name.
+TEST(MockEntryTable, FacadesExportExactlyTheTables) {
+  std::set<std::string> cuda_expected, nvml_expected;
+  for (const cuda::EntryInfo& e : cuda::kEntries) cuda_expected.emplace(e.symbol);
+  for (const nvml::EntryInfo& e : nvml::kEntries) nvml_expected.emplace(e.symbol);
+  EXPECT_EQ(defined_dynamic_symbols(cuda_driver_path()), cuda_expected);
+  EXPECT_EQ(defined_dynamic_symbols(nvml_library_path()), nvml_expected);
+}
+
+}  // namespace
+}  // namespace mockdev::testing

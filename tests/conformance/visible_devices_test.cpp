@@ -7,13 +7,14 @@
 //
 // Note [Where NVML-side and driver-side rules differ]
 // The runtime's NVML path follows PyTorch's parser (spec §3.5); the simulated driver
-// follows the driver's rules (mockdev/src/engine/visible_devices.h). They agree on every
-// example PyTorch documents. They legitimately differ on:
+// follows the driver's rules (mockdev/src/cuda/visible_devices.h), which were recorded on
+// real hardware (docs/HARDWARE.md). They agree on every example PyTorch documents, and on
+// blanks around UUID entries (neither trims them). They differ on:
 //  - MIG- lists: PyTorch's NVML path cannot resolve MIG instances and answers "unknown",
 //    so device_count() falls back to the driver's count (which calls cuInit).
-//  - Blanks around UUID entries: PyTorch does not strip UUID entries (" GPU-..." is read
-//    as a number, "GPU-a, GPU-b" stops at " GPU-b"); the simulated driver trims every
-//    entry. What the real driver does here is unverified.
+//  - Letter case in UUIDs: the driver ignores it, PyTorch's parser does not.
+//  - Ordinals of 2^32 and more: the driver cuts them to 32 bits ("4294967296" is 0);
+//    PyTorch's parser reads them exactly (out of range).
 // Rows state both answers separately so such a difference is explicit, never silent.
 
 #include <gtest/gtest.h>
@@ -109,9 +110,14 @@ const std::vector<Row>& rows() {
        kEightGpus,
        "MIG-",
        std::nullopt,
-       {3},
-       "one MIG device: the driver resolves it"},
-      {"BadUppercaseUuid", kEightGpus, "GPU-9E8D35E3", 0, {}, "case-sensitive"},
+       {},
+       "an empty prefix selects nothing in the driver (recorded)"},
+      {"BadUppercaseUuid",
+       kEightGpus,
+       "GPU-9E8D35E3",
+       0,
+       {1},
+       "differs: PyTorch compares case; the driver does not (recorded)"},
       {"BadRepeatedUuid", kEightGpus, "GPU-9e8d35e3,GPU-9e8d35e3", 0, {}, ""},
       {"BadUuidThenOrdinal", kEightGpus, "GPU-9e8d35e3,1", 1, {1}, ""},
       {"BadOrdinalThenUuid", kEightGpus, "1,GPU-9e8d35e3", 1, {1}, ""},
@@ -131,14 +137,14 @@ const std::vector<Row>& rows() {
        kEightGpus,
        " GPU-9e8d35e3",
        0,
-       {1},
-       "differs: PyTorch reads it as a number; the simulated driver trims"},
+       {},
+       "no trimming on either side (the driver's recorded on real hardware)"},
       {"BlankBetweenUuids",
        kEightGpus,
        "GPU-e4, GPU-9e8d35e3",
        1,
-       {2, 1},
-       "differs: PyTorch stops at ' GPU-...'; the simulated driver trims"},
+       {2},
+       "both stop at ' GPU-...'"},
   };
   return kRows;
 }

@@ -168,6 +168,8 @@ enum EntryTraits : unsigned {
   kNeedsInit = 1u << 0,       // before a successful cuInit: CUDA_ERROR_NOT_INITIALIZED
   kTouchesDevice = 1u << 1,   // runs on the current context's device (sticky errors apply)
   kLegalInCapture = 1u << 2,  // allowed while a stream is being captured (global mode)
+  kAnswersAfterFork = 1u << 3,  // answers in a child forked after cuInit (no pid gate);
+                                // recorded on real hardware (docs/HARDWARE.md)
 };
 
 // The entry points, each once, one row each:
@@ -186,7 +188,7 @@ enum EntryTraits : unsigned {
 #define ACCEL_CUDA_DRIVER_ROWS_(R, X, E)                                                           \
   R(X, E, cuInit, 2000, cuInit, (unsigned int flags), (flags), kLegalInCapture)                    \
   R(X, E, cuDriverGetVersion, 2020, cuDriverGetVersion, (int* driver_version), (driver_version),   \
-    kLegalInCapture)                                                                               \
+    kLegalInCapture | kAnswersAfterFork)                                                           \
   R(X, E, cuGetErrorName, 6000, cuGetErrorName, (CUresult error, const char** str), (error, str),  \
     kLegalInCapture)                                                                               \
   R(X, E, cuGetErrorString, 6000, cuGetErrorString, (CUresult error, const char** str),            \

@@ -57,6 +57,14 @@ CUctx_st* active_current_context() {
   return ctx;
 }
 
+WorkContext context_for_work() {
+  CUctx_st* ctx = current_context();
+  if (ctx == nullptr || cuda_state().live_contexts.count(ctx) == 0)
+    return {nullptr, accel::cuda_abi::CUDA_ERROR_INVALID_CONTEXT};
+  if (ctx->refcount == 0) return {nullptr, accel::cuda_abi::CUDA_ERROR_CONTEXT_IS_DESTROYED};
+  return {ctx, accel::cuda_abi::CUDA_SUCCESS};
+}
+
 void set_current_context(CUctx_st* ctx) { t_current = ThreadContext{ctx, cuda_state().generation}; }
 
 }  // namespace mockdev::cuda

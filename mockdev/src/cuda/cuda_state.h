@@ -53,5 +53,14 @@ CUctx_st* current_context() MOCKDEV_REQUIRES(core::g_engine_mutex);
 void set_current_context(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The current context if it is alive and active (retained), else nullptr.
 CUctx_st* active_current_context() MOCKDEV_REQUIRES(core::g_engine_mutex);
+// For calls that do work on the current context: the context, or the code to fail with --
+// CUDA_ERROR_INVALID_CONTEXT with no current context, CUDA_ERROR_CONTEXT_IS_DESTROYED when
+// the current one is a primary context whose last retain was released (the handle stays
+// current; recorded on real hardware, docs/HARDWARE.md).
+struct WorkContext {
+  CUctx_st* ctx = nullptr;
+  accel::cuda_abi::CUresult error = accel::cuda_abi::CUDA_SUCCESS;
+};
+WorkContext context_for_work() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 }  // namespace mockdev::cuda

@@ -9,7 +9,7 @@ using namespace accel::cuda_abi;  // NOLINT
 
 std::optional<CUresult> enter(Entry entry) {
   std::optional<int> fault = core::count_call(info(entry).symbol);
-  if (in_forked_child()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (in_forked_child() && !has_trait(entry, kAnswersAfterFork)) return CUDA_ERROR_NOT_INITIALIZED;
   if (fault) return static_cast<CUresult>(*fault);
   if (has_trait(entry, kNeedsInit) && !driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
   return std::nullopt;

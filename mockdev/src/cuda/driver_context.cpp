@@ -74,8 +74,9 @@ CUresult cuCtxGetDevice(CUdevice* device) {
 }
 
 CUresult cuCtxSynchronize() {
-  CUctx_st* ctx = active_current_context();
-  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  CUctx_st* ctx = current.ctx;
   if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
   return CUDA_SUCCESS;  // nothing is ever pending on the simulated device yet
 }

@@ -23,11 +23,12 @@ CUresult cuInit(unsigned int flags) {
   if (e.config_error) return CUDA_ERROR_INVALID_VALUE;
   if (std::optional<int> code = core::init_error(Api::kCuda)) return static_cast<CUresult>(*code);
   const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
-  std::vector<int> visible = resolve_visible_devices(
+  VisibleSelection visible = select_visible_devices(
       env ? std::optional<std::string_view>(env) : std::nullopt, e.machine.devices);
-  if (visible.empty()) return CUDA_ERROR_NO_DEVICE;
+  if (visible.repeated) return CUDA_ERROR_INVALID_DEVICE;  // Note [Driver visible-device rules]
+  if (visible.devices.empty()) return CUDA_ERROR_NO_DEVICE;
   CudaState& s = cuda_state();
-  s.visible = std::move(visible);
+  s.visible = std::move(visible.devices);
   s.initialized = true;
   s.init_pid = core::current_pid();
   return CUDA_SUCCESS;

@@ -10,22 +10,24 @@
 
 namespace mockdev::cuda::impl {
 
+// A null output is skipped, not an error (recorded on real hardware, docs/HARDWARE.md).
 CUresult cuMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
-  if (free_bytes == nullptr || total_bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  CUctx_st* ctx = active_current_context();
-  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  const int device = current.ctx->physical_device;
+  if (auto sticky = sticky_error(device)) return *sticky;
   const std::uint64_t total =
-      core::engine().machine.devices[static_cast<std::size_t>(ctx->physical_device)].memory_bytes;
-  *total_bytes = total;
-  *free_bytes = total - core::used_bytes(ctx->physical_device);
+      core::engine().machine.devices[static_cast<std::size_t>(device)].memory_bytes;
+  if (total_bytes != nullptr) *total_bytes = total;
+  if (free_bytes != nullptr) *free_bytes = total - core::used_bytes(device);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemAlloc(CUdeviceptr* dptr, std::size_t bytes) {
   if (dptr == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
-  CUctx_st* ctx = active_current_context();
-  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  CUctx_st* ctx = current.ctx;
   if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
   std::optional<std::uint64_t> address = core::allocate(Api::kCuda, ctx->physical_device, bytes);
   if (!address) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -33,14 +35,16 @@ CUresult cuMemAlloc(CUdeviceptr* dptr, std::size_t bytes) {
   return CUDA_SUCCESS;
 }
 
+// Recorded on real hardware (docs/HARDWARE.md): freeing 0 succeeds and does nothing, with or
+// without a current context; a live allocation is freed with no current context too (the
+// address names its device); anything else is an invalid argument.
 CUresult cuMemFree(CUdeviceptr dptr) {
-  CUctx_st* ctx = active_current_context();
-  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (dptr == 0) return CUDA_SUCCESS;
   // Step 5 before step 6 (Note [Driver call order]): an address that is not the start of a
   // live CUDA allocation is an invalid argument, whatever state the device is in.
   std::optional<core::Allocation> allocation = core::find_allocation(dptr);
   if (!allocation || allocation->owner != Api::kCuda) return CUDA_ERROR_INVALID_VALUE;
-  if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
+  if (auto sticky = sticky_error(allocation->device)) return *sticky;
   core::free_allocation(dptr);
   return CUDA_SUCCESS;
 }

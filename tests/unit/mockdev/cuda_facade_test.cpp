@@ -216,9 +216,12 @@ TEST_F(MockCuda, PrimaryContextLifecycle) {
   EXPECT_EQ(cu().cuDevicePrimaryCtxGetState(2, &flags, &active), CUDA_SUCCESS);
   EXPECT_EQ(active, 0);
   EXPECT_EQ(control::live_objects().primary_contexts_active, 0u);
-  // The released context is still this thread's current one, but no longer usable.
+  // The released context is still this thread's current one, but no longer usable; work on
+  // it reports CUDA_ERROR_CONTEXT_IS_DESTROYED, as the real driver does (docs/HARDWARE.md).
   EXPECT_EQ(cu().cuCtxGetDevice(&dev), CUDA_ERROR_INVALID_CONTEXT);
-  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 16), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   EXPECT_EQ(cu().cuCtxSetCurrent(a), CUDA_ERROR_INVALID_CONTEXT);
   // Retained again, the same handle comes back.
   ASSERT_EQ(cu().cuDevicePrimaryCtxRetain(&b, 2), CUDA_SUCCESS);

@@ -15,7 +15,9 @@ namespace {
 struct Row {
   const char* machine;  // preset or file under scenarios/machines
   std::optional<std::string> value;
-  std::vector<int> physical;  // empty: cuInit returns CUDA_ERROR_NO_DEVICE
+  std::vector<int> physical;  // empty: cuInit fails (see `repeated`)
+  bool repeated = false;      // a device named twice: CUDA_ERROR_INVALID_DEVICE, else
+                              // CUDA_ERROR_NO_DEVICE (Note [Driver visible-device rules])
 };
 
 std::string machine_path(const char* machine) {
@@ -43,7 +45,7 @@ TEST_P(MockVisibleDevices, DriverSeesTheListedDevices) {
   }
   CUresult rc = cu().cuInit(0);
   if (row.physical.empty()) {
-    EXPECT_EQ(rc, CUDA_ERROR_NO_DEVICE);
+    EXPECT_EQ(rc, row.repeated ? CUDA_ERROR_INVALID_DEVICE : CUDA_ERROR_NO_DEVICE);
     EXPECT_FALSE(control::driver_initialized());
     return;
   }
@@ -76,14 +78,17 @@ std::vector<Row> rows() {
       {"4xh100", std::nullopt, {0, 1, 2, 3}},
       {"4xh100", "2,0", {2, 0}},
       {"4xh100", "1,7,0", {1}},
-      {"4xh100", "0,0", {}},
-      {"4xh100", "0, 1, 2, 1", {}},
+      {"4xh100", "0,0", {}, true},
+      {"4xh100", "0, 1, 2, 1", {}, true},
       {"4xh100", "", {}},
       {"4xh100", "-1", {}},
       {"4xh100", "0, 1, -1, 3", {0, 1}},
       {"4xh100", "1gpu2,2ampere", {1, 2}},
       {"4xh100", "4,3,two,one", {}},
       {"4xh100", " 3 , +1", {3, 1}},
+      {"4xh100", "4294967296", {0}},       // cut to a 32-bit int, as the real driver does
+      {"4xh100", "4294967297,2", {1, 2}},  // (recorded on an H200, docs/HARDWARE.md)
+      {"4xh100", "2147483648,0", {}},      // a negative int ends the list
       {"4xh100", "one,two,3", {}},
       {"8xh100", "2, +3, -0, 5", {2, 3, 0, 5}},
       {"8xh100", "4,3,two,one", {4, 3}},
@@ -97,8 +102,19 @@ std::vector<Row> rows() {
       {k8, "GPU-123,GPU-9e8d35e3", {}},
       {k8, "GPU-9e8d35e3,GPU-123,GPU-47", {1}},
       {k8, "GPU-9e8d35e3,GPU-e,GPU-47", {1}},
-      {k8, "GPU-9e8d35e3,GPU-47,GPU-9e8", {}},
-      {k8, "GPU-9e8d35e3,GPU-9e8d35e3", {}},
+      {k8, "GPU-9e8d35e3,GPU-47,GPU-9e8", {}, true},
+      {k8, "GPU-9e8d35e3,GPU-9e8d35e3", {}, true},
+      // Recorded on real hardware (docs/HARDWARE.md): UUIDs compare without regard to case,
+      // entries are not trimmed, an empty prefix selects nothing, and on a GPU without MIG a
+      // MIG- prefix selects the GPU by its own UUID.
+      {k8, "GPU-9E8D35E3", {1}},
+      {k8, " GPU-9e8d35e3", {}},
+      {k8, "GPU-9e8d35e3 ", {}},
+      {k8, "GPU-e4, GPU-9e8d35e3", {2}},
+      {k8, "GPU-9e8d35e3,GPU-9E8D35E3", {}, true},
+      {"1xa100", "GPU-", {}},
+      {"1xa100", "MIG-", {}},
+      {"1xa100", "MIG-" + uuid_prefix("1xa100", 0, 12).substr(4), {0}},
       {k8, "GPU-123, 2", {}},
       {k8, "MIG-7a6b", {3}},
       {k8, "MIG-7b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e,MIG-7a6b", {6, 3}},
@@ -115,7 +131,7 @@ using MockVisibleDevicesTiming = MockTest;
 
 TEST_F(MockVisibleDevicesTiming, ReadAtTheFirstSuccessfulCuInitOnly) {
   setenv("CUDA_VISIBLE_DEVICES", "0,0", 1);
-  EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_NO_DEVICE);
+  EXPECT_EQ(cu().cuInit(0), CUDA_ERROR_INVALID_DEVICE);
   setenv("CUDA_VISIBLE_DEVICES", "3", 1);  // a failed cuInit cached nothing
   ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
   setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);  // too late: the driver is initialised

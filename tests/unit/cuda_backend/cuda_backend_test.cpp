@@ -278,6 +278,47 @@ TEST(CudaPublicApiTest, RngStateRoundTripAndDeferredSeeds) {
   EXPECT_EQ(random::get_rng_state_all().size(), 4u);
 }
 
+// memory_info switches the thread to the device's context and back. When switching back
+// fails, the thread is left on the other device: the error says so, and the core forgets
+// its cached index, so the next query asks the driver and tells the truth.
+TEST(CudaPublicApiTest, FailedContextRestoreIsReportedAndTheCacheForgotten) {
+  set_device_index(0);
+  EXPECT_EQ(current_device_index(), 0);
+  mockdev::control::fail_call("cuCtxSetCurrent", 2, 999);  // the switch back
+  try {
+    get_memory_info(1);
+    FAIL() << "expected the restore failure";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kDriver);
+    EXPECT_STREQ(e.what(), "memory_info: cuCtxSetCurrent (restoring the previous context): "
+                           "CUDA error: unknown error (device=1, driver=CUDA_ERROR_UNKNOWN)");
+  }
+  const std::uint64_t queries = mockdev::control::call_count("cuCtxGetCurrent");
+  EXPECT_EQ(current_device_index(), 1);  // where the thread really is
+  EXPECT_EQ(mockdev::control::call_count("cuCtxGetCurrent"), queries + 1);
+}
+
+// When the call itself fails and the restore fails too, both errors are reported.
+TEST(CudaPublicApiTest, FailedCallAndFailedRestoreAreBothReported) {
+  set_device_index(0);
+  mockdev::control::fail_call("cuMemGetInfo_v2", 1, 700);
+  mockdev::control::fail_call("cuCtxSetCurrent", 2, 999);
+  try {
+    get_memory_info(1);
+    FAIL() << "expected the call failure";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kDriver);
+    EXPECT_STREQ(e.what(),
+                 "memory_info: cuMemGetInfo: CUDA error: an illegal memory access was "
+                 "encountered (device=1, driver=CUDA_ERROR_ILLEGAL_ADDRESS); then restoring the "
+                 "previous context failed too: memory_info: cuCtxSetCurrent (restoring the "
+                 "previous context): CUDA error: unknown error (device=1, "
+                 "driver=CUDA_ERROR_UNKNOWN)");
+    EXPECT_EQ(e.driver_code(), 700);
+  }
+  EXPECT_EQ(current_device_index(), 1);
+}
+
 TEST(CudaPublicApiTest, OverrideWithNoAcceleratorAndBack) {
   EXPECT_EQ(device_count(), 4);
   {

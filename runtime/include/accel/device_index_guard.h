@@ -10,16 +10,36 @@
 // Restoration uses maybe_exchange_device(), so leaving a scope never creates a context
 // on the previous device, and never throws: a failure while restoring is reported on
 // stderr and the thread's device index is still set to the previous value.
+//
+// Cost: entering and leaving a guard whose index is already current (the common case in
+// code that guards every operation) is tested inline against the thread's cached device
+// (accel/detail/thread_device_cache.h) and makes no call into the library; only a real
+// switch, a first use, or a stale cache takes the out-of-line path.
 
 #include <optional>
+
+#include "accel/detail/thread_device_cache.h"
 
 namespace accel {
 
 class DeviceIndexGuard {
  public:
   // Throws what exchange_device() throws; on a throw nothing was changed.
-  explicit DeviceIndexGuard(std::optional<int> device_index);
-  ~DeviceIndexGuard();
+  explicit DeviceIndexGuard(std::optional<int> device_index) {
+    if (!device_index) return;  // device_index(None): nothing, not even initialisation
+    if (detail::thread_device_is_current(*device_index)) [[likely]] {
+      original_ = device_index;
+      target_ = device_index;
+      return;
+    }
+    enter(*device_index);
+  }
+  ~DeviceIndexGuard() {
+    if (!target_) return;
+    if (detail::thread_device_is(*original_)) [[likely]]
+      return;
+    leave();
+  }
 
   DeviceIndexGuard(const DeviceIndexGuard&) = delete;
   DeviceIndexGuard& operator=(const DeviceIndexGuard&) = delete;
@@ -32,6 +52,9 @@ class DeviceIndexGuard {
   std::optional<int> target_index() const noexcept { return target_; }
 
  private:
+  void enter(int device_index);  // exchange_device(), out of line
+  void leave() noexcept;         // maybe_exchange_device(), out of line, never throws
+
   std::optional<int> target_;
   std::optional<int> original_;
 };

@@ -1,4 +1,5 @@
-// DeviceIndexGuard: exchange on entry, maybe-exchange on exit.
+// DeviceIndexGuard's out-of-line paths: exchange on entry, maybe-exchange on exit. The
+// inline fast paths in the header cover a guard whose index is already current.
 #include "accel/device_index_guard.h"
 
 #include <cstdio>
@@ -9,14 +10,12 @@
 
 namespace accel {
 
-DeviceIndexGuard::DeviceIndexGuard(std::optional<int> device_index) {
-  if (!device_index) return;  // device_index(None): nothing, not even initialisation
-  original_ = exchange_device(*device_index);
+void DeviceIndexGuard::enter(int device_index) {
+  original_ = exchange_device(device_index);
   target_ = device_index;
 }
 
-DeviceIndexGuard::~DeviceIndexGuard() {
-  if (!target_) return;
+void DeviceIndexGuard::leave() noexcept {
   try {
     maybe_exchange_device(*original_);
   } catch (const std::exception& e) {

@@ -40,17 +40,16 @@ void LazyInitState::clear_queue() {
   seed_all_last_ = false;
 }
 
-std::size_t LazyInitState::queued_call_count() const {
-  std::lock_guard lock(queue_mutex_);
-  return plain_.size() + (seed_ ? 1 : 0) + (seed_all_ ? 1 : 0);
-}
+void LazyInitState::lock_for_fork() noexcept { queue_mutex_.lock(); }
 
-void LazyInitState::reset_mutexes_in_child() noexcept {
-  // Only the forking thread exists in the child; a mutex a vanished thread held would
-  // stay locked forever. Re-creating it in place is the usual atfork remedy. The init
-  // mutex of a poisoning state is never taken in the child (init() throws ForkError
-  // first), so it is left alone.
-  new (&queue_mutex_) std::mutex();
+void LazyInitState::unlock_after_fork() noexcept { queue_mutex_.unlock(); }
+
+void LazyInitState::reset_after_fork_in_child() noexcept {
+  // The forking thread took the queue lock in prepare, so the queue is whole; release it.
+  queue_mutex_.unlock();
+  // Note [Fork safety]: only lazy_call() can have held a non-poisoning state's init lock at
+  // the fork (around its push, which the queue lock covered); its thread is gone, so the
+  // lock is re-created. A poisoning state's init lock is never taken in the child.
   if (!fork_poisoning()) new (&init_mutex_) std::mutex();
 }
 

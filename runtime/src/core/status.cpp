@@ -4,22 +4,22 @@
 namespace accel::detail {
 
 namespace {
-const std::string& empty_string() {
-  static const std::string* const empty = new std::string();
-  return *empty;
-}
-const ErrorDetail& empty_detail() {
-  static const ErrorDetail* const empty = new ErrorDetail();
-  return *empty;
-}
+// Constant-initialised (no guard a fork could catch half-way), never destroyed in use.
+constinit const std::string kEmptyMessage{};
+constinit const ErrorDetail kEmptyDetail{};
 }  // namespace
 
 const std::string& Status::message() const noexcept {
-  return failure_ ? failure_->message : empty_string();
+  return failure_ ? failure_->message : kEmptyMessage;
 }
 
 const ErrorDetail& Status::detail() const noexcept {
-  return failure_ ? failure_->detail : empty_detail();
+  return failure_ ? failure_->detail : kEmptyDetail;
+}
+
+Status host_out_of_memory() noexcept {
+  // 13 characters: stored in the string itself, so this cannot throw.
+  return Status(ErrorKind::kRuntime, "out of memory");
 }
 
 void throw_error(const Status& status) {

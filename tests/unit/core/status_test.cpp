@@ -54,5 +54,11 @@ TEST(ResultTest, BuiltFromAnOkStatusIsALoudInternalError) {
                              ErrorKind::kRuntime, message));
 }
 
+TEST(StatusTest, HostOutOfMemoryIsAShortRuntimeError) {
+  Status status = host_out_of_memory();
+  EXPECT_EQ(status.kind(), ErrorKind::kRuntime);
+  EXPECT_EQ(status.message(), "out of memory");
+}
+
 }  // namespace
 }  // namespace accel::detail

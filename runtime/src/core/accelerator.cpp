@@ -16,29 +16,24 @@ using detail::Backend;
 using detail::RuntimeState;
 
 namespace detail {
-constinit thread_local ThreadDeviceCache t_thread_device ACCEL_TLS_INITIAL_EXEC;
-constinit std::atomic<std::uint64_t> g_thread_device_generation{UINT64_MAX};
+constinit thread_local std::uint64_t t_thread_device_key ACCEL_TLS_INITIAL_EXEC = kForgottenKey;
+constinit std::atomic<std::uint64_t> g_thread_device_key_base{0};
 }  // namespace detail
 
 namespace {
 
 // Note [Thread-local current device] (thread_device.h).
-using detail::t_thread_device;
-
-bool cache_hit() noexcept {
-  return t_thread_device.generation ==
-         detail::g_thread_device_generation.load(std::memory_order_relaxed);
-}
+bool cache_hit() noexcept { return detail::thread_device_valid(); }
 
 void remember(RuntimeState& state, int index, bool pending) noexcept {
   if (!state.lazy().initialized()) return;  // during init() callbacks: do not cache
-  t_thread_device = detail::ThreadDeviceCache{state.generation(), index, pending};
+  detail::store_thread_device(state.generation(), index, pending);
 }
 
 // The thread's current index: cached, or asked from the backend and checked to be a
 // visible index before it is cached. Requires initialisation.
 int query_current(RuntimeState& state) {
-  if (cache_hit()) return t_thread_device.index;
+  if (cache_hit()) return detail::thread_device_index();
   int index = detail::check(state.backend()->current_device());
   int count = state.device_count();
   if (index < 0 || index >= count) {
@@ -77,7 +72,7 @@ namespace detail {
 void remember_thread_device_after_failed_restore(int index) noexcept {
   try {
     RuntimeState& state = current_state();
-    t_thread_device = ThreadDeviceCache{state.generation(), index, true};
+    store_thread_device(state.generation(), index, true);
   } catch (...) {
   }
 }
@@ -123,14 +118,14 @@ void set_device_index(DeviceArg device) {
   detail::fail_if_bad_fork(state);
   detail::ensure_initialized(state);
   detail::check_device_ordinal(state, index, "set_device_index");
-  bool pending = cache_hit() && t_thread_device.pending;
+  bool pending = cache_hit() && detail::thread_device_pending();
   if (query_current(state) == index && !pending) return;
   detail::check(state.backend()->set_device(index));
   remember(state, index, false);
 }
 
 int current_device_index() {
-  if (cache_hit()) return t_thread_device.index;
+  if (cache_hit()) return detail::thread_device_index();
   RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);
   detail::ensure_initialized(state);
@@ -144,7 +139,7 @@ int exchange_device(int device_index) {
   detail::fail_if_bad_fork(state);
   detail::ensure_initialized(state);
   detail::check_device_ordinal(state, device_index, "exchange_device");
-  bool pending = cache_hit() && t_thread_device.pending;
+  bool pending = cache_hit() && detail::thread_device_pending();
   int previous = query_current(state);
   if (previous == device_index && !pending) return previous;
   detail::check(state.backend()->set_device(device_index));

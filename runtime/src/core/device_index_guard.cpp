@@ -11,20 +11,22 @@
 namespace accel {
 
 void DeviceIndexGuard::enter(int device_index) {
+  target_ = -1;  // should exchange_device() throw, no destructor runs; be tidy anyway
+  entry_key_ = detail::kNeverMatchingKey;
   original_ = exchange_device(device_index);
   target_ = device_index;
 }
 
 void DeviceIndexGuard::leave() noexcept {
   try {
-    maybe_exchange_device(*original_);
+    maybe_exchange_device(original_);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "accel: DeviceIndexGuard: failed to restore device %d: %s\n", *original_,
+    std::fprintf(stderr, "accel: DeviceIndexGuard: failed to restore device %d: %s\n", original_,
                  e.what());
-    detail::remember_thread_device_after_failed_restore(*original_);
+    detail::remember_thread_device_after_failed_restore(original_);
   } catch (...) {
-    std::fprintf(stderr, "accel: DeviceIndexGuard: failed to restore device %d\n", *original_);
-    detail::remember_thread_device_after_failed_restore(*original_);
+    std::fprintf(stderr, "accel: DeviceIndexGuard: failed to restore device %d\n", original_);
+    detail::remember_thread_device_after_failed_restore(original_);
   }
 }
 

@@ -28,7 +28,7 @@ thread_local const RuntimeState* t_initializing = nullptr;
 // The generation of the installed state is the one valid thread-device entries carry.
 void publish_top_generation() noexcept {
   RuntimeState* top = g_top.load(std::memory_order_relaxed);
-  publish_thread_device_generation(top != nullptr ? top->generation() : UINT64_MAX);
+  publish_thread_device_generation(top != nullptr ? top->generation() : 0);
 }
 
 // Note [Fork safety]: the atfork handlers. prepare takes the stack lock (no state is being

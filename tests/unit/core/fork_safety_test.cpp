@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "accel/accelerator.h"
+#include "accel/device_index_guard.h"
 #include "accel/lazy_init.h"
 #include "child_process.h"
 #include "core/backend_override.h"
@@ -205,6 +206,25 @@ TEST(ForkSafety, ForkDuringBackendInitialisationGivesAPoisonedChild) {
   initialiser.join();
   EXPECT_TRUE(child.ok()) << child.describe();
   EXPECT_TRUE(is_initialized());
+}
+
+// The guard and the cached queries test the thread's cache before anything else; in a
+// child forked after initialisation the cache must miss so that the bad-fork check runs.
+TEST(ForkSafety, WarmThreadCacheStillRaisesForkErrorInThePoisonedChild) {
+  detail::ScopedBackendOverride override_(fake_backend());
+  set_device_index(1);
+  EXPECT_EQ(current_device_index(), 1);  // cached
+  const ChildStatus child = run_in_child(
+      [] {
+        EXPECT_TRUE(is_fork_error(catch_error([] { current_device_index(); })));
+        EXPECT_TRUE(is_fork_error(catch_error([] { DeviceIndexGuard guard(1); })));
+        EXPECT_TRUE(is_fork_error(catch_error([] { exchange_device(1); })));
+        EXPECT_TRUE(is_fork_error(catch_error([] { maybe_exchange_device(1); })));
+        EXPECT_TRUE(is_fork_error(catch_error([] { set_device_index(1); })));
+      },
+      5);
+  EXPECT_TRUE(child.ok()) << child.describe();
+  EXPECT_EQ(current_device_index(), 1);
 }
 
 }  // namespace

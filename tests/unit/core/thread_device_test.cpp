@@ -4,10 +4,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
+#include <string>
+
 #include "accel/accelerator.h"
+#include "accel/device_index_guard.h"
 #include "accel/error.h"
 #include "accel/lazy_init.h"
 #include "backend_fixture.h"
+#include "core/backend_override.h"
 #include "error_check.h"
 
 namespace accel::test {
@@ -47,6 +53,63 @@ TEST_F(ThreadDeviceTest, AFailedTemporarySwitchInvalidatesTheCache) {
                        "memory_info: restore failed"));
   EXPECT_CALL(backend(), current_device()).WillOnce(Return(detail::Result<int>(1)));
   EXPECT_EQ(current_device_index(), 1);
+}
+
+// The guard's inline exit compares the thread's key with the one it saw on entry: a change
+// inside the scope (here a switch to 3) must take the out-of-line path and restore.
+TEST_F(ThreadDeviceTest, FastPathGuardStillRestoresAfterASwitchInsideTheScope) {
+  set_device_index(0);
+  {
+    DeviceIndexGuard guard(0);  // already current: the inline path
+    EXPECT_EQ(guard.original_index(), 0);
+    EXPECT_EQ(guard.target_index(), 0);
+    set_device_index(3);
+    EXPECT_EQ(current_device_index(), 3);
+  }
+  EXPECT_EQ(current_device_index(), 0);
+  EXPECT_EQ(machine().current_device(), 0);
+}
+
+// An index the cache cannot hold never takes the inline path: it gets exchange_device's
+// range error, and nothing changes.
+TEST_F(ThreadDeviceTest, GuardWithAnOutOfRangeIndexThrowsTheRangeError) {
+  set_device_index(0);
+  for (int bad : {-1, 128, 255, 256 + 0}) {
+    EXPECT_TRUE(is_error(catch_error([bad] { DeviceIndexGuard guard(bad); }), ErrorKind::kIndex,
+                         "Device index " + std::to_string(bad) +
+                             " is out of range for DeviceIndex [0, 127]"))
+        << bad;
+  }
+  EXPECT_EQ(current_device_index(), 0);
+}
+
+// An empty guard does nothing on entry or exit, even when the thread's device changes
+// inside its scope.
+TEST_F(ThreadDeviceTest, EmptyGuardNeverRestores) {
+  set_device_index(1);
+  {
+    DeviceIndexGuard guard(std::nullopt);
+    EXPECT_EQ(guard.original_index(), std::nullopt);
+    EXPECT_EQ(guard.target_index(), std::nullopt);
+    set_device_index(2);
+  }
+  EXPECT_EQ(current_device_index(), 2);
+}
+
+// Installing an override publishes a new generation: an entry cached under the previous
+// state never answers for the new one.
+TEST_F(ThreadDeviceTest, AnOverrideForgetsEveryCachedEntry) {
+  set_device_index(2);
+  EXPECT_EQ(current_device_index(), 2);
+  {
+    auto other = std::make_unique<::testing::NiceMock<MockBackend>>();
+    other->install_defaults(std::make_shared<FakeMachine>(4));
+    EXPECT_CALL(*other, current_device()).WillOnce(Return(detail::Result<int>(1)));
+    detail::ScopedBackendOverride inner(std::move(other));
+    EXPECT_EQ(current_device_index(), 1);  // asked the new backend
+  }
+  EXPECT_CALL(backend(), current_device()).WillOnce(Return(detail::Result<int>(2)));
+  EXPECT_EQ(current_device_index(), 2);  // asked again after the override ended
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "accel/accel.h"
 #include "core/backend_override.h"
+#include "core/backend_registry.h"
 #include "mockdev/control.h"
 #include "mockdev/machine.h"
 
@@ -178,6 +179,11 @@ TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
             0u)
       << status.message();
   BackendReport report = backend->report();
+  ASSERT_EQ(report.components.size(), 2u);
+  EXPECT_EQ(report.components[0].role, "driver");
+  EXPECT_EQ(report.components[0].path, ACCEL_TEST_MISSING_DRIVER);
+  EXPECT_FALSE(report.components[0].loaded);
+  EXPECT_EQ(report.components[0].version, "");
   EXPECT_FALSE(report.driver_loaded);
   EXPECT_FALSE(report.available);
   EXPECT_EQ(report.count_source, "none");
@@ -187,6 +193,15 @@ TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
 TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {
   auto backend = create_cuda_backend();
   BackendReport report = backend->report();
+  ASSERT_EQ(report.components.size(), 2u);
+  EXPECT_EQ(report.components[0].role, "driver");
+  EXPECT_EQ(report.components[0].path, std::getenv("ACCEL_CUDA_DRIVER"));
+  EXPECT_TRUE(report.components[0].loaded);
+  EXPECT_EQ(report.components[0].version, "13.0");
+  EXPECT_EQ(report.components[1].role, "nvml");
+  EXPECT_EQ(report.components[1].path, std::getenv("ACCEL_NVML_LIBRARY"));
+  EXPECT_TRUE(report.components[1].loaded);
+  EXPECT_EQ(report.components[1].version, "");
   EXPECT_TRUE(report.driver_loaded);
   EXPECT_EQ(report.driver_version, 13000);
   EXPECT_TRUE(report.nvml_loaded);
@@ -194,6 +209,27 @@ TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {
   EXPECT_EQ(report.device_count, 4);
   EXPECT_TRUE(report.available);
   EXPECT_EQ(report.unavailable_reason, "");
+  EXPECT_EQ(cu_init_calls(), 0u);
+}
+
+TEST(CudaBackendTest, FormatsItsOwnDriverVersion) {
+  EXPECT_EQ(format_driver_version(13000), "13.0");
+  EXPECT_EQ(format_driver_version(12040), "12.4");
+  EXPECT_EQ(format_driver_version(11080), "11.8");
+  EXPECT_EQ(format_driver_version(0), "");
+}
+
+// The generated registry table lists the CUDA backend and creates it by name.
+TEST(CudaBackendTest, RegisteredInTheGeneratedTable) {
+  EXPECT_EQ(compiled_backend_names(), std::vector<std::string>{"cuda"});
+  Result<std::unique_ptr<Backend>> created = create_backend("cuda");
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ((*created)->name(), "cuda");
+  Result<std::unique_ptr<Backend>> missing = create_backend("level_zero");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(missing.status().message(),
+            "create_backend: backend 'level_zero' is not compiled in (compiled backends: cuda)");
   EXPECT_EQ(cu_init_calls(), 0u);
 }
 

@@ -4,17 +4,23 @@
 namespace accel::detail {
 
 namespace {
-// Constant-initialised (no guard a fork could catch half-way), never destroyed in use.
-constinit const std::string kEmptyMessage{};
-constinit const ErrorDetail kEmptyDetail{};
+// Never destroyed: an OK Status may be read from atexit handlers.
+const std::string& empty_string() {
+  static const std::string* const empty = new std::string();
+  return *empty;
+}
+const ErrorDetail& empty_detail() {
+  static const ErrorDetail* const empty = new ErrorDetail();
+  return *empty;
+}
 }  // namespace
 
 const std::string& Status::message() const noexcept {
-  return failure_ ? failure_->message : kEmptyMessage;
+  return failure_ ? failure_->message : empty_string();
 }
 
 const ErrorDetail& Status::detail() const noexcept {
-  return failure_ ? failure_->detail : kEmptyDetail;
+  return failure_ ? failure_->detail : empty_detail();
 }
 
 Status host_out_of_memory() noexcept {

@@ -68,19 +68,20 @@ void preload_driver_libraries() {
 [[noreturn]] void creation_race_round(int round) {
   alarm(30);
   preload_driver_libraries();
-  std::atomic<bool> go{false};
+  std::atomic<int> calling{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&] {
-      while (!go.load(std::memory_order_acquire)) {
-      }
+      calling.fetch_add(1);
       (void)device_count();
     });
   }
-  go.store(true, std::memory_order_release);
-  // Vary the moment of the fork across rounds so that it sweeps the creation window.
+  // Fork just as the threads enter their first runtime call, at a delay that sweeps the
+  // creation window across rounds.
+  while (calling.load() < 2) {
+  }
   std::atomic<int> spin{0};
-  while (spin.fetch_add(1, std::memory_order_relaxed) < (round % 64) * 50) {
+  while (spin.fetch_add(1, std::memory_order_relaxed) < (round % 50) * 4) {
   }
   const pid_t grandchild = fork();
   if (grandchild == 0) {

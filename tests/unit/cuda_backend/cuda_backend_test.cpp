@@ -11,6 +11,7 @@
 #include <string>
 
 #include "accel/accel.h"
+#include "backends/cuda/device_facts.h"
 #include "core/backend_override.h"
 #include "core/backend_registry.h"
 #include "mockdev/control.h"

@@ -4,6 +4,7 @@
 target_sources(accel_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_status.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_facts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/driver_library.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nvml_library.cpp
   ${CMAKE_CURRENT_LIST_DIR}/visible_devices.cpp)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/device_facts.h"
 #include "backends/cuda/driver_library.h"
 #include "backends/cuda/nvml_library.h"
 #include "backends/cuda/visible_devices.h"
@@ -38,38 +39,11 @@ std::optional<std::string_view> visible_devices_variable() {
   return std::string_view(value);
 }
 
-std::string format_uuid(const cuda_abi::CUuuid& uuid) {
-  static const char* const kHex = "0123456789abcdef";
-  std::string out = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    auto byte = static_cast<unsigned char>(uuid.bytes[i]);
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xf];
-  }
-  return out;
-}
 
 // What a load reports when even its failure could not be recorded (out of memory).
 const DriverLibrary::LoadResult kDriverNotLoadedOutOfMemory{nullptr, "out of memory", false};
 const NvmlLibrary::LoadResult kNvmlNotLoadedOutOfMemory{nullptr, "out of memory"};
 
-// Note [Supported dtypes]: every dtype can be allocated and converted on any CUDA device
-// the driver accepts, except that bfloat16 needs compute capability 8.0 (Ampere) and the
-// float8 types need 8.9 (Ada/Hopper), where the hardware gained conversions. Computed per
-// call (PyTorch memoises get_device_capability per argument value).
-std::vector<ScalarType> supported_dtypes(int major, int minor) {
-  const int cc = major * 10 + minor;
-  std::vector<ScalarType> types;
-  for (ScalarType type : all_scalar_types()) {
-    if (type == ScalarType::kBFloat16 && cc < 80) continue;
-    if ((type == ScalarType::kFloat8_e5m2 || type == ScalarType::kFloat8_e4m3fn) && cc < 89) {
-      continue;
-    }
-    types.push_back(type);
-  }
-  return types;
-}
 
 class CudaBackend final : public Backend {
  public:
@@ -504,9 +478,6 @@ std::unique_ptr<Backend> create_cuda_backend(CudaBackendPaths paths) {
 
 std::unique_ptr<Backend> make_backend() { return create_cuda_backend(); }
 
-std::string format_driver_version(int version) {
-  if (version <= 0) return "";
-  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
+
 
 }  // namespace accel::detail::cuda

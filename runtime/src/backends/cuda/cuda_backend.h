@@ -46,7 +46,4 @@ std::unique_ptr<Backend> create_cuda_backend(CudaBackendPaths paths = {});
 // table names (core/backend_registry.h).
 std::unique_ptr<Backend> make_backend();
 
-// "13.0" for 13000: CUDA's driver version encoding (1000 * major + 10 * minor); "" for 0.
-std::string format_driver_version(int version);
-
 }  // namespace accel::detail::cuda

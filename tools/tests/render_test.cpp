@@ -80,9 +80,8 @@ TEST(RenderJson, CarriesTheSameFacts) {
   for (const char* fragment :
        {"\"backend\": \"cuda\"", "\"machine\": \"preset:2xa100\"", "\"available\": true",
         "\"components\": [", "\"role\": \"driver\"", "\"path\": \"/d/libcuda.so.1\"",
-        "\"version\": \"12.4\"", "\"role\": \"nvml\"", "\"version\": null",
-        "\"device_count\": 2", "\"count_source\": \"nvml\"",
-        "\"fallback\": null", "\"compute_capability\": \"8.0\"",
+        "\"version\": \"12.4\"", "\"role\": \"nvml\"", "\"version\": null", "\"device_count\": 2",
+        "\"count_source\": \"nvml\"", "\"fallback\": null", "\"compute_capability\": \"8.0\"",
         "\"total_memory_bytes\": 42949672960", "\"free_memory_bytes\": 41875931136",
         "\"uuid\": \"GPU-a\"", "\"error\": \"get_memory_info: failed\""}) {
     EXPECT_NE(json.find(fragment), std::string::npos) << fragment << "\n" << json;

@@ -87,8 +87,8 @@ DeviceProperties get_device_properties(DeviceArg device = {});
 // One library (or other file) a backend loads, for diagnostics. Backend-neutral: the
 // backend names the role and formats the version the way its vendor writes it.
 struct BackendComponent {
-  std::string role;     // what the backend uses it for: "driver", "nvml", "loader", ...
-  std::string path;     // the file loaded, or tried
+  std::string role;  // what the backend uses it for: "driver", "nvml", "loader", ...
+  std::string path;  // the file loaded, or tried
   bool loaded = false;
   std::string version;  // e.g. "13.0"; empty when unknown or not applicable
 };
@@ -100,7 +100,7 @@ struct BackendReport {
   std::string backend;  // "cuda", or "none" when no accelerator is selected
   std::vector<std::string> compiled_backends;
   bool available = false;
-  std::string unavailable_reason;  // empty when available
+  std::string unavailable_reason;            // empty when available
   std::vector<BackendComponent> components;  // in the order the backend loads them
   std::string count_source;  // how device_count was learned ("nvml", "driver"), or "none"
   int device_count = 0;

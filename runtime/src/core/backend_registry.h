@@ -27,7 +27,7 @@
 namespace accel::detail {
 
 struct BackendEntry {
-  const char* name;                     // "cuda": what ACCEL_BACKEND names
+  const char* name;                      // "cuda": what ACCEL_BACKEND names
   std::unique_ptr<Backend> (*create)();  // a new instance; loads nothing yet
 };
 

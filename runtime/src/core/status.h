@@ -57,7 +57,8 @@ class [[nodiscard]] Result {
   Result(T value) : value_(std::move(value)) {}
   // `status` must be a failure; an OK one becomes kResultFromOkStatus.
   Result(Status status)
-      : value_(status.ok() ? Status(ErrorKind::kRuntime, kResultFromOkStatus) : std::move(status)) {}
+      : value_(status.ok() ? Status(ErrorKind::kRuntime, kResultFromOkStatus) : std::move(status)) {
+  }
 
   bool ok() const noexcept { return std::holds_alternative<T>(value_); }
   const T& value() const& { return std::get<T>(value_); }

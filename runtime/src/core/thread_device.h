@@ -7,21 +7,22 @@
 // Note [Thread-local current device]
 // The backend knows each thread's current device (CUDA: the thread's current context or
 // its recorded target), but asking it costs a driver call. The core therefore caches, per
-// thread, {generation, index, pending} packed in one word (accel/detail/
-// thread_device_cache.h). An entry is valid while its generation is the published one,
-// which is always the generation of the installed RuntimeState (runtime.h). It is filled from Backend::current_device() on first use per
-// thread (after checking the answer is a visible index) and updated on every successful
-// switch, and only while the runtime is initialised, so a hit implies "initialised in
-// this state and not in a bad fork". Every entry of every thread is forgotten at once by
-// publishing a new generation: when a ScopedBackendOverride is installed or removed, and
-// in a child forked after initialisation started (whose calls must then reach the
-// bad-fork check). One thread's entry is forgotten when a backend call that switched the
-// thread's context for its duration failed (the thread may have been left elsewhere).
-// `pending` records that the index came from maybe_set_device (the context may not be
-// current yet): set_device to the same index must then still reach the backend to create
-// and apply the context. A hit costs one thread-local load and one relaxed atomic load.
-// A thread's first entry, and a forgotten one, is kForgottenKey, which never matches.
-// Calling the driver directly (cuCtxSetCurrent) behind the runtime's back is not seen.
+// thread, {generation, index, pending} packed in one word
+// (accel/detail/thread_device_cache.h). An entry is valid while its generation is the
+// published one, which is always the generation of the installed RuntimeState
+// (runtime.h). It is filled from Backend::current_device() on first use per thread (after
+// checking the answer is a visible index) and updated on every successful switch, and
+// only while the runtime is initialised, so a hit implies "initialised in this state and
+// not in a bad fork". Every entry of every thread is forgotten at once by publishing a
+// new generation: when a ScopedBackendOverride is installed or removed, and in a child
+// forked after initialisation started (whose calls must then reach the bad-fork check).
+// One thread's entry is forgotten when a backend call that switched the thread's context
+// for its duration failed (the thread may have been left elsewhere). `pending` records
+// that the index came from maybe_set_device (the context may not be current yet):
+// set_device to the same index must then still reach the backend to create and apply the
+// context. A hit costs one thread-local load and one relaxed atomic load. A thread's
+// first entry, and a forgotten one, is kForgottenKey, which never matches. Calling the
+// driver directly (cuCtxSetCurrent) behind the runtime's back is not seen.
 
 #include <cstdint>
 

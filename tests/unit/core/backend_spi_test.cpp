@@ -1,11 +1,11 @@
 // The backend SPI's defaults (core/spi/backend.h): a backend that implements only the
 // mandatory groups answers kUnsupported, naming itself and the capability, for everything
 // else, and still reports something sensible.
-#include "core/spi/backend.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "core/spi/backend.h"
 
 namespace accel::detail {
 namespace {
@@ -22,12 +22,8 @@ class MinimalBackend final : public Backend {
   Status set_device(int) noexcept override { return Status(); }
   Status maybe_set_device(int) noexcept override { return Status(); }
   Result<int> current_device() noexcept override { return 0; }
-  Result<DeviceProperties> device_properties(int) noexcept override {
-    return DeviceProperties{};
-  }
-  Result<DeviceCapability> device_capability(int) noexcept override {
-    return DeviceCapability{};
-  }
+  Result<DeviceProperties> device_properties(int) noexcept override { return DeviceProperties{}; }
+  Result<DeviceCapability> device_capability(int) noexcept override { return DeviceCapability{}; }
 };
 
 void expect_unsupported(const Status& status, const std::string& message) {
@@ -49,8 +45,7 @@ TEST(BackendSpiTest, OptionalCapabilitiesDefaultToUnsupported) {
   const std::string streams = "the minimal backend does not support streams and events";
   expect_unsupported(backend.create_stream(0, 0).status(), "create_stream: " + streams);
   expect_unsupported(backend.destroy_stream(StreamHandle{1}), "destroy_stream: " + streams);
-  expect_unsupported(backend.synchronize_stream(StreamHandle{1}),
-                     "synchronize_stream: " + streams);
+  expect_unsupported(backend.synchronize_stream(StreamHandle{1}), "synchronize_stream: " + streams);
   expect_unsupported(backend.create_event(0).status(), "create_event: " + streams);
   expect_unsupported(backend.destroy_event(EventHandle{1}), "destroy_event: " + streams);
   expect_unsupported(backend.record_event(EventHandle{1}, StreamHandle{1}),

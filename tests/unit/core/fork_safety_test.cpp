@@ -12,8 +12,8 @@
 //
 // Each test forks many times because the windows are narrow; the counts were chosen so
 // that the tests failed reliably before the atfork handlers existed.
-#include <gmock/gmock.h>
 #include <dlfcn.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -159,8 +159,8 @@ TEST(ForkSafety, LazyCallQueueRacingFork) {
           },
           5);
       if (!child.ok()) {
-        failures.push_back("round " + std::to_string(round) + " fork " + std::to_string(f) +
-                           ": " + child.describe());
+        failures.push_back("round " + std::to_string(round) + " fork " + std::to_string(f) + ": " +
+                           child.describe());
       }
     }
     for (std::thread& t : pushers) t.join();

@@ -35,14 +35,15 @@ TEST_F(ThreadDeviceTest, CurrentDeviceOutsideTheVisibleRangeIsAnErrorAndNotCache
       "current_device: the backend reported device 7, which is not a visible device "
       "(device=7, device_count=4)";
   EXPECT_TRUE(is_error(catch_error([] { current_device_index(); }), ErrorKind::kDriver, message));
-  EXPECT_TRUE(is_error_containing(catch_error([] { current_device_index(); }),
-                                  ErrorKind::kDriver, "reported device -2"));
+  EXPECT_TRUE(is_error_containing(catch_error([] { current_device_index(); }), ErrorKind::kDriver,
+                                  "reported device -2"));
   EXPECT_EQ(current_device_index(), 2);
   EXPECT_EQ(current_device_index(), 2);  // cached now
 }
 
-// A call that switches the thread's context for its duration (memory_info) and fails may leave the thread elsewhere (CUDA: the restore of the
-// previous context failed), so the core forgets the cached index and asks the backend.
+// A call that switches the thread's context for its duration (memory_info) and fails may leave the
+// thread elsewhere (CUDA: the restore of the previous context failed), so the core forgets the
+// cached index and asks the backend.
 TEST_F(ThreadDeviceTest, AFailedTemporarySwitchInvalidatesTheCache) {
   set_device_index(0);
   EXPECT_EQ(current_device_index(), 0);
@@ -75,9 +76,9 @@ TEST_F(ThreadDeviceTest, FastPathGuardStillRestoresAfterASwitchInsideTheScope) {
 TEST_F(ThreadDeviceTest, GuardWithAnOutOfRangeIndexThrowsTheRangeError) {
   set_device_index(0);
   for (int bad : {-1, 128, 255, 256 + 0}) {
-    EXPECT_TRUE(is_error(catch_error([bad] { DeviceIndexGuard guard(bad); }), ErrorKind::kIndex,
-                         "Device index " + std::to_string(bad) +
-                             " is out of range for DeviceIndex [0, 127]"))
+    EXPECT_TRUE(is_error(
+        catch_error([bad] { DeviceIndexGuard guard(bad); }), ErrorKind::kIndex,
+        "Device index " + std::to_string(bad) + " is out of range for DeviceIndex [0, 127]"))
         << bad;
   }
   EXPECT_EQ(current_device_index(), 0);

@@ -327,8 +327,9 @@ TEST(CudaPublicApiTest, FailedContextRestoreIsReportedAndTheCacheForgotten) {
     FAIL() << "expected the restore failure";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kDriver);
-    EXPECT_STREQ(e.what(), "memory_info: cuCtxSetCurrent (restoring the previous context): "
-                           "CUDA error: unknown error (device=1, driver=CUDA_ERROR_UNKNOWN)");
+    EXPECT_STREQ(e.what(),
+                 "memory_info: cuCtxSetCurrent (restoring the previous context): "
+                 "CUDA error: unknown error (device=1, driver=CUDA_ERROR_UNKNOWN)");
   }
   const std::uint64_t queries = mockdev::control::call_count("cuCtxGetCurrent");
   EXPECT_EQ(current_device_index(), 1);  // where the thread really is

@@ -57,7 +57,7 @@ TEST(VisibleDevicesTest, NumericEdgeCases) {
   EXPECT_EQ(ordinals("0,-0"), (Ordinals{}));     // -0 is 0: a duplicate
   EXPECT_EQ(ordinals("1,-5,1"), (Ordinals{1}));  // stops before the duplicate
   EXPECT_EQ(ordinals("2147483647,0"), (Ordinals{2147483647, 0}));  // INT_MAX still fits
-  EXPECT_EQ(ordinals("gpu-1"), (Ordinals{}));  // lower case is not a UUID list
+  EXPECT_EQ(ordinals("gpu-1"), (Ordinals{}));                      // lower case is not a UUID list
 }
 
 // An ordinal beyond int is invalid: the list ends there, as at a negative entry, so
@@ -84,7 +84,7 @@ TEST(VisibleDevicesTest, HundredThousandEntries) {
   EXPECT_EQ(parsed.front(), 0);
   EXPECT_EQ(parsed.back(), kEntries - 1);
   EXPECT_EQ(ordinals(value + "77777"), (Ordinals{}));  // one duplicate at the end
-  EXPECT_EQ(ordinals(value + "-1,5"), parsed);        // stops before the duplicate
+  EXPECT_EQ(ordinals(value + "-1,5"), parsed);         // stops before the duplicate
 
   std::string uuid_list;
   for (int i = 0; i < kEntries; ++i) uuid_list += (i ? ",GPU-" : "GPU-") + std::to_string(i);

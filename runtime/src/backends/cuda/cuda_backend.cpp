@@ -39,11 +39,9 @@ std::optional<std::string_view> visible_devices_variable() {
   return std::string_view(value);
 }
 
-
 // What a load reports when even its failure could not be recorded (out of memory).
 const DriverLibrary::LoadResult kDriverNotLoadedOutOfMemory{nullptr, "out of memory", false};
 const NvmlLibrary::LoadResult kNvmlNotLoadedOutOfMemory{nullptr, "out of memory"};
-
 
 class CudaBackend final : public Backend {
  public:
@@ -226,9 +224,9 @@ class CudaBackend final : public Backend {
     try {
       const DriverApi& api = library().api();
       DeviceCapability capability;
-      CUresult rc = api.cuDeviceGetAttribute(
-          &capability.major, cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-          devices_[index]);
+      CUresult rc = api.cuDeviceGetAttribute(&capability.major,
+                                             cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                             devices_[index]);
       if (rc == CUDA_SUCCESS) {
         rc = api.cuDeviceGetAttribute(&capability.minor,
                                       cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
@@ -445,8 +443,8 @@ class CudaBackend final : public Backend {
       Status failed = status(call_rc, op + std::string(entry_point), index);
       if (restore.ok()) return failed;
       return Status(failed.kind(),
-                    failed.message() + "; then restoring the previous context failed too: " +
-                        restore.message(),
+                    failed.message() +
+                        "; then restoring the previous context failed too: " + restore.message(),
                     failed.detail());
     } catch (...) {
       return host_out_of_memory();
@@ -477,7 +475,5 @@ std::unique_ptr<Backend> create_cuda_backend(CudaBackendPaths paths) {
 }
 
 std::unique_ptr<Backend> make_backend() { return create_cuda_backend(); }
-
-
 
 }  // namespace accel::detail::cuda

@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-
 #include "backends/common/shared_object.h"
 
 namespace accel::detail::cuda {

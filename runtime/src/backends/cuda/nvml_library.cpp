@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-
 #include "backends/common/shared_object.h"
 
 namespace accel::detail::cuda {

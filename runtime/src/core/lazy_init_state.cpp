@@ -1,7 +1,7 @@
 // The deferred-call queue and seed tracker of LazyInitState (Note [Deferred calls]).
 #include "core/lazy_init_state.h"
 
-#include <new>
+#include <thread>
 
 namespace accel::detail {
 
@@ -40,17 +40,25 @@ void LazyInitState::clear_queue() {
   seed_all_last_ = false;
 }
 
-void LazyInitState::lock_for_fork() noexcept { queue_mutex_.lock(); }
+void LazyInitState::lock_for_fork() noexcept {
+  // Note [Fork safety]: the init lock of a state that is not fork-poisoning is only ever
+  // held by lazy_call() around its push, briefly, so wait for it; once the state is
+  // poisoning the lock may be held across initialisation and user callbacks, so never wait
+  // for it then (the child is poisoned and never takes it). Init lock before queue lock.
+  holds_init_for_fork_ = false;
+  while (!fork_poisoning()) {
+    if (init_mutex_.try_lock()) {
+      holds_init_for_fork_ = true;
+      break;
+    }
+    std::this_thread::yield();
+  }
+  queue_mutex_.lock();
+}
 
-void LazyInitState::unlock_after_fork() noexcept { queue_mutex_.unlock(); }
-
-void LazyInitState::reset_after_fork_in_child() noexcept {
-  // The forking thread took the queue lock in prepare, so the queue is whole; release it.
+void LazyInitState::unlock_after_fork() noexcept {
   queue_mutex_.unlock();
-  // Note [Fork safety]: only lazy_call() can have held a non-poisoning state's init lock at
-  // the fork (around its push, which the queue lock covered); its thread is gone, so the
-  // lock is re-created. A poisoning state's init lock is never taken in the child.
-  if (!fork_poisoning()) new (&init_mutex_) std::mutex();
+  if (holds_init_for_fork_) init_mutex_.unlock();
 }
 
 }  // namespace accel::detail

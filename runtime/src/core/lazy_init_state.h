@@ -16,10 +16,10 @@
 // driver:
 //  * The runtime's atfork handlers (runtime.cpp) are installed when the library loads,
 //    so no runtime lock can be taken before they exist. prepare takes the state-stack
-//    lock and every state's queue lock (and lets each backend take its own); parent
-//    releases them; the child releases them too (the forking thread holds them and is the
-//    only thread left), so a fork never catches a half-made runtime or a half-pushed
-//    lazy_call queue. The registry of compiled backends is constant data, and no
+//    lock and every state's queue lock, and the init lock of states that are not
+//    fork-poisoning (and lets each backend take its own); parent releases them; the child
+//    releases them too (the forking thread holds them and is the only thread left), so a
+//    fork never catches a half-made runtime or a half-pushed lazy_call queue. The registry of compiled backends is constant data, and no
 //    function-local static with a one-time-initialisation guard is on these paths: a
 //    child would wait forever on a guard a vanished thread had entered.
 //  * Poisoning is about the attempt, not about success. The first time a runtime
@@ -28,12 +28,13 @@
 //    touched and before the init lock is taken. The child handler sets in_bad_fork on
 //    every poisoning state and publishes a new thread-device generation, so every
 //    thread's cached device misses and the next call reaches the bad-fork check.
-//  * The init lock is never taken by the fork handlers: it is held across the backend's
-//    initialisation and the replay of user callbacks (which may fork), so waiting for it
-//    could deadlock. In the child, a poisoning state's init lock is never taken again
-//    (init() throws ForkError first); a non-poisoning state's init lock can only have
-//    been held by lazy_call() around its push, whose data the queue lock protects, so the
-//    child re-creates it.
+//  * The fork handlers never wait for a poisoning state's init lock: it is held across the
+//    backend's initialisation and the replay of user callbacks (which may fork), so
+//    waiting for it could deadlock; in the child such a lock is never taken again (init()
+//    throws ForkError first). A state that is not poisoning has no initialisation in
+//    progress, and its init lock is only held by lazy_call() around its push, briefly, so
+//    prepare waits for it (giving up if the state becomes poisoning meanwhile). Nothing is
+//    re-created in place in the child.
 //  * In a bad fork, every device-touching call throws ForkError ("Cannot re-initialize
 //    CUDA in forked subprocess. ...") before reaching the backend. is_initialized() is
 //    false; lazy_call() queues silently (the queue can never drain).
@@ -93,18 +94,18 @@ class LazyInitState {
   std::vector<QueuedCall> calls_for_init() const;
   // Forgets every queued call (after a successful init()).
   void clear_queue();
-  // For the atfork handlers only (Note [Fork safety]): prepare takes the queue lock,
-  // parent releases it, the child releases it and re-creates the init lock of a state that
-  // is not fork-poisoning.
+  // For the atfork handlers only (Note [Fork safety]): prepare takes the init lock of a
+  // state that is not fork-poisoning, then the queue lock; the parent and the child (where
+  // the forking thread holds them) release what was taken.
   void lock_for_fork() noexcept;
   void unlock_after_fork() noexcept;
-  void reset_after_fork_in_child() noexcept;
 
  private:
   std::atomic<bool> initialized_{false};
   std::atomic<bool> in_bad_fork_{false};
   std::atomic<bool> fork_poisoning_{false};
   std::mutex init_mutex_;
+  bool holds_init_for_fork_ = false;  // set by lock_for_fork(), on the forking thread
 
   mutable std::mutex queue_mutex_;
   std::vector<QueuedCall> plain_;

@@ -32,12 +32,13 @@ void publish_top_generation() noexcept {
 }
 
 // Note [Fork safety]: the atfork handlers. prepare takes the stack lock (no state is being
-// created or installed across fork()) and every state's queue lock (no lazy_call() is
-// half-way through its push), then lets each backend take its own; parent releases all of
-// it; child marks poisoning states as in a bad fork, forgets every thread's cached device
-// and releases the same locks, which the forking thread — the only one left — holds.
-// None of them takes an init lock: it is held across the backend's initialisation and
-// the replay of user callbacks, and waiting for it could deadlock the fork.
+// created or installed across fork()) and every state's queue lock, plus the init lock of
+// states that are not fork-poisoning (no lazy_call() is half-way through its push), then
+// lets each backend take its own; parent releases all of it; child marks poisoning states
+// as in a bad fork, forgets every thread's cached device and releases the same locks,
+// which the forking thread — the only one left — holds. A poisoning state's init lock is
+// never waited for: it is held across the backend's initialisation and the replay of user
+// callbacks, and waiting for it could deadlock the fork.
 void on_fork_prepare() noexcept {
   g_stack_mutex.lock();
   for (RuntimeState* state = g_top.load(); state != nullptr; state = state->previous()) {
@@ -61,7 +62,7 @@ void on_fork_child() noexcept {
       state->renew_generation();
     }
     if (state->backend() != nullptr) state->backend()->after_fork_child();
-    state->lazy().reset_after_fork_in_child();
+    state->lazy().unlock_after_fork();
   }
   publish_top_generation();
   g_stack_mutex.unlock();

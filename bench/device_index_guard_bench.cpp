@@ -88,7 +88,9 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   const accel::BackendReport report = accel::backend_report();
   benchmark::AddCustomContext("accel.backend", report.backend);
-  benchmark::AddCustomContext("accel.driver", report.driver_path);
+  for (const accel::BackendComponent& component : report.components) {
+    benchmark::AddCustomContext("accel." + component.role, component.path);
+  }
   benchmark::AddCustomContext("accel.device_count", std::to_string(report.device_count));
   if (const char* machine = std::getenv("MOCKDEV_MACHINE"); machine != nullptr) {
     benchmark::AddCustomContext("accel.mockdev_machine", machine);

@@ -55,6 +55,15 @@ detail::Result<DeviceProperties> FakeMachine::device_properties(int index) const
   return properties;
 }
 
+detail::Result<DeviceCapability> FakeMachine::device_capability(int index) const {
+  if (auto status = check_index(index); !status.ok()) return status;
+  DeviceCapability capability;
+  capability.major = 9;
+  capability.minor = 0;
+  for (ScalarType type : all_scalar_types()) capability.supported_dtypes.push_back(type);
+  return capability;
+}
+
 detail::Result<MemoryInfo> FakeMachine::memory_info(int index) {
   if (auto status = check_index(index); !status.ok()) return status;
   {

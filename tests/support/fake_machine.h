@@ -37,6 +37,8 @@ class FakeMachine {
   int current_device();
 
   detail::Result<DeviceProperties> device_properties(int index) const;
+  // Compute capability 9.0: every dtype supported.
+  detail::Result<DeviceCapability> device_capability(int index) const;
   detail::Result<MemoryInfo> memory_info(int index);
 
   // Devices that have a primary context (created by set_device / memory_info).

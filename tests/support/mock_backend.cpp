@@ -29,11 +29,15 @@ void MockBackend::install_defaults(std::shared_ptr<FakeMachine> machine) {
   ON_CALL(*this, device_properties).WillByDefault([m](int index) {
     return m->device_properties(index);
   });
+  ON_CALL(*this, device_capability).WillByDefault([m](int index) {
+    return m->device_capability(index);
+  });
   ON_CALL(*this, memory_info).WillByDefault([m](int index) { return m->memory_info(index); });
   ON_CALL(*this, synchronize_device).WillByDefault([](int) { return detail::Status(); });
   ON_CALL(*this, report()).WillByDefault([count] {
     BackendReport report;
     report.available = count > 0;
+    report.components = {BackendComponent{"driver", "fake", true, "1.0"}};
     report.count_source = "nvml";
     report.device_count = count;
     return report;

@@ -1,6 +1,8 @@
 #pragma once
-// MockBackend: a GMock of the backend SPI (accel::detail::Backend), for testing the
-// runtime core without any driver.
+// MockBackend: a GMock of the backend SPI (accel::detail::Backend, core/spi/backend.h), for
+// testing the runtime core without any driver. It mocks the identity, device and memory_info
+// methods; the capabilities it does not mock (raw memory, streams, events, graphs) keep the
+// SPI's defaults, which answer kUnsupported.
 //
 // install_defaults() makes every method delegate to a FakeMachine (4 devices by default),
 // so a NiceMock<MockBackend> behaves like a small healthy machine and a test only states
@@ -14,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "core/backend.h"
+#include "core/spi/backend.h"
 #include "fake_machine.h"
 
 namespace accel::test {
@@ -31,6 +33,8 @@ class MockBackend : public detail::Backend {
   MOCK_METHOD(detail::Status, maybe_set_device, (int index), (noexcept, override));
   MOCK_METHOD(detail::Result<int>, current_device, (), (noexcept, override));
   MOCK_METHOD(detail::Result<DeviceProperties>, device_properties, (int index),
+              (noexcept, override));
+  MOCK_METHOD(detail::Result<DeviceCapability>, device_capability, (int index),
               (noexcept, override));
   MOCK_METHOD(detail::Result<MemoryInfo>, memory_info, (int index), (noexcept, override));
   MOCK_METHOD(detail::Status, synchronize_device, (int index), (noexcept, override));

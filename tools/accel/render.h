@@ -2,9 +2,11 @@
 // Rendering an InfoReport for people (render_text) and for programs (render_json).
 //
 // The text form is what `accel info` prints; its lines are stable enough for tests to
-// match ("device count: 4 (from nvml)", one "  <index>  <name> ..." row per device,
+// match (one "<role>: <path> (loaded, version 13.0)" line per backend component,
+// "device count: 4 (from nvml)", one "  <index>  <name> ..." row per device,
 // "fallback: cpu" when unavailable). The JSON form carries the same facts with byte counts
-// as integers. Pure functions of their input; thread-safe.
+// as integers and the components as a list of {role, path, loaded, version}. Neither knows
+// which backend it renders. Pure functions of their input; thread-safe.
 
 #include <cstdint>
 #include <ostream>

@@ -24,17 +24,23 @@ void render_json(const InfoReport& report, std::ostream& out) {
   }
   json.field("available", b.available);
   json.field("unavailable_reason", b.unavailable_reason);
-  json.key("driver");
-  json.begin_object();
-  json.field("path", b.driver_path);
-  json.field("loaded", b.driver_loaded);
-  json.field("version", b.driver_version);
-  json.end_object();
-  json.key("nvml");
-  json.begin_object();
-  json.field("path", b.nvml_path);
-  json.field("loaded", b.nvml_loaded);
-  json.end_object();
+  // The backend's components, each with its role: the same facts for every backend.
+  json.key("components");
+  json.begin_array();
+  for (const BackendComponent& c : b.components) {
+    json.begin_object();
+    json.field("role", c.role);
+    json.field("path", c.path);
+    json.field("loaded", c.loaded);
+    json.key("version");
+    if (c.version.empty()) {
+      json.null();
+    } else {
+      json.value(c.version);
+    }
+    json.end_object();
+  }
+  json.end_array();
   json.field("device_count", b.device_count);
   json.field("count_source", b.count_source);
   json.key("fallback");

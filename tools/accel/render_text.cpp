@@ -10,11 +10,6 @@
 namespace accel::tools {
 namespace {
 
-// 13000 -> "13.0", 12040 -> "12.4" (the driver's encoding: 1000 * major + 10 * minor).
-std::string driver_version_string(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-}
-
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string joined;
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -71,17 +66,16 @@ void render_text(const InfoReport& report, std::ostream& out) {
             (b.compiled_backends.empty() ? "none" : join(b.compiled_backends, ", ")) + ")");
   if (report.machine) field(out, "machine", *report.machine + " (simulated by mockdev)");
   field(out, "available", b.available ? "yes" : "no (" + b.unavailable_reason + ")");
-  if (b.backend != "none") {
-    std::string driver = b.driver_path.empty() ? "(none)" : b.driver_path;
-    driver += b.driver_loaded ? " (loaded" : " (not loaded)";
-    if (b.driver_loaded) {
-      if (b.driver_version != 0) driver += ", version " + driver_version_string(b.driver_version);
-      driver += ")";
+  // One line per component the backend loads, labelled with its role: any backend
+  // renders without this program knowing which one it is.
+  for (const BackendComponent& c : b.components) {
+    std::string line = c.path.empty() ? "(none)" : c.path;
+    if (!c.loaded) {
+      line += " (not loaded)";
+    } else {
+      line += c.version.empty() ? " (loaded)" : " (loaded, version " + c.version + ")";
     }
-    field(out, "driver", driver);
-    std::string nvml = b.nvml_path.empty() ? "(none)" : b.nvml_path;
-    nvml += b.nvml_loaded ? " (loaded)" : " (not loaded)";
-    field(out, "nvml", nvml);
+    field(out, c.role, line);
   }
   field(out, "device count",
         std::to_string(b.device_count) + (b.count_source.empty() || b.count_source == "none"

@@ -26,11 +26,8 @@ InfoReport available_report() {
   report.backend.backend = "cuda";
   report.backend.compiled_backends = {"cuda"};
   report.backend.available = true;
-  report.backend.driver_path = "/d/libcuda.so.1";
-  report.backend.driver_loaded = true;
-  report.backend.driver_version = 12040;
-  report.backend.nvml_path = "/d/libnvidia-ml.so.1";
-  report.backend.nvml_loaded = true;
+  report.backend.components = {{"driver", "/d/libcuda.so.1", true, "12.4"},
+                               {"nvml", "/d/libnvidia-ml.so.1", true, ""}};
   report.backend.count_source = "nvml";
   report.backend.device_count = 2;
   report.devices.push_back({0, "GPU A", 8, 0, 40ULL << 30, 39ULL << 30, "GPU-a", ""});
@@ -61,8 +58,8 @@ TEST(RenderText, UnavailableReportsCpuFallback) {
   report.backend.backend = "cuda";
   report.backend.compiled_backends = {"cuda"};
   report.backend.unavailable_reason = "no driver";
-  report.backend.driver_path = "libcuda.so.1";
-  report.backend.nvml_path = "libnvidia-ml.so.1";
+  report.backend.components = {{"driver", "libcuda.so.1", false, ""},
+                               {"nvml", "libnvidia-ml.so.1", false, ""}};
   report.backend.count_source = "none";
   std::ostringstream out;
   render_text(report, out);
@@ -82,12 +79,33 @@ TEST(RenderJson, CarriesTheSameFacts) {
   const std::string json = out.str();
   for (const char* fragment :
        {"\"backend\": \"cuda\"", "\"machine\": \"preset:2xa100\"", "\"available\": true",
-        "\"version\": 12040", "\"device_count\": 2", "\"count_source\": \"nvml\"",
-        "\"fallback\": null", "\"compute_capability\": \"8.0\"",
+        "\"components\": [", "\"role\": \"driver\"", "\"path\": \"/d/libcuda.so.1\"",
+        "\"version\": \"12.4\"", "\"role\": \"nvml\"", "\"version\": null", "\"device_count\": 2",
+        "\"count_source\": \"nvml\"", "\"fallback\": null", "\"compute_capability\": \"8.0\"",
         "\"total_memory_bytes\": 42949672960", "\"free_memory_bytes\": 41875931136",
         "\"uuid\": \"GPU-a\"", "\"error\": \"get_memory_info: failed\""}) {
     EXPECT_NE(json.find(fragment), std::string::npos) << fragment << "\n" << json;
   }
+}
+
+// Another backend's components render the same way, with its own roles.
+TEST(RenderText, AnyBackendsComponentsByRole) {
+  InfoReport report;
+  report.version = "0.1.0";
+  report.backend.backend = "level_zero";
+  report.backend.compiled_backends = {"level_zero"};
+  report.backend.unavailable_reason = "no device";
+  report.backend.components = {{"loader", "libze_loader.so.1", true, "1.17.0"}};
+  report.backend.count_source = "none";
+  std::ostringstream out;
+  render_text(report, out);
+  EXPECT_EQ(out.str(),
+            "accel 0.1.0\n"
+            "backend:       level_zero (compiled: level_zero)\n"
+            "available:     no (no device)\n"
+            "loader:        libze_loader.so.1 (loaded, version 1.17.0)\n"
+            "device count:  0\n"
+            "fallback: cpu\n");
 }
 
 }  // namespace

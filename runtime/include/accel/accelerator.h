@@ -84,20 +84,34 @@ struct DeviceProperties {
 // Static properties of `device` (the current device when none). Initialises.
 DeviceProperties get_device_properties(DeviceArg device = {});
 
+// One library (or other file) a backend loads, for diagnostics. Backend-neutral: the
+// backend names the role and formats the version the way its vendor writes it.
+struct BackendComponent {
+  std::string role;  // what the backend uses it for: "driver", "nvml", "loader", ...
+  std::string path;  // the file loaded, or tried
+  bool loaded = false;
+  std::string version;  // e.g. "13.0"; empty when unknown or not applicable
+};
+
 // What the runtime found, for diagnostics (`accel info`). Never initialises the runtime
-// and never throws; it may load the driver and NVML libraries (without calling cuInit).
+// and never throws; it may load the backend's libraries (CUDA: the driver and NVML,
+// without calling cuInit). Renderable for any backend without knowing which one.
 struct BackendReport {
   std::string backend;  // "cuda", or "none" when no accelerator is selected
   std::vector<std::string> compiled_backends;
   bool available = false;
-  std::string unavailable_reason;  // empty when available
-  std::string driver_path;         // the file loaded (or tried) for the driver
-  bool driver_loaded = false;
-  int driver_version = 0;  // e.g. 13000; 0 when unknown
-  std::string nvml_path;   // the file loaded (or tried) for NVML
-  bool nvml_loaded = false;
-  std::string count_source;  // "nvml", "driver", or "none"
+  std::string unavailable_reason;            // empty when available
+  std::vector<BackendComponent> components;  // in the order the backend loads them
+  std::string count_source;  // how device_count was learned ("nvml", "driver"), or "none"
   int device_count = 0;
+
+  // The CUDA backend's two components, as fields: kept for source compatibility and filled
+  // by the CUDA backend only. New code reads `components`.
+  std::string driver_path;
+  bool driver_loaded = false;
+  int driver_version = 0;  // CUDA's encoding (13000 = "13.0"); 0 when unknown
+  std::string nvml_path;
+  bool nvml_loaded = false;
 };
 BackendReport backend_report() noexcept;
 

@@ -30,6 +30,7 @@ enum class ErrorKind {
   kOutOfMemory,   // OutOfMemoryError
   kFork,          // ForkError: device use in a child forked after initialisation
   kDeferredCall,  // DeferredCallError: a lazy_call callback failed at initialisation
+  kUnsupported,   // NotImplementedError: the backend lacks the capability the call needs
 };
 
 std::string_view to_string(ErrorKind kind) noexcept;

@@ -5,9 +5,11 @@
 // The runtime comes up on the first call that needs a device, not at load time, so a
 // program may query device_count() and then fork() safely. Work requested before that
 // (seeding, RNG state) is queued with lazy_call() and replayed, in order, by init().
-// The first initialisation registers a pthread_atfork child handler; a child forked
-// after that is "in a bad fork" and every device-touching call throws ForkError before
-// reaching the driver. See Note [Fork safety] in runtime/src/core/lazy_init_state.h.
+// The first attempt to initialise marks the runtime fork-poisoning (its pthread_atfork
+// handlers are installed when the library loads); a child forked after that is "in a bad
+// fork" and every device-touching call throws ForkError before reaching the driver. A fork
+// while other threads are inside the runtime (creating it, queueing lazy_calls) leaves the
+// child a consistent runtime. See Note [Fork safety] in runtime/src/core/lazy_init_state.h.
 // Thread safety: all functions are safe from any thread; init() runs once, other threads
 // wait for it; a callback run by init() may itself call runtime functions.
 

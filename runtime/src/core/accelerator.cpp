@@ -1,7 +1,9 @@
 // The device-level public API (accelerator.h) over the installed RuntimeState.
 #include "accel/accelerator.h"
 
+#include <atomic>
 #include <cstdint>
+#include <string>
 
 #include "core/backend_registry.h"
 #include "core/device_resolution.h"
@@ -13,29 +15,36 @@ namespace accel {
 using detail::Backend;
 using detail::RuntimeState;
 
+namespace detail {
+constinit thread_local std::uint64_t t_thread_device_key ACCEL_TLS_INITIAL_EXEC = kForgottenKey;
+constinit std::atomic<std::uint64_t> g_thread_device_key_base{0};
+}  // namespace detail
+
 namespace {
 
 // Note [Thread-local current device] (thread_device.h).
-struct ThreadDevice {
-  std::uint64_t generation = 0;  // 0: never valid (generations start at 1)
-  int index = 0;
-  bool pending = false;
-};
-thread_local ThreadDevice t_device;
-
-bool cache_hit(const RuntimeState& state) noexcept {
-  return t_device.generation == state.generation();
-}
+bool cache_hit() noexcept { return detail::thread_device_valid(); }
 
 void remember(RuntimeState& state, int index, bool pending) noexcept {
   if (!state.lazy().initialized()) return;  // during init() callbacks: do not cache
-  t_device = ThreadDevice{state.generation(), index, pending};
+  detail::store_thread_device(state.generation(), index, pending);
 }
 
-// The thread's current index: cached, or asked from the backend. Requires initialisation.
+// The thread's current index: cached, or asked from the backend and checked to be a
+// visible index before it is cached. Requires initialisation.
 int query_current(RuntimeState& state) {
-  if (cache_hit(state)) return t_device.index;
+  if (cache_hit()) return detail::thread_device_index();
   int index = detail::check(state.backend()->current_device());
+  int count = state.device_count();
+  if (index < 0 || index >= count) {
+    ErrorDetail detail;
+    detail.device = index;
+    throw Error(ErrorKind::kDriver,
+                "current_device: the backend reported device " + std::to_string(index) +
+                    ", which is not a visible device (device=" + std::to_string(index) +
+                    ", device_count=" + std::to_string(count) + ")",
+                detail);
+  }
   remember(state, index, false);
   return index;
 }
@@ -49,13 +58,21 @@ RuntimeState& prepare_device_call(int index, std::string_view operation) {
   return state;
 }
 
+// The value of a backend call that may have switched the thread's context for its
+// duration; on failure the thread may have been left elsewhere, so its entry is forgotten.
+template <class T>
+T check_switching_call(detail::Result<T> result) {
+  if (!result.ok()) detail::forget_thread_device();
+  return detail::check(std::move(result));
+}
+
 }  // namespace
 
 namespace detail {
 void remember_thread_device_after_failed_restore(int index) noexcept {
   try {
     RuntimeState& state = current_state();
-    t_device = ThreadDevice{state.generation(), index, true};
+    store_thread_device(state.generation(), index, true);
   } catch (...) {
   }
 }
@@ -83,7 +100,7 @@ int device_count() noexcept {
     // Note [Fork safety]: the driver's count initialises the driver; never in a bad fork,
     // and only after registering the fork handler.
     if (bad_fork) return 0;
-    detail::register_fork_handler(state);
+    detail::mark_fork_poisoning(state);
     detail::Result<int> driver_count = backend->driver_device_count();
     return driver_count.ok() && *driver_count > 0 ? *driver_count : 0;
   } catch (...) {
@@ -94,36 +111,35 @@ int device_count() noexcept {
 void set_device_index(DeviceArg device) {
   int index = detail::resolve_device_index(device, /*optional=*/false);
   if (index < 0) return;  // PyTorch: a negative index is a no-op, before anything else
+  // A hit implies an initialised runtime, no bad fork and a valid index (thread_device.h).
+  if (detail::thread_device_is_current(index)) return;
   detail::check_device_index_range(index);
   RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);
-  if (cache_hit(state) && t_device.index == index && !t_device.pending) return;
   detail::ensure_initialized(state);
   detail::check_device_ordinal(state, index, "set_device_index");
-  bool pending = cache_hit(state) && t_device.pending;
+  bool pending = cache_hit() && detail::thread_device_pending();
   if (query_current(state) == index && !pending) return;
   detail::check(state.backend()->set_device(index));
   remember(state, index, false);
 }
 
 int current_device_index() {
+  if (cache_hit()) return detail::thread_device_index();
   RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);
-  if (cache_hit(state)) return t_device.index;
   detail::ensure_initialized(state);
   return query_current(state);
 }
 
 int exchange_device(int device_index) {
+  if (detail::thread_device_is_current(device_index)) return device_index;
   detail::check_device_index_range(device_index);
   RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);
-  if (cache_hit(state) && t_device.index == device_index && !t_device.pending) {
-    return device_index;
-  }
   detail::ensure_initialized(state);
   detail::check_device_ordinal(state, device_index, "exchange_device");
-  bool pending = cache_hit(state) && t_device.pending;
+  bool pending = cache_hit() && detail::thread_device_pending();
   int previous = query_current(state);
   if (previous == device_index && !pending) return previous;
   detail::check(state.backend()->set_device(device_index));
@@ -132,10 +148,10 @@ int exchange_device(int device_index) {
 }
 
 int maybe_exchange_device(int device_index) {
+  if (detail::thread_device_is(device_index)) return device_index;
   detail::check_device_index_range(device_index);
   RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);
-  if (cache_hit(state) && t_device.index == device_index) return device_index;
   detail::ensure_initialized(state);
   detail::check_device_ordinal(state, device_index, "maybe_exchange_device");
   int previous = query_current(state);
@@ -148,28 +164,13 @@ int maybe_exchange_device(int device_index) {
 DeviceCapability get_device_capability(DeviceArg device) {
   int index = detail::resolve_device_index(device, /*optional=*/true);
   RuntimeState& state = prepare_device_call(index, "get_device_capability");
-  DeviceProperties properties = detail::check(state.backend()->device_properties(index));
-  // Note [Supported dtypes]: every dtype can be allocated and converted on any CUDA
-  // device the driver accepts, except that bfloat16 needs compute capability 8.0 (Ampere)
-  // and the float8 types need 8.9 (Ada/Hopper), where the hardware gained conversions.
-  DeviceCapability capability;
-  capability.major = properties.major;
-  capability.minor = properties.minor;
-  int cc = properties.major * 10 + properties.minor;
-  for (ScalarType type : all_scalar_types()) {
-    if (type == ScalarType::kBFloat16 && cc < 80) continue;
-    if ((type == ScalarType::kFloat8_e5m2 || type == ScalarType::kFloat8_e4m3fn) && cc < 89) {
-      continue;
-    }
-    capability.supported_dtypes.push_back(type);
-  }
-  return capability;
+  return detail::check(state.backend()->device_capability(index));
 }
 
 MemoryInfo get_memory_info(DeviceArg device) {
   int index = detail::resolve_device_index(device, /*optional=*/true);
   RuntimeState& state = prepare_device_call(index, "get_memory_info");
-  return detail::check(state.backend()->memory_info(index));
+  return check_switching_call(state.backend()->memory_info(index));
 }
 
 DeviceProperties get_device_properties(DeviceArg device) {
@@ -181,7 +182,7 @@ DeviceProperties get_device_properties(DeviceArg device) {
 BackendReport backend_report() noexcept {
   BackendReport report;
   try {
-    report.compiled_backends = detail::compiled_backends();
+    report.compiled_backends = detail::compiled_backend_names();
     RuntimeState& state = detail::current_state();
     if (state.config_error()) {
       report.backend = "none";

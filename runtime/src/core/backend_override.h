@@ -9,12 +9,13 @@
 // per-thread device caches invalidated again). Overrides nest (LIFO).
 //
 // Thread safety: construct and destroy it while no other thread uses the runtime. The
-// process-wide atfork handler stays installed; a fork while an override is active poisons
-// the child's override state if it had started initialising (Note [Fork safety]).
+// process-wide atfork handlers cover every installed state; a fork while an override is
+// active poisons the child's override state if it had started initialising
+// (Note [Fork safety]).
 
 #include <memory>
 
-#include "core/backend.h"
+#include "core/spi/backend.h"
 
 namespace accel::detail {
 

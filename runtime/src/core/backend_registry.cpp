@@ -1,48 +1,31 @@
-// Compiled backends and the ACCEL_BACKEND selection.
+// ACCEL_BACKEND selection over the generated table of compiled backends.
 #include "core/backend_registry.h"
 
 #include <cstdlib>
 
-#ifdef ACCEL_HAVE_CUDA_BACKEND
-#include "backends/cuda/cuda_backend.h"
-#endif
-
-#ifndef ACCEL_COMPILED_BACKENDS
-#define ACCEL_COMPILED_BACKENDS ""
-#endif
-
 namespace accel::detail {
 
-const std::vector<std::string>& compiled_backends() {
-  static const std::vector<std::string>* const names = [] {
-    auto* out = new std::vector<std::string>();
-    std::string_view csv = ACCEL_COMPILED_BACKENDS;
-    while (!csv.empty()) {
-      std::size_t comma = csv.find(',');
-      if (comma != 0) out->emplace_back(csv.substr(0, comma));
-      if (comma == std::string_view::npos) break;
-      csv.remove_prefix(comma + 1);
-    }
-    return out;
-  }();
-  return *names;
+std::vector<std::string> compiled_backend_names() {
+  std::vector<std::string> names;
+  for (const BackendEntry& entry : compiled_backends()) names.emplace_back(entry.name);
+  return names;
 }
 
 namespace {
 std::string compiled_list() {
   std::string out;
-  for (const std::string& name : compiled_backends()) {
+  for (const BackendEntry& entry : compiled_backends()) {
     if (!out.empty()) out += ", ";
-    out += name;
+    out += entry.name;
   }
   return out.empty() ? "none" : out;
 }
 }  // namespace
 
 Result<std::unique_ptr<Backend>> create_backend(std::string_view name) {
-#ifdef ACCEL_HAVE_CUDA_BACKEND
-  if (name == "cuda") return cuda::create_cuda_backend();
-#endif
+  for (const BackendEntry& entry : compiled_backends()) {
+    if (name == entry.name) return entry.create();
+  }
   return Status(ErrorKind::kConfig,
                 "create_backend: backend '" + std::string(name) +
                     "' is not compiled in (compiled backends: " + compiled_list() + ")");
@@ -52,12 +35,12 @@ BackendSelection select_backend(std::optional<std::string_view> requested) {
   BackendSelection selection;
   if (!requested || requested->empty()) {
     if (compiled_backends().empty()) return selection;
-    requested = compiled_backends().front();
+    requested = compiled_backends().front().name;
   }
   if (*requested == "none") return selection;
-  for (const std::string& name : compiled_backends()) {
-    if (name != *requested) continue;
-    Result<std::unique_ptr<Backend>> backend = create_backend(name);
+  for (const BackendEntry& entry : compiled_backends()) {
+    if (*requested != entry.name) continue;
+    Result<std::unique_ptr<Backend>> backend = create_backend(entry.name);
     if (backend.ok()) {
       selection.backend = std::move(backend).value();
     } else {

@@ -25,6 +25,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
       return "fork";
     case ErrorKind::kDeferredCall:
       return "deferred_call";
+    case ErrorKind::kUnsupported:
+      return "unsupported";
   }
   return "unknown";
 }

@@ -1,7 +1,7 @@
 // The deferred-call queue and seed tracker of LazyInitState (Note [Deferred calls]).
 #include "core/lazy_init_state.h"
 
-#include <new>
+#include <thread>
 
 namespace accel::detail {
 
@@ -40,18 +40,25 @@ void LazyInitState::clear_queue() {
   seed_all_last_ = false;
 }
 
-std::size_t LazyInitState::queued_call_count() const {
-  std::lock_guard lock(queue_mutex_);
-  return plain_.size() + (seed_ ? 1 : 0) + (seed_all_ ? 1 : 0);
+void LazyInitState::lock_for_fork() noexcept {
+  // Note [Fork safety]: the init lock of a state that is not fork-poisoning is only ever
+  // held by lazy_call() around its push, briefly, so wait for it; once the state is
+  // poisoning the lock may be held across initialisation and user callbacks, so never wait
+  // for it then (the child is poisoned and never takes it). Init lock before queue lock.
+  holds_init_for_fork_ = false;
+  while (!fork_poisoning()) {
+    if (init_mutex_.try_lock()) {
+      holds_init_for_fork_ = true;
+      break;
+    }
+    std::this_thread::yield();
+  }
+  queue_mutex_.lock();
 }
 
-void LazyInitState::reset_mutexes_in_child() noexcept {
-  // Only the forking thread exists in the child; a mutex a vanished thread held would
-  // stay locked forever. Re-creating it in place is the usual atfork remedy. The init
-  // mutex of a poisoning state is never taken in the child (init() throws ForkError
-  // first), so it is left alone.
-  new (&queue_mutex_) std::mutex();
-  if (!fork_poisoning()) new (&init_mutex_) std::mutex();
+void LazyInitState::unlock_after_fork() noexcept {
+  queue_mutex_.unlock();
+  if (holds_init_for_fork_) init_mutex_.unlock();
 }
 
 }  // namespace accel::detail

@@ -4,32 +4,45 @@
 // lock, and the calls queued by lazy_call() until init() replays them.
 //
 // Ownership: a RuntimeState owns one. Thread safety: the flags are atomics; the queue has
-// its own mutex; init_mutex() serialises initialisation (held while queued calls run).
+// its own mutex (a leaf: nothing else is locked or called while it is held, except copying
+// the queued callables); init_mutex() serialises initialisation (held while queued calls
+// run) and makes lazy_call()'s push atomic with respect to init(). Lock order: init lock,
+// then queue lock.
 //
 // Note [Fork safety]
 // A CUDA driver that was initialised in a parent cannot be used in a fork()ed child: the
 // real driver answers CUDA_ERROR_NOT_INITIALIZED at best and hangs at worst. Following
 // PyTorch (spec §3.4), the runtime "poisons" children instead of letting them reach the
 // driver:
-//  * Poisoning is about registration, not about success. The first time a runtime
+//  * The runtime's atfork handlers (runtime.cpp) are installed when the library loads,
+//    so no runtime lock can be taken before they exist. prepare takes the state-stack
+//    lock and every state's queue lock, and the init lock of states that are not
+//    fork-poisoning (and lets each backend take its own); parent releases them; the child
+//    releases them too (the forking thread holds them and is the only thread left), so a
+//    fork never catches a half-made runtime or a half-pushed lazy_call queue. The registry of compiled backends is constant data, and no
+//    function-local static with a one-time-initialisation guard is on these paths: a
+//    child would wait forever on a guard a vanished thread had entered.
+//  * Poisoning is about the attempt, not about success. The first time a runtime
 //    *attempts* to initialise, or asks the driver for its device count (which
-//    initialises the driver), it marks itself fork-poisoning and makes sure one
-//    process-wide pthread_atfork(nullptr, nullptr, child) handler is installed. Both
-//    happen BEFORE the driver is touched and before the init lock is taken, so a fork
-//    racing with initialisation either sees a parent that never reached the driver, or a
-//    poisoned child; never a child blocked on an init lock held by a thread that no
-//    longer exists.
-//  * The child handler (runtime.cpp) walks every installed RuntimeState and sets
-//    in_bad_fork on the poisoning ones; it also re-creates the mutexes a child may still
-//    need (the queue mutex, and the init mutex of states that never started
-//    initialising), because a thread of the parent may have held them at fork time.
+//    initialises the driver), it marks itself fork-poisoning, BEFORE the driver is
+//    touched and before the init lock is taken. The child handler sets in_bad_fork on
+//    every poisoning state and publishes a new thread-device generation, so every
+//    thread's cached device misses and the next call reaches the bad-fork check.
+//  * The fork handlers never wait for a poisoning state's init lock: it is held across the
+//    backend's initialisation and the replay of user callbacks (which may fork), so
+//    waiting for it could deadlock; in the child such a lock is never taken again (init()
+//    throws ForkError first). A state that is not poisoning has no initialisation in
+//    progress, and its init lock is only held by lazy_call() around its push, briefly, so
+//    prepare waits for it (giving up if the state becomes poisoning meanwhile). Nothing is
+//    re-created in place in the child.
 //  * In a bad fork, every device-touching call throws ForkError ("Cannot re-initialize
-//    CUDA in forked subprocess. ...") before reaching the backend: the check is one
-//    relaxed atomic load on the fast paths. is_initialized() is false; lazy_call()
-//    queues silently (the queue can never drain). device_count()/is_available() keep
-//    working through the fork-safe path (NVML), and answer 0 rather than touch the
-//    driver when NVML cannot answer.
-//
+//    CUDA in forked subprocess. ...") before reaching the backend. is_initialized() is
+//    false; lazy_call() queues silently (the queue can never drain).
+//    device_count()/is_available() keep working through the fork-safe path (NVML), and
+//    answer 0 rather than touch the driver when NVML cannot answer.
+//  * Backends follow the same rules for what the child may still call (core/spi/backend.h:
+//    fork hooks).
+
 // Note [Deferred calls]
 // lazy_call() before initialisation queues (callback, origin) pairs; manual_seed and
 // manual_seed_all go to a seed tracker that keeps only the latest of each and the order in
@@ -81,17 +94,18 @@ class LazyInitState {
   std::vector<QueuedCall> calls_for_init() const;
   // Forgets every queued call (after a successful init()).
   void clear_queue();
-  // Number of calls init() would run now.
-  std::size_t queued_call_count() const;
-
-  // For the fork child handler only: re-creates the mutexes a parent thread may have held.
-  void reset_mutexes_in_child() noexcept;
+  // For the atfork handlers only (Note [Fork safety]): prepare takes the init lock of a
+  // state that is not fork-poisoning, then the queue lock; the parent and the child (where
+  // the forking thread holds them) release what was taken.
+  void lock_for_fork() noexcept;
+  void unlock_after_fork() noexcept;
 
  private:
   std::atomic<bool> initialized_{false};
   std::atomic<bool> in_bad_fork_{false};
   std::atomic<bool> fork_poisoning_{false};
   std::mutex init_mutex_;
+  bool holds_init_for_fork_ = false;  // set by lock_for_fork(), on the forking thread
 
   mutable std::mutex queue_mutex_;
   std::vector<QueuedCall> plain_;

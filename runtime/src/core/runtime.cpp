@@ -1,4 +1,4 @@
-// The installed-runtime stack, lazy initialisation and the fork child handler.
+// The installed-runtime stack, lazy initialisation and the atfork handlers.
 #include "core/runtime.h"
 
 #include <pthread.h>
@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "core/backend_registry.h"
+#include "core/thread_device.h"
 
 namespace accel::detail {
 
@@ -15,58 +16,92 @@ namespace {
 
 std::atomic<std::uint64_t> g_next_generation{1};
 using runtime_internal::g_top;
-std::mutex& stack_mutex() {
-  static std::mutex* const mutex = new std::mutex();
-  return *mutex;
-}
 
-std::atomic<bool> g_fork_handler_installed{false};
+// Guards the state stack (creation of the default state, overrides). A plain global with a
+// constexpr constructor: no function-local static whose guard a fork could catch.
+constinit std::mutex g_stack_mutex;
+RuntimeState* g_default = nullptr;  // under g_stack_mutex
 
 // The state whose queued calls this thread is running (Note [Deferred calls]).
 thread_local const RuntimeState* t_initializing = nullptr;
 
-void on_fork_child() noexcept {
-  // Note [Fork safety]: only the forking thread exists here; touch atomics and re-create
-  // mutexes, nothing else.
-  for (RuntimeState* state = g_top.load(); state != nullptr; state = state->previous()) {
-    if (state->lazy().fork_poisoning()) state->lazy().set_in_bad_fork();
-    state->lazy().reset_mutexes_in_child();
-  }
-  new (&stack_mutex()) std::mutex();
+// The generation of the installed state is the one valid thread-device entries carry.
+void publish_top_generation() noexcept {
+  RuntimeState* top = g_top.load(std::memory_order_relaxed);
+  publish_thread_device_generation(top != nullptr ? top->generation() : 0);
 }
+
+// Note [Fork safety]: the atfork handlers. prepare takes the stack lock (no state is being
+// created or installed across fork()) and every state's queue lock, plus the init lock of
+// states that are not fork-poisoning (no lazy_call() is half-way through its push), then
+// lets each backend take its own; parent releases all of it; child marks poisoning states
+// as in a bad fork, forgets every thread's cached device and releases the same locks,
+// which the forking thread — the only one left — holds. A poisoning state's init lock is
+// never waited for: it is held across the backend's initialisation and the replay of user
+// callbacks, and waiting for it could deadlock the fork.
+void on_fork_prepare() noexcept {
+  g_stack_mutex.lock();
+  for (RuntimeState* state = g_top.load(); state != nullptr; state = state->previous()) {
+    state->lazy().lock_for_fork();
+    if (state->backend() != nullptr) state->backend()->prepare_fork();
+  }
+}
+
+void on_fork_parent() noexcept {
+  for (RuntimeState* state = g_top.load(); state != nullptr; state = state->previous()) {
+    if (state->backend() != nullptr) state->backend()->after_fork_parent();
+    state->lazy().unlock_after_fork();
+  }
+  g_stack_mutex.unlock();
+}
+
+void on_fork_child() noexcept {
+  for (RuntimeState* state = g_top.load(); state != nullptr; state = state->previous()) {
+    if (state->lazy().fork_poisoning()) {
+      state->lazy().set_in_bad_fork();
+      state->renew_generation();
+    }
+    if (state->backend() != nullptr) state->backend()->after_fork_child();
+    state->lazy().unlock_after_fork();
+  }
+  publish_top_generation();
+  g_stack_mutex.unlock();
+}
+
+// Installed when the runtime is loaded, before any runtime lock can be taken (a handler
+// installed later could miss a fork that catches its locks). Dynamic initialisation of a
+// namespace-scope object runs before main() or during the dlopen() that loads us, and the
+// handlers touch only constant-initialised objects.
+[[maybe_unused]] const bool g_fork_handlers_installed = [] {
+  return pthread_atfork(&on_fork_prepare, &on_fork_parent, &on_fork_child) == 0;
+}();
 
 }  // namespace
 
 namespace runtime_internal {
 
-std::atomic<RuntimeState*> g_top{nullptr};
+constinit std::atomic<RuntimeState*> g_top{nullptr};
 
 RuntimeState* create_default_state() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  std::lock_guard lock(g_stack_mutex);
+  if (g_default == nullptr) {
     BackendSelection selection = select_backend_from_environment();
-    auto* state = new RuntimeState(std::move(selection.backend), std::move(selection.error));
-    std::lock_guard lock(stack_mutex());
+    g_default = new RuntimeState(std::move(selection.backend), std::move(selection.error));
     // An override installed before first use sits on top; the default goes underneath.
     RuntimeState* top = g_top.load();
     if (top == nullptr) {
-      g_top.store(state, std::memory_order_release);
+      g_top.store(g_default, std::memory_order_release);
+      publish_top_generation();
     } else {
       RuntimeState* bottom = top;
       while (bottom->previous() != nullptr) bottom = bottom->previous();
-      bottom->set_previous(state);
+      bottom->set_previous(g_default);
     }
-  });
+  }
   return g_top.load(std::memory_order_acquire);
 }
 
 }  // namespace runtime_internal
-
-namespace {
-
-std::string origin_text(const QueuedCall& call) { return call.origin; }
-
-}  // namespace
 
 RuntimeState::RuntimeState(std::unique_ptr<Backend> backend, std::optional<Status> config_error)
     : backend_(std::move(backend)),
@@ -79,20 +114,22 @@ void RuntimeState::renew_generation() noexcept {
 
 RuntimeState* push_state(std::unique_ptr<RuntimeState> state) {
   current_state();  // the default state goes underneath every override
-  std::lock_guard lock(stack_mutex());
+  std::lock_guard lock(g_stack_mutex);
   RuntimeState* raw = state.release();
   raw->set_previous(g_top.load());
   g_top.store(raw, std::memory_order_release);
+  publish_top_generation();
   return raw;
 }
 
 void pop_state(RuntimeState* state) {
   {
-    std::lock_guard lock(stack_mutex());
+    std::lock_guard lock(g_stack_mutex);
     if (g_top.load() != state) std::terminate();  // overrides must nest
     RuntimeState* previous = state->previous();
     previous->renew_generation();
     g_top.store(previous, std::memory_order_release);
+    publish_top_generation();
   }
   delete state;
 }
@@ -118,18 +155,7 @@ void throw_fork_error(RuntimeState& state) {
                   " with multiprocessing, you must use the 'spawn' start method");
 }
 
-void register_fork_handler(RuntimeState& state) noexcept {
-  state.lazy().set_fork_poisoning();
-  static std::once_flag once;
-  std::call_once(once, [] {
-    pthread_atfork(nullptr, nullptr, &on_fork_child);
-    g_fork_handler_installed.store(true);
-  });
-}
-
-bool fork_handler_installed() noexcept { return g_fork_handler_installed.load(); }
-
-void run_fork_child_handler_for_testing() noexcept { on_fork_child(); }
+void mark_fork_poisoning(RuntimeState& state) noexcept { state.lazy().set_fork_poisoning(); }
 
 bool is_initializing_thread(const RuntimeState& state) noexcept { return t_initializing == &state; }
 
@@ -139,7 +165,7 @@ void ensure_initialized(RuntimeState& state) {
   if (lazy.initialized() || t_initializing == &state) return;
   Backend& backend = require_backend(state);
   // Note [Fork safety]: poison future forks before taking the lock or touching the driver.
-  register_fork_handler(state);
+  mark_fork_poisoning(state);
 
   std::lock_guard lock(lazy.init_mutex());
   if (lazy.initialized()) return;
@@ -172,7 +198,7 @@ void ensure_initialized(RuntimeState& state) {
       std::string name = upper_backend_name(state);
       throw DeferredCallError(name + " call failed lazily at initialization with error: " + what +
                                   "\n\n" + name + " call was originally invoked at:\n\n" +
-                                  origin_text(call),
+                                  call.origin,
                               call.origin, cause);
     }
   }

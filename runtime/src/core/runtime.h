@@ -10,8 +10,10 @@
 // may be used from atexit handlers and forked children). ScopedBackendOverride
 // (backend_override.h) installs another on top for a test and restores the previous one.
 //
-// Thread safety: current_state() is one acquire load after the first call. Installing and
-// restoring states is for tests that own the process (no concurrent API calls).
+// Thread safety: current_state() is one acquire load after the first call; the first call
+// creates the default state under the stack lock, which the atfork handlers hold across
+// fork() (Note [Fork safety]), so a child never inherits a half-made runtime. Installing
+// and restoring overrides is for tests that own the process (no concurrent API calls).
 
 #include <atomic>
 #include <cstdint>
@@ -20,8 +22,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/backend.h"
+#include "core/device_limits.h"
 #include "core/lazy_init_state.h"
+#include "core/spi/backend.h"
 #include "core/status.h"
 #include "rng/generator_set.h"
 
@@ -41,7 +44,8 @@ class RuntimeState {
   GeneratorSet& generators() noexcept { return generators_; }
 
   std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_relaxed); }
-  // Gives this state a new generation: every thread's cached device becomes stale.
+  // Gives this state a new generation. Every thread's cached device becomes stale once the
+  // generation is published (publish_thread_device_generation, thread_device.h).
   void renew_generation() noexcept;
 
   // The device count learned by the last successful backend initialisation.
@@ -66,11 +70,12 @@ class RuntimeState {
 
 namespace runtime_internal {
 extern std::atomic<RuntimeState*> g_top;  // the installed state; null before first use
+// Creates the default state (once, under the stack lock) and returns the installed one.
 RuntimeState* create_default_state();
 }  // namespace runtime_internal
 
 // The installed runtime; creates the default one from the environment on first use.
-// Inline: it is on every fast path (one acquire load).
+// Inline: it is on the slow paths of every call (one acquire load).
 inline RuntimeState& current_state() {
   RuntimeState* state = runtime_internal::g_top.load(std::memory_order_acquire);
   if (state == nullptr) [[unlikely]]
@@ -97,8 +102,9 @@ inline void fail_if_bad_fork(RuntimeState& state) {
     throw_fork_error(state);
 }
 
-// Marks `state` fork-poisoning and installs the process-wide atfork child handler once.
-void register_fork_handler(RuntimeState& state) noexcept;
+// Marks `state` fork-poisoning: a child forked from now on is in a bad fork. The atfork
+// handlers themselves are installed when the runtime library loads (Note [Fork safety]).
+void mark_fork_poisoning(RuntimeState& state) noexcept;
 
 // Brings `state` up (Note [Deferred calls]): backend->initialize(), the RNG states, then
 // the queued calls. Returns at once when initialised, or on the thread that is running
@@ -113,8 +119,7 @@ bool is_initializing_thread(const RuntimeState& state) noexcept;
 void check_device_ordinal(RuntimeState& state, int index, std::string_view operation);
 
 // Throws kIndex "Device index <i> is out of range for DeviceIndex [0, 127]" unless
-// 0 <= index <= 127 (spec §1.3).
-inline constexpr int kMaxDeviceIndex = 127;
+// 0 <= index <= kMaxDeviceIndex (spec §1.3).
 [[noreturn]] void throw_device_index_range_error(long long index);
 inline void check_device_index_range(long long index) {
   if (index < 0 || index > kMaxDeviceIndex) [[unlikely]]
@@ -123,10 +128,5 @@ inline void check_device_index_range(long long index) {
 
 // The backend's name in upper case ("CUDA"), for PyTorch-style messages.
 std::string upper_backend_name(const RuntimeState& state);
-
-// For tests: runs the atfork child handler in this process as if it had just forked.
-void run_fork_child_handler_for_testing() noexcept;
-// True once the process-wide atfork child handler is installed.
-bool fork_handler_installed() noexcept;
 
 }  // namespace accel::detail

@@ -4,6 +4,7 @@
 namespace accel::detail {
 
 namespace {
+// Never destroyed: an OK Status may be read from atexit handlers.
 const std::string& empty_string() {
   static const std::string* const empty = new std::string();
   return *empty;
@@ -20,6 +21,11 @@ const std::string& Status::message() const noexcept {
 
 const ErrorDetail& Status::detail() const noexcept {
   return failure_ ? failure_->detail : empty_detail();
+}
+
+Status host_out_of_memory() noexcept {
+  // 13 characters: stored in the string itself, so this cannot throw.
+  return Status(ErrorKind::kRuntime, "out of memory");
 }
 
 void throw_error(const Status& status) {

@@ -5,6 +5,11 @@
 // matching accel::Error with to_error(). Backends must stay exception-free because they
 // run in fork children, in destructors (guard restoration) and under driver locks.
 // Cheap to return on the success path: an ok Status holds no string.
+//
+// A Result<T> holds a value or a failed Status. Building one from an OK Status is a bug in
+// the caller (there is neither a value nor an error to report); rather than carry an
+// empty failure, such a Result holds the internal error kResultFromOkStatus, so the mistake
+// surfaces with a message that names it.
 
 #include <optional>
 #include <string>
@@ -21,8 +26,6 @@ class [[nodiscard]] Status {
   Status(ErrorKind kind, std::string message, ErrorDetail detail = {})
       : failure_(Failure{kind, std::move(message), std::move(detail)}) {}
 
-  static Status ok_status() { return Status(); }
-
   bool ok() const noexcept { return !failure_.has_value(); }
   ErrorKind kind() const noexcept { return failure_ ? failure_->kind : ErrorKind::kRuntime; }
   const std::string& message() const noexcept;
@@ -37,11 +40,25 @@ class [[nodiscard]] Status {
   std::optional<Failure> failure_;
 };
 
+// What a Result built from an OK Status holds instead (kRuntime, like PyTorch's internal
+// asserts, which raise RuntimeError).
+inline constexpr const char* kResultFromOkStatus =
+    "INTERNAL ASSERT FAILED: Result<T> built from an OK Status, which holds neither a value "
+    "nor an error";
+
+// Status(kRuntime, "out of memory") without allocating: the message fits every standard
+// library's small-string buffer. For noexcept code whose own error message could not be
+// built because memory ran out.
+Status host_out_of_memory() noexcept;
+
 template <class T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}
-  Result(Status status) : value_(std::move(status)) {}
+  // `status` must be a failure; an OK one becomes kResultFromOkStatus.
+  Result(Status status)
+      : value_(status.ok() ? Status(ErrorKind::kRuntime, kResultFromOkStatus) : std::move(status)) {
+  }
 
   bool ok() const noexcept { return std::holds_alternative<T>(value_); }
   const T& value() const& { return std::get<T>(value_); }

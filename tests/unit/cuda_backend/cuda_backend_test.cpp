@@ -11,7 +11,9 @@
 #include <string>
 
 #include "accel/accel.h"
+#include "backends/cuda/device_facts.h"
 #include "core/backend_override.h"
+#include "core/backend_registry.h"
 #include "mockdev/control.h"
 #include "mockdev/machine.h"
 
@@ -178,6 +180,11 @@ TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
             0u)
       << status.message();
   BackendReport report = backend->report();
+  ASSERT_EQ(report.components.size(), 2u);
+  EXPECT_EQ(report.components[0].role, "driver");
+  EXPECT_EQ(report.components[0].path, ACCEL_TEST_MISSING_DRIVER);
+  EXPECT_FALSE(report.components[0].loaded);
+  EXPECT_EQ(report.components[0].version, "");
   EXPECT_FALSE(report.driver_loaded);
   EXPECT_FALSE(report.available);
   EXPECT_EQ(report.count_source, "none");
@@ -187,6 +194,15 @@ TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
 TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {
   auto backend = create_cuda_backend();
   BackendReport report = backend->report();
+  ASSERT_EQ(report.components.size(), 2u);
+  EXPECT_EQ(report.components[0].role, "driver");
+  EXPECT_EQ(report.components[0].path, std::getenv("ACCEL_CUDA_DRIVER"));
+  EXPECT_TRUE(report.components[0].loaded);
+  EXPECT_EQ(report.components[0].version, "13.0");
+  EXPECT_EQ(report.components[1].role, "nvml");
+  EXPECT_EQ(report.components[1].path, std::getenv("ACCEL_NVML_LIBRARY"));
+  EXPECT_TRUE(report.components[1].loaded);
+  EXPECT_EQ(report.components[1].version, "");
   EXPECT_TRUE(report.driver_loaded);
   EXPECT_EQ(report.driver_version, 13000);
   EXPECT_TRUE(report.nvml_loaded);
@@ -194,6 +210,27 @@ TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {
   EXPECT_EQ(report.device_count, 4);
   EXPECT_TRUE(report.available);
   EXPECT_EQ(report.unavailable_reason, "");
+  EXPECT_EQ(cu_init_calls(), 0u);
+}
+
+TEST(CudaBackendTest, FormatsItsOwnDriverVersion) {
+  EXPECT_EQ(format_driver_version(13000), "13.0");
+  EXPECT_EQ(format_driver_version(12040), "12.4");
+  EXPECT_EQ(format_driver_version(11080), "11.8");
+  EXPECT_EQ(format_driver_version(0), "");
+}
+
+// The generated registry table lists the CUDA backend and creates it by name.
+TEST(CudaBackendTest, RegisteredInTheGeneratedTable) {
+  EXPECT_EQ(compiled_backend_names(), std::vector<std::string>{"cuda"});
+  Result<std::unique_ptr<Backend>> created = create_backend("cuda");
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ((*created)->name(), "cuda");
+  Result<std::unique_ptr<Backend>> missing = create_backend("level_zero");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(missing.status().message(),
+            "create_backend: backend 'level_zero' is not compiled in (compiled backends: cuda)");
   EXPECT_EQ(cu_init_calls(), 0u);
 }
 
@@ -276,6 +313,48 @@ TEST(CudaPublicApiTest, RngStateRoundTripAndDeferredSeeds) {
   random::set_rng_state(custom, "cuda:3");
   EXPECT_EQ(random::get_rng_state("cuda:3"), custom);
   EXPECT_EQ(random::get_rng_state_all().size(), 4u);
+}
+
+// memory_info switches the thread to the device's context and back. When switching back
+// fails, the thread is left on the other device: the error says so, and the core forgets
+// its cached index, so the next query asks the driver and tells the truth.
+TEST(CudaPublicApiTest, FailedContextRestoreIsReportedAndTheCacheForgotten) {
+  set_device_index(0);
+  EXPECT_EQ(current_device_index(), 0);
+  mockdev::control::fail_call("cuCtxSetCurrent", 2, 999);  // the switch back
+  try {
+    get_memory_info(1);
+    FAIL() << "expected the restore failure";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kDriver);
+    EXPECT_STREQ(e.what(),
+                 "memory_info: cuCtxSetCurrent (restoring the previous context): "
+                 "CUDA error: unknown error (device=1, driver=CUDA_ERROR_UNKNOWN)");
+  }
+  const std::uint64_t queries = mockdev::control::call_count("cuCtxGetCurrent");
+  EXPECT_EQ(current_device_index(), 1);  // where the thread really is
+  EXPECT_EQ(mockdev::control::call_count("cuCtxGetCurrent"), queries + 1);
+}
+
+// When the call itself fails and the restore fails too, both errors are reported.
+TEST(CudaPublicApiTest, FailedCallAndFailedRestoreAreBothReported) {
+  set_device_index(0);
+  mockdev::control::fail_call("cuMemGetInfo_v2", 1, 700);
+  mockdev::control::fail_call("cuCtxSetCurrent", 2, 999);
+  try {
+    get_memory_info(1);
+    FAIL() << "expected the call failure";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kDriver);
+    EXPECT_STREQ(e.what(),
+                 "memory_info: cuMemGetInfo: CUDA error: an illegal memory access was "
+                 "encountered (device=1, driver=CUDA_ERROR_ILLEGAL_ADDRESS); then restoring the "
+                 "previous context failed too: memory_info: cuCtxSetCurrent (restoring the "
+                 "previous context): CUDA error: unknown error (device=1, "
+                 "driver=CUDA_ERROR_UNKNOWN)");
+    EXPECT_EQ(e.driver_code(), 700);
+  }
+  EXPECT_EQ(current_device_index(), 1);
 }
 
 TEST(CudaPublicApiTest, OverrideWithNoAcceleratorAndBack) {

@@ -56,8 +56,40 @@ TEST(VisibleDevicesTest, NumericEdgeCases) {
   EXPECT_EQ(ordinals("+"), (Ordinals{}));        // a sign without digits: stop
   EXPECT_EQ(ordinals("0,-0"), (Ordinals{}));     // -0 is 0: a duplicate
   EXPECT_EQ(ordinals("1,-5,1"), (Ordinals{1}));  // stops before the duplicate
-  EXPECT_EQ(ordinals("99999999999999,0"), (Ordinals{2147483647, 0}));  // saturates
-  EXPECT_EQ(ordinals("gpu-1"), (Ordinals{}));  // lower case is not a UUID list
+  EXPECT_EQ(ordinals("2147483647,0"), (Ordinals{2147483647, 0}));  // INT_MAX still fits
+  EXPECT_EQ(ordinals("gpu-1"), (Ordinals{}));                      // lower case is not a UUID list
+}
+
+// An ordinal beyond int is invalid: the list ends there, as at a negative entry, so
+// distinct huge ordinals are never mistaken for duplicates (they once saturated to
+// INT_MAX, which made "0,3000000000,4000000000" count 0 here and 1 in the driver).
+TEST(VisibleDevicesTest, OutOfRangeOrdinalEndsTheList) {
+  EXPECT_EQ(ordinals("0,3000000000,4000000000"), (Ordinals{0}));
+  EXPECT_EQ(truncate_to_raw_count(ordinals("0,3000000000,4000000000"), 4), 1);
+  EXPECT_EQ(ordinals("2147483648"), (Ordinals{}));
+  EXPECT_EQ(ordinals("99999999999999,0"), (Ordinals{}));
+  EXPECT_EQ(ordinals("1,99999999999999999999999999999,1"), (Ordinals{1}));
+  EXPECT_EQ(ordinals("1,-99999999999999999999999999999,1"), (Ordinals{1}));
+}
+
+// Long lists: the duplicate check is a hash set, so 100,000 entries parse at once (the
+// result is asserted, never the time).
+TEST(VisibleDevicesTest, HundredThousandEntries) {
+  constexpr int kEntries = 100000;
+  std::string value;
+  for (int i = 0; i < kEntries; ++i) value += std::to_string(i) + ",";
+  std::string distinct = value.substr(0, value.size() - 1);
+  Ordinals parsed = ordinals(distinct);
+  ASSERT_EQ(parsed.size(), static_cast<std::size_t>(kEntries));
+  EXPECT_EQ(parsed.front(), 0);
+  EXPECT_EQ(parsed.back(), kEntries - 1);
+  EXPECT_EQ(ordinals(value + "77777"), (Ordinals{}));  // one duplicate at the end
+  EXPECT_EQ(ordinals(value + "-1,5"), parsed);         // stops before the duplicate
+
+  std::string uuid_list;
+  for (int i = 0; i < kEntries; ++i) uuid_list += (i ? ",GPU-" : "GPU-") + std::to_string(i);
+  EXPECT_EQ(uuids(uuid_list).size(), static_cast<std::size_t>(kEntries));
+  EXPECT_EQ(uuids(uuid_list + ",GPU-99999"), (Uuids{}));
 }
 
 TEST(VisibleDevicesTest, UuidListEdgeCases) {

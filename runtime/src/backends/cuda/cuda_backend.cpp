@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/device_facts.h"
 #include "backends/cuda/driver_library.h"
 #include "backends/cuda/nvml_library.h"
 #include "backends/cuda/visible_devices.h"
+#include "core/device_limits.h"
 
 namespace accel::detail::cuda {
 
@@ -21,8 +23,6 @@ using cuda_abi::CUcontext;
 using cuda_abi::CUDA_SUCCESS;
 using cuda_abi::CUdevice;
 using cuda_abi::CUresult;
-
-constexpr int kMaxDevices = 128;  // DeviceIndex is int8 in PyTorch: [0, 127]
 
 std::atomic<std::uint64_t> g_next_backend_id{1};
 
@@ -39,22 +39,18 @@ std::optional<std::string_view> visible_devices_variable() {
   return std::string_view(value);
 }
 
-std::string format_uuid(const cuda_abi::CUuuid& uuid) {
-  static const char* const kHex = "0123456789abcdef";
-  std::string out = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    auto byte = static_cast<unsigned char>(uuid.bytes[i]);
-    out += kHex[byte >> 4];
-    out += kHex[byte & 0xf];
-  }
-  return out;
-}
+// What a load reports when even its failure could not be recorded (out of memory).
+const DriverLibrary::LoadResult kDriverNotLoadedOutOfMemory{nullptr, "out of memory", false};
+const NvmlLibrary::LoadResult kNvmlNotLoadedOutOfMemory{nullptr, "out of memory"};
 
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(CudaBackendPaths paths)
       : paths_(std::move(paths)), id_(g_next_backend_id.fetch_add(1)) {}
+  ~CudaBackend() override {
+    delete driver_load_.load();
+    delete nvml_load_.load();
+  }
 
   DeviceType type() const noexcept override { return DeviceType::kCUDA; }
   std::string name() const override { return "cuda"; }
@@ -66,16 +62,20 @@ class CudaBackend final : public Backend {
   }
 
   Result<int> driver_device_count() noexcept override {
-    const DriverLibrary* drv = driver();
-    if (drv == nullptr) return 0;
-    CUresult rc = drv->api().cuInit(0);
-    if (rc == cuda_abi::CUDA_ERROR_NO_DEVICE) return 0;
-    if (rc != CUDA_SUCCESS) return driver_status(*drv, rc, "cuInit");
-    driver_initialized_.store(true);
-    int count = 0;
-    rc = drv->api().cuDeviceGetCount(&count);
-    if (rc != CUDA_SUCCESS) return driver_status(*drv, rc, "cuDeviceGetCount");
-    return count;
+    try {
+      const DriverLibrary* drv = driver();
+      if (drv == nullptr) return 0;
+      CUresult rc = drv->api().cuInit(0);
+      if (rc == cuda_abi::CUDA_ERROR_NO_DEVICE) return 0;
+      if (rc != CUDA_SUCCESS) return driver_status(*drv, rc, "cuInit");
+      driver_initialized_.store(true);
+      int count = 0;
+      rc = drv->api().cuDeviceGetCount(&count);
+      if (rc != CUDA_SUCCESS) return driver_status(*drv, rc, "cuDeviceGetCount");
+      return count;
+    } catch (...) {
+      return host_out_of_memory();
+    }
   }
 
   Status initialize() noexcept override {
@@ -85,7 +85,7 @@ class CudaBackend final : public Backend {
       const DriverLibrary* drv = driver();
       if (drv == nullptr) {
         return Status(ErrorKind::kUnavailable,
-                      "initialize: no usable CUDA driver: " + driver_load_.reason);
+                      "initialize: no usable CUDA driver: " + driver_load()->reason);
       }
       const DriverApi& api = drv->api();
       CUresult rc = api.cuInit(0);
@@ -98,7 +98,7 @@ class CudaBackend final : public Backend {
       rc = api.cuDeviceGetCount(&count);
       if (rc != CUDA_SUCCESS) return driver_status(*drv, rc, "cuDeviceGetCount");
       if (count <= 0) return Status(ErrorKind::kUnavailable, "No CUDA GPUs are available");
-      if (count > kMaxDevices) {
+      if (count > kMaxDeviceIndex + 1) {
         return Status(ErrorKind::kDriver, "Too many CUDA devices, DeviceIndex overflowed (count=" +
                                               std::to_string(count) + ")");
       }
@@ -114,59 +114,78 @@ class CudaBackend final : public Backend {
       initialized_.store(true);
       return Status();
     } catch (...) {
-      return Status(ErrorKind::kRuntime, "initialize: out of memory");
+      return host_out_of_memory();
     }
   }
 
   int device_count() const noexcept override { return count_; }
 
   Status set_device(int index) noexcept override {
-    Result<CUcontext> ctx = primary_context(index);
-    if (!ctx.ok()) return ctx.status();
-    const DriverApi& api = driver_load_.library->api();
-    CUcontext current = nullptr;
-    CUresult rc = api.cuCtxGetCurrent(&current);
-    if (rc != CUDA_SUCCESS) return status(rc, "set_device: cuCtxGetCurrent", index);
-    if (current != *ctx) {
-      rc = api.cuCtxSetCurrent(*ctx);
-      if (rc != CUDA_SUCCESS) return status(rc, "set_device: cuCtxSetCurrent", index);
+    try {
+      Result<CUcontext> ctx = primary_context(index);
+      if (!ctx.ok()) return ctx.status();
+      const DriverApi& api = library().api();
+      CUcontext current = nullptr;
+      CUresult rc = api.cuCtxGetCurrent(&current);
+      if (rc != CUDA_SUCCESS) return status(rc, "set_device: cuCtxGetCurrent", index);
+      if (current != *ctx) {
+        rc = api.cuCtxSetCurrent(*ctx);
+        if (rc != CUDA_SUCCESS) return status(rc, "set_device: cuCtxSetCurrent", index);
+      }
+      if (t_target.backend_id == id_) t_target = ThreadTarget{};
+      return Status();
+    } catch (...) {
+      return host_out_of_memory();
     }
-    if (t_target.backend_id == id_) t_target = ThreadTarget{};
-    return Status();
   }
 
   Status maybe_set_device(int index) noexcept override {
-    if (primary_[index].load(std::memory_order_acquire) != nullptr) return set_device(index);
-    unsigned int flags = 0;
-    int active = 0;
-    CUresult rc =
-        driver_load_.library->api().cuDevicePrimaryCtxGetState(devices_[index], &flags, &active);
-    if (rc != CUDA_SUCCESS) {
-      return status(rc, "maybe_set_device: cuDevicePrimaryCtxGetState", index);
+    try {
+      if (primary_[index].load(std::memory_order_acquire) != nullptr) return set_device(index);
+      unsigned int flags = 0;
+      int active = 0;
+      CUresult rc = library().api().cuDevicePrimaryCtxGetState(devices_[index], &flags, &active);
+      if (rc != CUDA_SUCCESS) {
+        return status(rc, "maybe_set_device: cuDevicePrimaryCtxGetState", index);
+      }
+      if (active != 0) return set_device(index);
+      t_target = ThreadTarget{id_, index};
+      return Status();
+    } catch (...) {
+      return host_out_of_memory();
     }
-    if (active != 0) return set_device(index);
-    t_target = ThreadTarget{id_, index};
-    return Status();
   }
 
   Result<int> current_device() noexcept override {
-    if (t_target.backend_id == id_ && t_target.index >= 0) return t_target.index;
-    const DriverApi& api = driver_load_.library->api();
-    CUcontext ctx = nullptr;
-    CUresult rc = api.cuCtxGetCurrent(&ctx);
-    if (rc != CUDA_SUCCESS) return status(rc, "current_device: cuCtxGetCurrent");
-    if (ctx == nullptr) return 0;
-    CUdevice device = 0;
-    rc = api.cuCtxGetDevice(&device);
-    if (rc != CUDA_SUCCESS) return status(rc, "current_device: cuCtxGetDevice");
-    auto it = std::find(devices_.begin(), devices_.end(), device);
-    return it != devices_.end() ? static_cast<int>(it - devices_.begin())
-                                : static_cast<int>(device);
+    try {
+      if (t_target.backend_id == id_ && t_target.index >= 0) return t_target.index;
+      const DriverApi& api = library().api();
+      CUcontext ctx = nullptr;
+      CUresult rc = api.cuCtxGetCurrent(&ctx);
+      if (rc != CUDA_SUCCESS) return status(rc, "current_device: cuCtxGetCurrent");
+      if (ctx == nullptr) return 0;
+      CUdevice device = 0;
+      rc = api.cuCtxGetDevice(&device);
+      if (rc != CUDA_SUCCESS) return status(rc, "current_device: cuCtxGetDevice");
+      auto it = std::find(devices_.begin(), devices_.end(), device);
+      if (it == devices_.end()) {
+        // A context made behind the runtime's back on a device it does not list: the raw
+        // CUdevice is not a visible index, so it must not be reported as one.
+        return Status(ErrorKind::kDriver,
+                      "current_device: the current context's device is not one of the visible "
+                      "devices (CUdevice=" +
+                          std::to_string(device) + ", device_count=" + std::to_string(count_) +
+                          ")");
+      }
+      return static_cast<int>(it - devices_.begin());
+    } catch (...) {
+      return host_out_of_memory();
+    }
   }
 
   Result<DeviceProperties> device_properties(int index) noexcept override {
     try {
-      const DriverApi& api = driver_load_.library->api();
+      const DriverApi& api = library().api();
       CUdevice device = devices_[index];
       DeviceProperties properties;
       char name[256] = {};
@@ -197,12 +216,34 @@ class CudaBackend final : public Backend {
       properties.uuid = format_uuid(uuid);
       return properties;
     } catch (...) {
-      return Status(ErrorKind::kRuntime, "device_properties: out of memory");
+      return host_out_of_memory();
+    }
+  }
+
+  Result<DeviceCapability> device_capability(int index) noexcept override {
+    try {
+      const DriverApi& api = library().api();
+      DeviceCapability capability;
+      CUresult rc = api.cuDeviceGetAttribute(&capability.major,
+                                             cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                             devices_[index]);
+      if (rc == CUDA_SUCCESS) {
+        rc = api.cuDeviceGetAttribute(&capability.minor,
+                                      cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                      devices_[index]);
+      }
+      if (rc != CUDA_SUCCESS) {
+        return status(rc, "device_capability: cuDeviceGetAttribute", index);
+      }
+      capability.supported_dtypes = supported_dtypes(capability.major, capability.minor);
+      return capability;
+    } catch (...) {
+      return host_out_of_memory();
     }
   }
 
   Result<MemoryInfo> memory_info(int index) noexcept override {
-    MemoryInfo info;
+    MemoryInfo info;  // no allocation before with_device_context, which never throws
     Status result = with_device_context(
         index, "memory_info",
         [&](const DriverApi& api) { return api.cuMemGetInfo(&info.free_bytes, &info.total_bytes); },
@@ -220,18 +261,26 @@ class CudaBackend final : public Backend {
   BackendReport report() noexcept override {
     BackendReport report;
     try {
-      report.driver_path = paths_.driver.value_or(DriverLibrary::path_from_environment());
-      report.nvml_path = paths_.nvml.value_or(NvmlLibrary::path_from_environment());
+      BackendComponent driver_component{
+          "driver", paths_.driver.value_or(DriverLibrary::path_from_environment()), false, ""};
+      BackendComponent nvml_component{
+          "nvml", paths_.nvml.value_or(NvmlLibrary::path_from_environment()), false, ""};
       const DriverLibrary* drv = driver();
-      report.driver_loaded = drv != nullptr;
       if (drv != nullptr) {
-        report.driver_path = drv->path();
+        driver_component.path = drv->path();
+        driver_component.loaded = true;
+        driver_component.version = format_driver_version(drv->driver_version());
         report.driver_version = drv->driver_version();
       }
-      report.nvml_loaded = nvml() != nullptr;
+      nvml_component.loaded = nvml() != nullptr;
+      report.driver_path = driver_component.path;
+      report.driver_loaded = driver_component.loaded;
+      report.nvml_path = nvml_component.path;
+      report.nvml_loaded = nvml_component.loaded;
+      report.components = {driver_component, nvml_component};
       if (drv == nullptr) {
         report.count_source = "none";
-        report.unavailable_reason = driver_load_.reason;
+        report.unavailable_reason = driver_load()->reason;
         return report;
       }
       std::string nvml_reason;
@@ -265,28 +314,46 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // The loaded driver, or nullptr (driver_load_.reason says why). Loads once.
-  const DriverLibrary* driver() noexcept {
-    if (!driver_attempted_.load(std::memory_order_acquire)) {
-      std::lock_guard lock(load_mutex_);
-      if (!driver_attempted_.load()) {
-        driver_load_ =
-            DriverLibrary::load(paths_.driver.value_or(DriverLibrary::path_from_environment()));
-        driver_attempted_.store(true, std::memory_order_release);
+  // What loading the driver found, loading it on first use. Lock-free (cuda_backend.h):
+  // racing first users may each load; one result is published, the others discarded.
+  const DriverLibrary::LoadResult* driver_load() noexcept {
+    const DriverLibrary::LoadResult* loaded = driver_load_.load(std::memory_order_acquire);
+    if (loaded != nullptr) return loaded;
+    try {
+      auto* fresh = new DriverLibrary::LoadResult(
+          DriverLibrary::load(paths_.driver.value_or(DriverLibrary::path_from_environment())));
+      if (driver_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
+        return fresh;
       }
+      delete fresh;  // another thread published first; `loaded` is its result
+      return loaded;
+    } catch (...) {
+      return &kDriverNotLoadedOutOfMemory;
     }
-    return driver_load_.library.get();
   }
 
-  NvmlLibrary* nvml() noexcept {
-    if (!nvml_attempted_.load(std::memory_order_acquire)) {
-      std::lock_guard lock(load_mutex_);
-      if (!nvml_attempted_.load()) {
-        nvml_load_ = NvmlLibrary::load(paths_.nvml.value_or(NvmlLibrary::path_from_environment()));
-        nvml_attempted_.store(true, std::memory_order_release);
+  const NvmlLibrary::LoadResult* nvml_load() noexcept {
+    const NvmlLibrary::LoadResult* loaded = nvml_load_.load(std::memory_order_acquire);
+    if (loaded != nullptr) return loaded;
+    try {
+      auto* fresh = new NvmlLibrary::LoadResult(
+          NvmlLibrary::load(paths_.nvml.value_or(NvmlLibrary::path_from_environment())));
+      if (nvml_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
+        return fresh;
       }
+      delete fresh;
+      return loaded;
+    } catch (...) {
+      return &kNvmlNotLoadedOutOfMemory;
     }
-    return nvml_load_.library.get();
+  }
+
+  // The loaded driver, or nullptr (driver_load()->reason says why).
+  const DriverLibrary* driver() noexcept { return driver_load()->library.get(); }
+  NvmlLibrary* nvml() noexcept { return nvml_load()->library.get(); }
+  // The driver, once initialize() succeeded (the device methods' precondition).
+  const DriverLibrary& library() const noexcept {
+    return *driver_load_.load(std::memory_order_acquire)->library;
   }
 
   // Note [Fork-safe device count] (nvml_library.h). -1 when NVML cannot answer.
@@ -304,7 +371,7 @@ class CudaBackend final : public Backend {
       }
       NvmlLibrary* library = nvml();
       if (library == nullptr) {
-        if (reason) *reason = nvml_load_.reason;
+        if (reason) *reason = nvml_load()->reason;
         return -1;
       }
       if (visible.is_uuid_list) {
@@ -328,57 +395,68 @@ class CudaBackend final : public Backend {
 
   Status status(CUresult rc, std::string_view operation,
                 std::optional<int> device = std::nullopt) const {
-    return driver_status(*driver_load_.library, rc, operation, device);
+    return driver_status(library(), rc, operation, device);
   }
 
-  // The device's primary context, retained on first use and kept.
-  Result<CUcontext> primary_context(int index) noexcept {
+  // The device's primary context, retained on first use and kept. Throws only
+  // std::bad_alloc (while building an error); every caller is inside a try block.
+  Result<CUcontext> primary_context(int index) {
     CUcontext ctx = primary_[index].load(std::memory_order_acquire);
     if (ctx != nullptr) return ctx;
     std::lock_guard lock(context_mutex_);
     ctx = primary_[index].load();
     if (ctx != nullptr) return ctx;
-    CUresult rc = driver_load_.library->api().cuDevicePrimaryCtxRetain(&ctx, devices_[index]);
+    CUresult rc = library().api().cuDevicePrimaryCtxRetain(&ctx, devices_[index]);
     if (rc != CUDA_SUCCESS) return status(rc, "cuDevicePrimaryCtxRetain", index);
     primary_[index].store(ctx, std::memory_order_release);
     return ctx;
   }
 
   // Runs `call` with the device's primary context current on this thread, then restores
-  // the thread's previous context.
+  // the thread's previous context. A failed restore leaves the thread on `index`: it is
+  // reported (after the call's own error when both failed), and the core then forgets the
+  // thread's cached device (Backend::memory_info's contract).
   template <class Call>
   Status with_device_context(int index, std::string_view operation, Call call,
                              std::string_view entry_point) noexcept {
-    Result<CUcontext> ctx = primary_context(index);
-    if (!ctx.ok()) return ctx.status();
-    const DriverApi& api = driver_load_.library->api();
-    std::string op = std::string(operation) + ": ";
-    CUcontext previous = nullptr;
-    CUresult rc = api.cuCtxGetCurrent(&previous);
-    if (rc != CUDA_SUCCESS) return status(rc, op + "cuCtxGetCurrent", index);
-    if (previous != *ctx) {
-      rc = api.cuCtxSetCurrent(*ctx);
-      if (rc != CUDA_SUCCESS) return status(rc, op + "cuCtxSetCurrent", index);
-    }
-    CUresult call_rc = call(api);
-    if (previous != *ctx) {
-      rc = api.cuCtxSetCurrent(previous);
-      if (call_rc == CUDA_SUCCESS && rc != CUDA_SUCCESS) {
-        return status(rc, op + "cuCtxSetCurrent", index);
+    try {
+      Result<CUcontext> ctx = primary_context(index);
+      if (!ctx.ok()) return ctx.status();
+      const DriverApi& api = library().api();
+      std::string op = std::string(operation) + ": ";
+      CUcontext previous = nullptr;
+      CUresult rc = api.cuCtxGetCurrent(&previous);
+      if (rc != CUDA_SUCCESS) return status(rc, op + "cuCtxGetCurrent", index);
+      if (previous != *ctx) {
+        rc = api.cuCtxSetCurrent(*ctx);
+        if (rc != CUDA_SUCCESS) return status(rc, op + "cuCtxSetCurrent", index);
       }
+      const CUresult call_rc = call(api);
+      Status restore;
+      if (previous != *ctx) {
+        rc = api.cuCtxSetCurrent(previous);
+        if (rc != CUDA_SUCCESS) {
+          restore = status(rc, op + "cuCtxSetCurrent (restoring the previous context)", index);
+        }
+      }
+      if (call_rc == CUDA_SUCCESS) return restore;
+      Status failed = status(call_rc, op + std::string(entry_point), index);
+      if (restore.ok()) return failed;
+      return Status(failed.kind(),
+                    failed.message() +
+                        "; then restoring the previous context failed too: " + restore.message(),
+                    failed.detail());
+    } catch (...) {
+      return host_out_of_memory();
     }
-    if (call_rc != CUDA_SUCCESS) return status(call_rc, op + std::string(entry_point), index);
-    return Status();
   }
 
   const CudaBackendPaths paths_;
   const std::uint64_t id_;
 
-  std::mutex load_mutex_;
-  std::atomic<bool> driver_attempted_{false};
-  DriverLibrary::LoadResult driver_load_;
-  std::atomic<bool> nvml_attempted_{false};
-  NvmlLibrary::LoadResult nvml_load_;
+  // Published once by driver_load() / nvml_load(); owned by the backend.
+  std::atomic<const DriverLibrary::LoadResult*> driver_load_{nullptr};
+  std::atomic<const NvmlLibrary::LoadResult*> nvml_load_{nullptr};
 
   std::mutex init_mutex_;
   std::atomic<bool> initialized_{false};
@@ -395,5 +473,7 @@ class CudaBackend final : public Backend {
 std::unique_ptr<Backend> create_cuda_backend(CudaBackendPaths paths) {
   return std::make_unique<CudaBackend>(std::move(paths));
 }
+
+std::unique_ptr<Backend> make_backend() { return create_cuda_backend(); }
 
 }  // namespace accel::detail::cuda

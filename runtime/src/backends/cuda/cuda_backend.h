@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend: the Backend SPI (core/backend.h) over the CUDA driver API, resolved at
+// The CUDA backend: the Backend SPI (core/spi/backend.h) over the CUDA driver API, resolved at
 // run time (driver_library.h), with fork-safe counting through NVML (nvml_library.h).
 //
 // It never includes cuda.h and never links libcuda: the driver file is chosen at run time
@@ -15,14 +15,22 @@
 // "target" that current_device() reports and the next set_device() clears.
 // memory_info/synchronize_device switch the calling thread to the device's primary
 // context for the call and switch back.
-// Thread safety: as Backend requires. Loading the driver and NVML is done once, under a
-// lock; afterwards the count path is lock-free (Note [Fork-safe device count]).
+// Thread safety: as Backend requires. The driver and NVML are loaded on first use without
+// a lock: a thread that finds nothing loaded loads the library and publishes the result
+// with a compare-and-swap (a loser discards its copy; dlopen is reference-counted and the
+// files are never closed). So the paths a forked child may still take (the fork-safe
+// count, report()) hold no lock a fork could catch, and the backend needs no fork hooks:
+// its other locks (initialisation, primary contexts) are only taken on paths the core
+// closes in a poisoned child, and a child of a parent that never attempted initialisation
+// cannot inherit them held (Note [Fork safety]).
+// Capabilities: device, memory_info, synchronize_device. Raw memory, streams, events and
+// graphs answer kUnsupported until they are built.
 
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "core/backend.h"
+#include "core/spi/backend.h"
 
 namespace accel::detail::cuda {
 
@@ -33,5 +41,9 @@ struct CudaBackendPaths {
 
 // A new CUDA backend. Loads nothing until first used; the paths are fixed at first use.
 std::unique_ptr<Backend> create_cuda_backend(CudaBackendPaths paths = {});
+
+// create_cuda_backend() with the environment's paths: the factory the generated registry
+// table names (core/backend_registry.h).
+std::unique_ptr<Backend> make_backend();
 
 }  // namespace accel::detail::cuda

@@ -3,8 +3,7 @@
 
 #include <dlfcn.h>
 
-
-#include "backends/cuda/shared_object.h"
+#include "backends/common/shared_object.h"
 
 namespace accel::detail::cuda {
 
@@ -106,7 +105,7 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
     result.library = std::move(library);
   } catch (...) {
     result.library.reset();
-    result.reason = "cannot load the CUDA driver '" + path + "': out of memory";
+    result.reason = "out of memory";  // short enough to need no allocation
   }
   return result;
 }

@@ -4,8 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-
-#include "backends/cuda/shared_object.h"
+#include "backends/common/shared_object.h"
 
 namespace accel::detail::cuda {
 
@@ -42,7 +41,7 @@ NvmlLibrary::LoadResult NvmlLibrary::load(const std::string& path) noexcept {
     result.library = std::move(library);
   } catch (...) {
     result.library.reset();
-    result.reason = "cannot load NVML '" + path + "': out of memory";
+    result.reason = "out of memory";  // short enough to need no allocation
   }
   return result;
 }
@@ -56,13 +55,17 @@ Status NvmlLibrary::failure(const char* operation, nvmlReturn_t code) const {
 }
 
 Status NvmlLibrary::ensure_initialized() noexcept {
-  long pid = static_cast<long>(getpid());
-  if (initialized_pid_.load(std::memory_order_acquire) == pid) return Status();
-  // Two threads may both initialise: NVML counts nvmlInit calls and we never shut down.
-  nvmlReturn_t rc = nvmlInit_v2_();
-  if (rc != nvml_abi::NVML_SUCCESS) return failure("nvmlInit_v2", rc);
-  initialized_pid_.store(pid, std::memory_order_release);
-  return Status();
+  try {
+    long pid = static_cast<long>(getpid());
+    if (initialized_pid_.load(std::memory_order_acquire) == pid) return Status();
+    // Two threads may both initialise: NVML counts nvmlInit calls and we never shut down.
+    nvmlReturn_t rc = nvmlInit_v2_();
+    if (rc != nvml_abi::NVML_SUCCESS) return failure("nvmlInit_v2", rc);
+    initialized_pid_.store(pid, std::memory_order_release);
+    return Status();
+  } catch (...) {
+    return host_out_of_memory();
+  }
 }
 
 Result<int> NvmlLibrary::device_count() noexcept {
@@ -74,7 +77,7 @@ Result<int> NvmlLibrary::device_count() noexcept {
     if (rc != nvml_abi::NVML_SUCCESS) return failure("nvmlDeviceGetCount_v2", rc);
     return static_cast<int>(count);
   } catch (...) {
-    return Status(ErrorKind::kUnavailable, "nvml: out of memory");
+    return host_out_of_memory();
   }
 }
 
@@ -95,7 +98,7 @@ Result<std::vector<std::string>> NvmlLibrary::device_uuids() noexcept {
     }
     return uuids;
   } catch (...) {
-    return Status(ErrorKind::kUnavailable, "nvml: out of memory");
+    return host_out_of_memory();
   }
 }
 

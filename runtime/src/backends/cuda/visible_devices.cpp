@@ -1,9 +1,9 @@
 // CUDA_VISIBLE_DEVICES parsing with PyTorch's rules (spec §3.5).
 #include "backends/cuda/visible_devices.h"
 
-#include <algorithm>
 #include <cctype>
 #include <climits>
+#include <unordered_set>
 
 namespace accel::detail::cuda {
 
@@ -31,8 +31,9 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-// strtoul-like: optional sign, then digits, the rest ignored; -1 when there are no digits.
-// Values beyond int saturate (they are never a valid ordinal anyway).
+// strtoul-like: optional sign, then digits, the rest ignored. -1 when there are no digits
+// or the value does not fit an int: such an entry is invalid and ends the list, as the
+// driver does (saturating instead made distinct huge ordinals look like duplicates).
 long long parse_ordinal(std::string_view text) {
   std::size_t at = 0;
   bool negative = false;
@@ -42,19 +43,25 @@ long long parse_ordinal(std::string_view text) {
   }
   std::size_t digits_begin = at;
   long long value = 0;
+  bool out_of_range = false;
   while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) {
-    value = std::min<long long>(value * 10 + (text[at] - '0'), INT_MAX);
+    value = value * 10 + (text[at] - '0');
+    if (value > INT_MAX) {
+      out_of_range = true;
+      value = INT_MAX;  // keeps the arithmetic bounded; the entry is invalid anyway
+    }
     ++at;
   }
-  if (at == digits_begin) return -1;
+  if (at == digits_begin || out_of_range) return -1;
   return negative ? -value : value;
 }
 
 VisibleDevices parse_uuid_list(std::string_view value, std::string_view prefix) {
   VisibleDevices out;
   out.is_uuid_list = true;
+  std::unordered_set<std::string_view> seen;  // views into `value`: linear, not quadratic
   for (std::string_view element : split(value, ',')) {
-    if (std::find(out.uuids.begin(), out.uuids.end(), element) != out.uuids.end()) {
+    if (!seen.insert(element).second) {
       out.uuids.clear();
       return out;
     }
@@ -75,9 +82,10 @@ VisibleDevices parse_visible_devices(std::optional<std::string_view> value) {
   for (std::string_view prefix : {std::string_view("GPU-"), std::string_view("MIG-")}) {
     if (value->substr(0, prefix.size()) == prefix) return parse_uuid_list(*value, prefix);
   }
+  std::unordered_set<long long> seen;
   for (std::string_view element : split(*value, ',')) {
     long long ordinal = parse_ordinal(trim(element));
-    if (std::find(out.ordinals.begin(), out.ordinals.end(), ordinal) != out.ordinals.end()) {
+    if (!seen.insert(ordinal).second) {
       out.ordinals.clear();
       return out;
     }
@@ -90,6 +98,7 @@ VisibleDevices parse_visible_devices(std::optional<std::string_view> value) {
 std::vector<int> transform_uuid_to_ordinals(const std::vector<std::string>& candidates,
                                             const std::vector<std::string>& uuids) {
   std::vector<int> ordinals;
+  std::unordered_set<int> mapped;
   for (const std::string& candidate : candidates) {
     int match = -1;
     for (std::size_t i = 0; i < uuids.size(); ++i) {
@@ -98,7 +107,7 @@ std::vector<int> transform_uuid_to_ordinals(const std::vector<std::string>& cand
       match = static_cast<int>(i);
     }
     if (match == -1) break;  // unknown prefix: stop here
-    if (std::find(ordinals.begin(), ordinals.end(), match) != ordinals.end()) return {};
+    if (!mapped.insert(match).second) return {};
     ordinals.push_back(match);
   }
   return ordinals;

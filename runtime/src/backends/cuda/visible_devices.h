@@ -26,6 +26,11 @@ struct VisibleDevices {
 // '-', then digits; trailing junk ignored; no digits: -1): the first negative value ends
 // the list, and any duplicate empties it. Examples: "1gpu2,2ampere" -> [1, 2];
 // "0, 1, 2, -1, 3" -> [0, 1, 2]; "0, 1, 2, 1" -> []; "GPU-123, 2" -> ["GPU-123"].
+// An ordinal beyond INT_MAX is invalid and ends the list like a negative one, as the
+// driver does: "0,3000000000,4000000000" -> [0]. (PyTorch's Python parser has unbounded
+// integers and so differs in one corner: for "0,3000000000,0" it sees the duplicate 0 and
+// answers [], where this parser, like the driver, has stopped at the invalid entry: [0].)
+// Linear in the length of the value (duplicates are found with a hash set).
 VisibleDevices parse_visible_devices(std::optional<std::string_view> value);
 
 // Maps UUID prefixes to NVML ordinals: each candidate must be a prefix of exactly one of

@@ -1,10 +1,11 @@
-#include "backends/cuda/shared_object.h"
+// Opening run-time-chosen vendor libraries (shared_object.h).
+#include "backends/common/shared_object.h"
 
 #include <dlfcn.h>
 
 #include <cstdlib>
 
-namespace accel::detail::cuda {
+namespace accel::detail {
 
 std::string library_path_from_environment(const char* variable, const char* default_name) {
   const char* value = std::getenv(variable);
@@ -27,4 +28,4 @@ void* open_shared_object(const std::string& path, const char* what, const char* 
   }
 }
 
-}  // namespace accel::detail::cuda
+}  // namespace accel::detail

@@ -1,0 +1,24 @@
+#pragma once
+// Opening a vendor library chosen at run time, for any backend.
+//
+// Backends find their libraries the same way (docs/ARCHITECTURE.md, decision 1): a file
+// named by an environment variable, else the vendor's SONAME. The file is opened with
+// RTLD_NODELETE and never closed, because glibc drops a library's atfork handlers when it
+// is dlclose'd, and a vendor driver's own handlers are what keep a forked child of a
+// process that used it from deadlocking; it also keeps every resolved entry point valid for
+// the life of the process. Stateless; thread-safe.
+
+#include <string>
+
+namespace accel::detail {
+
+// The value of `variable` when set and non-empty, else `default_name`.
+std::string library_path_from_environment(const char* variable, const char* default_name);
+
+// Opens `path` (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE). On failure returns nullptr and sets
+// *reason to "cannot load <what> '<path>': <dlerror> (<hint>)" (left empty if even that
+// message cannot be built).
+void* open_shared_object(const std::string& path, const char* what, const char* hint,
+                         std::string* reason) noexcept;
+
+}  // namespace accel::detail

@@ -1,0 +1,13 @@
+# The CUDA backend's part of accel_runtime (included by runtime/CMakeLists.txt when
+# ACCEL_BACKENDS names cuda). Its factory for the generated registry table is
+# accel::detail::cuda::make_backend() (cuda_backend.h).
+target_sources(accel_runtime PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_status.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device_facts.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/driver_library.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nvml_library.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/visible_devices.cpp)
+# Header-only vendor ABI declarations; BUILD_INTERFACE keeps them out of the export set.
+target_link_libraries(accel_runtime PRIVATE $<BUILD_INTERFACE:accel_abi>)
+target_link_libraries(accel_runtime_private INTERFACE accel_abi)

@@ -1,0 +1,23 @@
+#pragma once
+// Vendor facts the CUDA backend reports, as pure functions: the dtypes a compute
+// capability supports (Note [Supported dtypes]), CUDA's UUID text and its driver version
+// text. Stateless; thread-safe.
+
+#include <string>
+#include <vector>
+
+#include "accel/scalar_type.h"
+#include "accel_abi/cuda_driver.h"
+
+namespace accel::detail::cuda {
+
+// Every scalar type the device supports, in ScalarType order.
+std::vector<ScalarType> supported_dtypes(int major, int minor);
+
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower-case hex), as nvidia-smi prints it.
+std::string format_uuid(const cuda_abi::CUuuid& uuid);
+
+// "13.0" for 13000: CUDA's driver version encoding (1000 * major + 10 * minor); "" for 0.
+std::string format_driver_version(int version);
+
+}  // namespace accel::detail::cuda

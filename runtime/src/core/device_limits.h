@@ -1,0 +1,10 @@
+#pragma once
+// Limits on device indices shared by the core and the backends.
+
+namespace accel::detail {
+
+// The largest device index (spec §1.3): PyTorch's DeviceIndex is int8, so [0, 127], and a
+// backend reporting more than kMaxDeviceIndex + 1 devices fails to initialise.
+inline constexpr int kMaxDeviceIndex = 127;
+
+}  // namespace accel::detail

@@ -1,0 +1,168 @@
+#pragma once
+// The backend SPI: what the runtime core needs from one vendor driver stack, grouped by
+// capability so that the interface grows without breaking the backends that exist.
+//
+//   identity and lifetime   type, name, counting, initialize           every backend
+//   device                  current device, properties, capability     every backend
+//   memory                  memory_info, allocate, deallocate          default: kUnsupported
+//   streams and events      streams, events, synchronization           default: kUnsupported
+//   graphs                  capture and replay                         default: kUnsupported
+//   fork                    prepare/parent/child hooks                 default: nothing to do
+//   diagnostics             report()                                   default: minimal report
+//
+// A capability's methods have default implementations that answer kUnsupported with a
+// message naming the backend and the capability (Backend::unsupported), so adding a
+// capability here compiles and behaves sensibly for every backend until it implements it.
+// The first two groups are pure virtual: without them there is no accelerator.
+//
+// Who owns what: one Backend instance per installed RuntimeState (core/runtime.h), which
+// owns it. The core, not the backend, owns lazy initialisation, fork poisoning, argument
+// resolution, device-index range checks and the per-thread cache of the current device
+// index; a backend only does what its driver does.
+//
+// Rules for every method (the per-method contracts below add to them):
+//  * Never throws. Methods are noexcept and return Status / Result; a method that cannot
+//    build its message because memory ran out returns host_out_of_memory() (status.h).
+//  * Thread safety: any method may be called concurrently from several threads. The
+//    "current device" methods act on the calling thread only.
+//  * Preconditions: methods taking a device index are called only after a successful
+//    initialize(), with 0 <= index < device_count(), unless stated otherwise. Handles
+//    passed in were returned by this backend and not yet destroyed.
+//  * Fork (Note [Fork safety] in core/lazy_init_state.h): in a child forked after the core
+//    attempted initialisation, the core calls only fork_safe_device_count(), report(),
+//    type() and name(). Those must not need any lock that a thread of the parent may have
+//    held at fork() unless the fork hooks release it. Where a backend keeps locks or state
+//    that a fork can catch half-way, it overrides the fork hooks.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accel/accelerator.h"
+#include "accel/device.h"
+#include "accel/scalar_type.h"
+#include "core/spi/handles.h"
+#include "core/status.h"
+
+namespace accel::detail {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // ---- identity and lifetime (every backend) -------------------------------------------
+
+  // The device type this backend serves (kCUDA). Constant.
+  virtual DeviceType type() const noexcept = 0;
+  // Lower-case name, as ACCEL_BACKEND spells it ("cuda"). Constant. May throw only
+  // std::bad_alloc (the one SPI method that returns an owning string).
+  virtual std::string name() const = 0;
+
+  // Counts visible devices without initialising the driver (CUDA: NVML with
+  // CUDA_VISIBLE_DEVICES applied). -1 when it cannot answer that way (the core then falls
+  // back to driver_device_count()). Reads the environment on every call. Callable before
+  // initialize() and in any forked child.
+  virtual int fork_safe_device_count() noexcept = 0;
+
+  // Counts visible devices through the driver: initialises the driver (cuInit) but not the
+  // backend. 0 (not an error) when there is no driver or no device. Callable before
+  // initialize(); never in a forked child (the core poisons fork first).
+  virtual Result<int> driver_device_count() noexcept = 0;
+
+  // Brings the driver up for use and learns the device count. Idempotent; concurrent calls
+  // are serialised by the core's init lock. Fails with kUnavailable (no driver, no device)
+  // or kDriver. Postcondition on success: device_count() > 0.
+  virtual Status initialize() noexcept = 0;
+
+  // The device count learned by initialize(), at most kMaxDeviceIndex + 1. Requires a
+  // successful initialize(). Constant afterwards.
+  virtual int device_count() const noexcept = 0;
+
+  // ---- device (every backend) -----------------------------------------------------------
+  // Per-thread contract, mirroring c10's DeviceGuardImpl and CUDA's SetDevice/MaybeSetDevice:
+
+  // Makes `index` current on the calling thread, creating its context if needed.
+  virtual Status set_device(int index) noexcept = 0;
+  // Makes `index` current only if its context already exists; otherwise records it as the
+  // thread's target, reported by current_device() and applied by the next set_device().
+  virtual Status maybe_set_device(int index) noexcept = 0;
+  // The calling thread's device: its recorded target, else the device of its current
+  // context, else 0. Postcondition: 0 <= result < device_count(); a backend that cannot map
+  // the driver's answer to a visible index returns kDriver instead (the core checks too).
+  virtual Result<int> current_device() noexcept = 0;
+
+  // Static properties of the device. Never changes the thread's current device.
+  virtual Result<DeviceProperties> device_properties(int index) noexcept = 0;
+  // Compute capability and the dtypes the device supports: vendor knowledge, so the table
+  // lives in the backend (CUDA: Note [Supported dtypes] in backends/cuda/device_facts.cpp).
+  virtual Result<DeviceCapability> device_capability(int index) noexcept = 0;
+
+  // Blocks until all work on `index` is done. Default: kUnsupported. May switch the
+  // thread's context for the call; on failure the thread's current device is unspecified
+  // (the core forgets its cached index).
+  virtual Status synchronize_device(int index) noexcept;
+
+  // ---- memory (default: kUnsupported) ---------------------------------------------------
+
+  // Device-wide free and total bytes. May switch the thread's context for the call (CUDA
+  // needs a current context); on failure the thread's current device is unspecified (the
+  // core forgets its cached index), on success it is what it was before.
+  virtual Result<MemoryInfo> memory_info(int index) noexcept;
+  // Raw device memory for the caching allocator: `bytes` > 0, aligned at least to 256.
+  // kOutOfMemory when the device has no room. Does not change the current device.
+  virtual Result<DevicePointer> allocate(int index, std::size_t bytes) noexcept;
+  // Frees what allocate(index, ...) returned. Does not change the current device.
+  virtual Status deallocate(int index, DevicePointer pointer) noexcept;
+
+  // ---- streams and events (default: kUnsupported) ---------------------------------------
+
+  // A new stream on `index` (lower `priority` runs first; 0 is the default priority).
+  virtual Result<StreamHandle> create_stream(int index, int priority) noexcept;
+  virtual Status destroy_stream(StreamHandle stream) noexcept;
+  // Blocks until the work queued on `stream` so far is done.
+  virtual Status synchronize_stream(StreamHandle stream) noexcept;
+  virtual Result<EventHandle> create_event(int index) noexcept;
+  virtual Status destroy_event(EventHandle event) noexcept;
+  // Captures the work queued on `stream` so far in `event`.
+  virtual Status record_event(EventHandle event, StreamHandle stream) noexcept;
+  // Makes later work on `stream` wait for `event` (never blocks the host).
+  virtual Status stream_wait_event(StreamHandle stream, EventHandle event) noexcept;
+  // Blocks until `event` has completed.
+  virtual Status synchronize_event(EventHandle event) noexcept;
+
+  // ---- graphs (default: kUnsupported) ---------------------------------------------------
+
+  // Starts capturing the work queued on `stream` into a graph.
+  virtual Status begin_capture(StreamHandle stream) noexcept;
+  // Ends the capture begun on `stream`; the graph is ready to launch.
+  virtual Result<GraphHandle> end_capture(StreamHandle stream) noexcept;
+  virtual Status launch_graph(GraphHandle graph, StreamHandle stream) noexcept;
+  virtual Status destroy_graph(GraphHandle graph) noexcept;
+
+  // ---- fork hooks (default: nothing to do) ----------------------------------------------
+  // Called from the runtime's pthread_atfork handlers, on the forking thread, for every
+  // installed backend, after the core took its own locks (prepare) and before it releases
+  // them (parent, child). prepare_fork() may take the backend's locks so that no other
+  // thread holds them across fork(); it must not wait for anything that can itself wait
+  // for a fork (a lock held across driver initialisation, user callbacks). The child hook
+  // runs while only the forking thread exists: release or re-create, nothing else.
+
+  virtual void prepare_fork() noexcept {}
+  virtual void after_fork_parent() noexcept {}
+  virtual void after_fork_child() noexcept {}
+
+  // ---- diagnostics ----------------------------------------------------------------------
+
+  // What the backend found, for accel info; never initialises the driver and works in a
+  // forked child. Fills `available`, `unavailable_reason`, `components`, `count_source`
+  // and `device_count`; the core sets `backend` and `compiled_backends`. Default: the
+  // fork-safe count and no components.
+  virtual BackendReport report() noexcept;
+
+ protected:
+  // kUnsupported: "<operation>: the <name> backend does not support <capability>".
+  Status unsupported(std::string_view capability, std::string_view operation) const noexcept;
+};
+
+}  // namespace accel::detail

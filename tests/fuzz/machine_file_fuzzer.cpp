@@ -20,15 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (again.devices.size() != machine.devices.size()) std::abort();
   } catch (const mockdev::MachineFileError& e) {
     const std::string what = e.what();
-    // Finding (known_defects/machine_file/README.md): an empty or blank document is reported
-    // at line 0 ("fuzz.yaml:0: (document): ..."), against machine.h's "line 1-based".
-    // Tolerated here so the fuzzer reaches deeper; remove when the reader reports line 1.
-    // ACCEL_FUZZ_STRICT=1 turns the tolerance off.
-    const char* strict = std::getenv("ACCEL_FUZZ_STRICT");
-    const bool known_line_zero = (strict == nullptr || std::string_view(strict) != "1") &&
-                                 e.line() == 0 &&
-                                 what.rfind("fuzz.yaml:0: (document):", 0) == 0;
-    if (what.rfind("fuzz.yaml:", 0) != 0 || (e.line() < 1 && !known_line_zero)) {
+    if (what.rfind("fuzz.yaml:", 0) != 0 || e.line() < 1) {
       std::fprintf(stderr, "MachineFileError without fuzz.yaml:<line>: %s\n", what.c_str());
       std::abort();
     }

@@ -6,6 +6,7 @@
 // silently changes the simulated machine. The format is documented in
 // docs/MACHINE_FILES.md.
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,11 +103,14 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    throw MachineFileError(reader.source(), e.mark.line + 1,
+    throw MachineFileError(reader.source(), std::max(1, e.mark.line + 1),
                            "(document): expected valid YAML, got '" + e.msg + "'");
   }
   if (!root.IsMap()) {
-    reader.fail(root, "(document)", "a mapping with keys name, devices", YamlReader::shown(root));
+    // An empty or blank document has no node and so no line: report line 1, where the
+    // mapping should start (lines are 1-based; 0 only for a file that could not be read).
+    reader.fail_at(std::max(1, YamlReader::line_of(root)), "(document)",
+                   "a mapping with keys name, devices", YamlReader::shown(root));
   }
   reader.check_keys(root, "", {"name", "driver_version", "devices", "faults"});
   MachineSpec spec;

@@ -291,6 +291,16 @@ TEST(MockMachineFile, InvalidYamlNamesTheLine) {
   EXPECT_NE(e.find(": (document): expected valid YAML, got '"), std::string::npos) << e;
 }
 
+// Found by the machine-file fuzzer: an empty or blank document has no node, so no line;
+// it is reported at line 1 (lines are 1-based; 0 is only for a file that cannot be read).
+TEST(MockMachineFile, EmptyDocumentIsReportedAtLineOne) {
+  EXPECT_EQ(error_of(""), "m.yaml:1: (document): expected a mapping with keys name, devices, got ''");
+  EXPECT_EQ(error_of("  \n\n"),
+            "m.yaml:1: (document): expected a mapping with keys name, devices, got ''");
+  EXPECT_EQ(error_of("# only a comment\n"),
+            "m.yaml:1: (document): expected a mapping with keys name, devices, got ''");
+}
+
 TEST(MockMachineFile, ErrorCarriesFileAndLine) {
   try {
     parse_machine("name: x\ndevices: 4\n", "here.yaml");

@@ -45,23 +45,24 @@ void check_visible(const BackendProfile& profile, const std::string& value,
 
 TEST_P(Visibility, UnsetShowsEveryDevice) {
   const BackendProfile& p = profile();
-  run_isolated([&p] {
-    const int count = require_physical_devices(p, 1);
-    std::vector<int> all;
-    for (int i = 0; i < count; ++i) all.push_back(i);
-    std::string error;
-    const std::vector<std::string> uuids = physical_device_uuids(p, &error);
-    ASSERT_EQ(static_cast<int>(uuids.size()), count) << error;
-    EXPECT_EQ(device_count(), count);
-    init();
-    for (int i = 0; i < count; ++i) EXPECT_EQ(get_device_properties(i).uuid, uuids[i]);
-  }, {{p.visibility_variable, std::nullopt}});
+  run_isolated(
+      [&p] {
+        const int count = require_physical_devices(p, 1);
+        std::vector<int> all;
+        for (int i = 0; i < count; ++i) all.push_back(i);
+        std::string error;
+        const std::vector<std::string> uuids = physical_device_uuids(p, &error);
+        ASSERT_EQ(static_cast<int>(uuids.size()), count) << error;
+        EXPECT_EQ(device_count(), count);
+        init();
+        for (int i = 0; i < count; ++i) EXPECT_EQ(get_device_properties(i).uuid, uuids[i]);
+      },
+      {{p.visibility_variable, std::nullopt}});
 }
 
 TEST_P(Visibility, ReorderedOrdinals) {
   const BackendProfile& p = profile();
-  run_isolated([&p] { check_visible(p, "1,0", {1, 0}, 2); },
-               {{p.visibility_variable, "1,0"}});
+  run_isolated([&p] { check_visible(p, "1,0", {1, 0}, 2); }, {{p.visibility_variable, "1,0"}});
 }
 
 TEST_P(Visibility, DuplicateOrdinalHidesEveryDevice) {
@@ -71,8 +72,7 @@ TEST_P(Visibility, DuplicateOrdinalHidesEveryDevice) {
 
 TEST_P(Visibility, NegativeOrdinalEndsTheList) {
   const BackendProfile& p = profile();
-  run_isolated([&p] { check_visible(p, "1,-1,0", {1}, 2); },
-               {{p.visibility_variable, "1,-1,0"}});
+  run_isolated([&p] { check_visible(p, "1,-1,0", {1}, 2); }, {{p.visibility_variable, "1,-1,0"}});
 }
 
 TEST_P(Visibility, EmptyValueHidesEveryDevice) {

@@ -139,12 +139,7 @@ const std::vector<Row>& rows() {
        0,
        {},
        "no trimming on either side (the driver's recorded on real hardware)"},
-      {"BlankBetweenUuids",
-       kEightGpus,
-       "GPU-e4, GPU-9e8d35e3",
-       1,
-       {2},
-       "both stop at ' GPU-...'"},
+      {"BlankBetweenUuids", kEightGpus, "GPU-e4, GPU-9e8d35e3", 1, {2}, "both stop at ' GPU-...'"},
   };
   return kRows;
 }

@@ -34,11 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string what = e.what();
     // what() is a C string: a message quoting an input with a NUL byte ends at the NUL.
     const std::string invalid = "Invalid device string: '" + std::string(text) + "'";
-    const bool known =
-        what == invalid.c_str() ||
-        starts_with(what, "Expected one of cpu, cuda, xpu device type at start of device "
-                          "string: ") ||
-        starts_with(what, "CPU device index must be -1 or zero, got ");
+    const bool known = what == invalid.c_str() ||
+                       starts_with(what,
+                                   "Expected one of cpu, cuda, xpu device type at start of device "
+                                   "string: ") ||
+                       starts_with(what, "CPU device index must be -1 or zero, got ");
     if (e.kind() != accel::ErrorKind::kRuntime || !known) {
       std::fprintf(stderr, "unexpected error for '%s': %s\n", std::string(text).c_str(),
                    what.c_str());

@@ -17,8 +17,9 @@
 namespace {
 
 std::string_view trim(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-                                   c == '\v' || c == '\f'; };
+  auto blank = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
@@ -105,8 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const accel::fuzz::RuntimeAnswer runtime = accel::fuzz::runtime_visible_devices(value, uuids);
   const std::vector<int> mock = accel::fuzz::mockdev_visible_devices(value, uuids);
   if (!runtime.ordinals) return 0;  // MIG list: the runtime asks the driver instead
-  const bool same = runtime.count_only ? runtime.ordinals->size() == mock.size()
-                                       : *runtime.ordinals == mock;
+  const bool same =
+      runtime.count_only ? runtime.ordinals->size() == mock.size() : *runtime.ordinals == mock;
   if (!same) {
     std::fprintf(stderr,
                  "CUDA_VISIBLE_DEVICES parsers disagree on '%.*s' with %d devices: runtime %s%s, "

@@ -74,8 +74,9 @@ bool in_child(const std::string& section, const std::function<void()>& body,
   int status = 0;
   waitpid(pid, &status, 0);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  const std::string what = WIFSIGNALED(status) ? "crash (signal " + std::to_string(WTERMSIG(status)) + ")"
-                                               : "exit " + std::to_string(WEXITSTATUS(status));
+  const std::string what = WIFSIGNALED(status)
+                               ? "crash (signal " + std::to_string(WTERMSIG(status)) + ")"
+                               : "exit " + std::to_string(WEXITSTATUS(status));
   line(crash_rule.empty() ? section + ".child" : crash_rule, what);
   return false;
 }
@@ -106,9 +107,11 @@ void probe_risky_calls() {
   risky("device.cuDeviceGetCount_null", false, [] { return cu.device_get_count(nullptr); });
   risky("device.cuDeviceGet_null", false, [] { return cu.device_get(nullptr, 0); });
   risky("device.cuDeviceGetName_len_0", false, [&] { return cu.device_get_name(name, 0, 0); });
-  risky("device.cuDeviceGetName_len_negative", false, [&] { return cu.device_get_name(name, -1, 0); });
+  risky("device.cuDeviceGetName_len_negative", false,
+        [&] { return cu.device_get_name(name, -1, 0); });
   risky("device.cuDeviceGetName_null", false, [] { return cu.device_get_name(nullptr, 64, 0); });
-  risky("device.cuDeviceGetAttribute_null", false, [] { return cu.device_get_attribute(nullptr, 16, 0); });
+  risky("device.cuDeviceGetAttribute_null", false,
+        [] { return cu.device_get_attribute(nullptr, 16, 0); });
   risky("device.cuDeviceTotalMem_null", false, [] { return cu.device_total_mem(nullptr, 0); });
   risky("device.cuDeviceGetUuid_null", false, [] { return cu.device_get_uuid(nullptr, 0); });
   risky("ctx.retain_null", false, [] { return cu.primary_ctx_retain(nullptr, 0); });
@@ -346,7 +349,8 @@ Devices physical_devices() {
   std::string text;
   char buffer[512];
   ssize_t n = 0;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0)
+    text.append(buffer, static_cast<std::size_t>(n));
   close(fds[0]);
   std::size_t start = 0;
   while (start < text.size()) {
@@ -365,8 +369,11 @@ std::string expand(const std::string& pattern, const Devices& devices) {
   const std::string h0 = u0.substr(4, 8);
   std::string upper = h0;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const std::pair<const char*, std::string> keys[] = {
-      {"{u0}", u0}, {"{p0}", "GPU-" + h0}, {"{P0}", "GPU-" + upper}, {"{h0}", h0}, {"{M0}", "MIG-" + h0}};
+  const std::pair<const char*, std::string> keys[] = {{"{u0}", u0},
+                                                      {"{p0}", "GPU-" + h0},
+                                                      {"{P0}", "GPU-" + upper},
+                                                      {"{h0}", h0},
+                                                      {"{M0}", "MIG-" + h0}};
   std::string out = pattern;
   for (const auto& [key, value] : keys) {
     for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key)) {
@@ -391,12 +398,49 @@ std::string visible_label(const std::string& pattern) {
 void probe_visible() {
   const Devices devices = physical_devices();
   line("info.physical_devices", std::to_string(devices.uuids.size()));
-  static const char* const kRows[] = {
-      "<unset>", "", "0", "1", "-1", "0,0", "0,1", "1,0", "0,junk", "junk", " 0", "0 ",
-      "\t0", "00", "+0", "-0", "0x0", "0gpu", "0,,1", "0,-1", ",0", "3000000000",
-      "0,3000000000,4000000000", "4294967296", "99999999999999999999", "{u0}", "{p0}",
-      "{h0}", "{P0}", "GPU-", "GPU-zzzz", "{p0},0", "0,{p0}", "{p0},{p0}", " {p0}", "{p0} ",
-      "{p0}, 0", "0, {p0}", "GPU-{h0}junk", "{M0}", "MIG-", "MIG-{u0}", "{u0},1"};
+  static const char* const kRows[] = {"<unset>",
+                                      "",
+                                      "0",
+                                      "1",
+                                      "-1",
+                                      "0,0",
+                                      "0,1",
+                                      "1,0",
+                                      "0,junk",
+                                      "junk",
+                                      " 0",
+                                      "0 ",
+                                      "\t0",
+                                      "00",
+                                      "+0",
+                                      "-0",
+                                      "0x0",
+                                      "0gpu",
+                                      "0,,1",
+                                      "0,-1",
+                                      ",0",
+                                      "3000000000",
+                                      "0,3000000000,4000000000",
+                                      "4294967296",
+                                      "99999999999999999999",
+                                      "{u0}",
+                                      "{p0}",
+                                      "{h0}",
+                                      "{P0}",
+                                      "GPU-",
+                                      "GPU-zzzz",
+                                      "{p0},0",
+                                      "0,{p0}",
+                                      "{p0},{p0}",
+                                      " {p0}",
+                                      "{p0} ",
+                                      "{p0}, 0",
+                                      "0, {p0}",
+                                      "GPU-{h0}junk",
+                                      "{M0}",
+                                      "MIG-",
+                                      "MIG-{u0}",
+                                      "{u0},1"};
   for (const char* pattern : kRows) {
     const std::string label = visible_label(pattern);
     in_child("visible[" + label + "]", [&] {
@@ -408,7 +452,8 @@ void probe_visible() {
       const CUresult init_rc = cu.init(0);
       int count = -1;
       const CUresult count_rc = cu.device_get_count(&count);
-      std::string value = "init=" + std::to_string(init_rc) + " count_rc=" + std::to_string(count_rc) +
+      std::string value = "init=" + std::to_string(init_rc) +
+                          " count_rc=" + std::to_string(count_rc) +
                           " count=" + std::to_string(count) + " devices=[";
       for (int i = 0; i < count; ++i) {
         CUuuid uuid{};
@@ -568,7 +613,8 @@ void probe_copies(CUstream s) {
   pageable = 2;
   cu.stream_synchronize(s);
   cu.memcpy_dtoh(&readback, d, sizeof readback);
-  line("copy.htod_async_pageable.device_got", readback == 1 ? "value at call" : "value at execution");
+  line("copy.htod_async_pageable.device_got",
+       readback == 1 ? "value at call" : "value at execution");
   // Pageable destination of an async DtoH copy: does the call wait for completion?
   int dest = 0;
   block(s);
@@ -588,7 +634,8 @@ void probe_copies(CUstream s) {
     pinned[0] = 6;
     cu.stream_synchronize(s);
     cu.memcpy_dtoh(&readback, d, sizeof readback);
-    line("copy.htod_async_pinned.device_got", readback == 5 ? "value at call" : "value at execution");
+    line("copy.htod_async_pinned.device_got",
+         readback == 5 ? "value at call" : "value at execution");
     pinned[1] = 0;
     block(s);
     t0 = std::chrono::steady_clock::now();
@@ -631,40 +678,36 @@ void probe_capture(CUstream s, CUstream s2) {
   cu.event_record(outside, s);
   cu.stream_synchronize(s);
   CUdeviceptr allocated = 0;
+  // cuMemAlloc from a second thread with this thread's context current there.
+  const auto alloc_on_other_thread = [&] {
+    CUresult rc = CUDA_SUCCESS;
+    CUcontext ctx = nullptr;
+    cu.ctx_get_current(&ctx);
+    std::thread([&] {
+      cu.ctx_set_current(ctx);
+      rc = cu.mem_alloc(&allocated, 1024);
+    }).join();
+    return rc;
+  };
   const std::vector<Case> cases = {
       {"stream_synchronize", kGlobal, &s2, [&] { return cu.stream_synchronize(s2); }},
       {"stream_query", kGlobal, &s2, [&] { return cu.stream_query(s2); }},
       {"ctx_synchronize", kGlobal, &s2, [&] { return cu.ctx_synchronize(); }},
       {"sync_memcpy_nonblocking_capture", kGlobal, &s2,
        [&] { return cu.memcpy_htod(scratch, &host, sizeof host); }},
-      {"sync_memcpy_blocking_capture", kGlobal, &s, [&] { return cu.memcpy_htod(scratch, &host, sizeof host); }},
+      {"sync_memcpy_blocking_capture", kGlobal, &s,
+       [&] { return cu.memcpy_htod(scratch, &host, sizeof host); }},
       {"mem_alloc_global", kGlobal, &s2, [&] { return cu.mem_alloc(&allocated, 1024); }},
       {"mem_alloc_relaxed", kRelaxed, &s2, [&] { return cu.mem_alloc(&allocated, 1024); }},
-      {"mem_alloc_other_thread_thread_local", kThreadLocal, &s2,
-       [&] {
-         CUresult rc = CUDA_SUCCESS;
-         CUcontext ctx = nullptr;
-         cu.ctx_get_current(&ctx);
-         std::thread([&] {
-           cu.ctx_set_current(ctx);
-           rc = cu.mem_alloc(&allocated, 1024);
-         }).join();
-         return rc;
-       }},
-      {"mem_alloc_other_thread_global", kGlobal, &s2,
-       [&] {
-         CUresult rc = CUDA_SUCCESS;
-         CUcontext ctx = nullptr;
-         cu.ctx_get_current(&ctx);
-         std::thread([&] {
-           cu.ctx_set_current(ctx);
-           rc = cu.mem_alloc(&allocated, 1024);
-         }).join();
-         return rc;
-       }},
+      {"mem_alloc_other_thread_thread_local", kThreadLocal, &s2, alloc_on_other_thread},
+      {"mem_alloc_other_thread_global", kGlobal, &s2, alloc_on_other_thread},
       {"add_callback", kGlobal, &s2,
-       [&] { return cu.stream_add_callback(s2, [](CUstream, CUresult, void*) {}, nullptr, 0); }},
-      {"launch_host_func", kGlobal, &s2, [&] { return cu.launch_host_func(s2, sleep_host_fn, &g_block_ms); }},
+       [&] {
+         return cu.stream_add_callback(
+             s2, [](CUstream, CUresult, void*) {}, nullptr, 0);
+       }},
+      {"launch_host_func", kGlobal, &s2,
+       [&] { return cu.launch_host_func(s2, sleep_host_fn, &g_block_ms); }},
       {"wait_outside_event", kGlobal, &s2, [&] { return cu.stream_wait_event(s2, outside, 0); }},
       {"async_copy_pageable", kGlobal, &s2,
        [&] { return cu.memcpy_htod_async(scratch, &host, sizeof host, s2); }},
@@ -698,7 +741,8 @@ void probe_capture(CUstream s, CUstream s2) {
   rc_line("capture.synchronize_captured_event", cu.event_synchronize(captured));
   end_capture("capture.end_origin_unjoined", s2);
   line("capture.end_origin_unjoined.joined_status_after", capture_status(s));
-  rc_line("capture.non_capturing_waits_invalidated_captured_event", cu.stream_wait_event(s, captured, 0));
+  rc_line("capture.non_capturing_waits_invalidated_captured_event",
+          cu.stream_wait_event(s, captured, 0));
   rc_line("capture.stream_synchronize_after_all", cu.stream_synchronize(s));
   cu.event_destroy(fork_ev);
   cu.event_destroy(captured);
@@ -726,8 +770,12 @@ void probe_streams() {
 int run(int argc, char** argv) {
   const char* env_driver = std::getenv("ACCEL_CUDA_DRIVER");
   const char* env_nvml = std::getenv("ACCEL_NVML_LIBRARY");
-  const std::string driver_file = argc > 1 ? argv[1] : env_driver != nullptr ? env_driver : "libcuda.so.1";
-  const std::string nvml_file = argc > 2 ? argv[2] : env_nvml != nullptr ? env_nvml : "libnvidia-ml.so.1";
+  const std::string driver_file = argc > 1                ? argv[1]
+                                  : env_driver != nullptr ? env_driver
+                                                          : "libcuda.so.1";
+  const std::string nvml_file = argc > 2              ? argv[2]
+                                : env_nvml != nullptr ? env_nvml
+                                                      : "libnvidia-ml.so.1";
   std::string error;
   if (!load_cuda_driver(driver_file, cu, error)) {
     std::fprintf(stderr, "accel_cuda_rules_probe: cannot load the driver: %s\n", error.c_str());

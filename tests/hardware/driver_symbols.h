@@ -35,64 +35,62 @@ using StreamCallback = void (*)(CUstream, CUresult, void*);
 
 // One row per symbol: member name, exported symbol, signature. The probe looks the symbol
 // up once; a null pointer means the library does not export it.
-#define ACCEL_PROBE_CUDA_SYMBOLS(X)                                                   \
-  X(init, "cuInit", CUresult (*)(unsigned))                                           \
-  X(driver_get_version, "cuDriverGetVersion", CUresult (*)(int*))                     \
-  X(get_error_name, "cuGetErrorName", CUresult (*)(CUresult, const char**))           \
-  X(device_get_count, "cuDeviceGetCount", CUresult (*)(int*))                         \
-  X(device_get, "cuDeviceGet", CUresult (*)(CUdevice*, int))                          \
-  X(device_get_name, "cuDeviceGetName", CUresult (*)(char*, int, CUdevice))           \
-  X(device_get_attribute, "cuDeviceGetAttribute", CUresult (*)(int*, int, CUdevice))  \
-  X(device_total_mem, "cuDeviceTotalMem_v2", CUresult (*)(std::size_t*, CUdevice))    \
-  X(device_get_uuid, "cuDeviceGetUuid_v2", CUresult (*)(CUuuid*, CUdevice))           \
-  X(primary_ctx_retain, "cuDevicePrimaryCtxRetain", CUresult (*)(CUcontext*, CUdevice)) \
-  X(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2", CUresult (*)(CUdevice))      \
-  X(primary_ctx_get_state, "cuDevicePrimaryCtxGetState",                              \
-    CUresult (*)(CUdevice, unsigned*, int*))                                          \
-  X(ctx_set_current, "cuCtxSetCurrent", CUresult (*)(CUcontext))                      \
-  X(ctx_get_current, "cuCtxGetCurrent", CUresult (*)(CUcontext*))                     \
-  X(ctx_get_device, "cuCtxGetDevice", CUresult (*)(CUdevice*))                        \
-  X(ctx_synchronize, "cuCtxSynchronize", CUresult (*)())                              \
-  X(mem_get_info, "cuMemGetInfo_v2", CUresult (*)(std::size_t*, std::size_t*))        \
-  X(mem_alloc, "cuMemAlloc_v2", CUresult (*)(CUdeviceptr*, std::size_t))              \
-  X(mem_free, "cuMemFree_v2", CUresult (*)(CUdeviceptr))                              \
-  X(ctx_get_stream_priority_range, "cuCtxGetStreamPriorityRange", CUresult (*)(int*, int*)) \
-  X(stream_create, "cuStreamCreate", CUresult (*)(CUstream*, unsigned))               \
-  X(stream_create_with_priority, "cuStreamCreateWithPriority",                        \
-    CUresult (*)(CUstream*, unsigned, int))                                           \
-  X(stream_get_priority, "cuStreamGetPriority", CUresult (*)(CUstream, int*))         \
-  X(stream_destroy, "cuStreamDestroy_v2", CUresult (*)(CUstream))                     \
-  X(stream_query, "cuStreamQuery", CUresult (*)(CUstream))                            \
-  X(stream_synchronize, "cuStreamSynchronize", CUresult (*)(CUstream))                \
-  X(stream_wait_event, "cuStreamWaitEvent", CUresult (*)(CUstream, CUevent, unsigned)) \
-  X(stream_add_callback, "cuStreamAddCallback",                                       \
-    CUresult (*)(CUstream, StreamCallback, void*, unsigned))                          \
-  X(launch_host_func, "cuLaunchHostFunc", CUresult (*)(CUstream, HostFn, void*))      \
-  X(event_create, "cuEventCreate", CUresult (*)(CUevent*, unsigned))                  \
-  X(event_record, "cuEventRecord", CUresult (*)(CUevent, CUstream))                   \
-  X(event_query, "cuEventQuery", CUresult (*)(CUevent))                               \
-  X(event_synchronize, "cuEventSynchronize", CUresult (*)(CUevent))                   \
-  X(event_elapsed_time, "cuEventElapsedTime_v2", CUresult (*)(float*, CUevent, CUevent)) \
-  X(event_destroy, "cuEventDestroy_v2", CUresult (*)(CUevent))                        \
-  X(stream_begin_capture, "cuStreamBeginCapture_v2", CUresult (*)(CUstream, int))     \
-  X(stream_end_capture, "cuStreamEndCapture", CUresult (*)(CUstream, CUgraph*))       \
-  X(stream_is_capturing, "cuStreamIsCapturing", CUresult (*)(CUstream, int*))         \
-  X(graph_destroy, "cuGraphDestroy", CUresult (*)(CUgraph))                           \
-  X(memcpy_htod, "cuMemcpyHtoD_v2", CUresult (*)(CUdeviceptr, const void*, std::size_t)) \
-  X(memcpy_dtoh, "cuMemcpyDtoH_v2", CUresult (*)(void*, CUdeviceptr, std::size_t))    \
-  X(memcpy_htod_async, "cuMemcpyHtoDAsync_v2",                                        \
-    CUresult (*)(CUdeviceptr, const void*, std::size_t, CUstream))                    \
-  X(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2",                                        \
-    CUresult (*)(void*, CUdeviceptr, std::size_t, CUstream))                          \
-  X(mem_alloc_host, "cuMemAllocHost_v2", CUresult (*)(void**, std::size_t))           \
+#define ACCEL_PROBE_CUDA_SYMBOLS(X)                                                               \
+  X(init, "cuInit", CUresult (*)(unsigned))                                                       \
+  X(driver_get_version, "cuDriverGetVersion", CUresult (*)(int*))                                 \
+  X(get_error_name, "cuGetErrorName", CUresult (*)(CUresult, const char**))                       \
+  X(device_get_count, "cuDeviceGetCount", CUresult (*)(int*))                                     \
+  X(device_get, "cuDeviceGet", CUresult (*)(CUdevice*, int))                                      \
+  X(device_get_name, "cuDeviceGetName", CUresult (*)(char*, int, CUdevice))                       \
+  X(device_get_attribute, "cuDeviceGetAttribute", CUresult (*)(int*, int, CUdevice))              \
+  X(device_total_mem, "cuDeviceTotalMem_v2", CUresult (*)(std::size_t*, CUdevice))                \
+  X(device_get_uuid, "cuDeviceGetUuid_v2", CUresult (*)(CUuuid*, CUdevice))                       \
+  X(primary_ctx_retain, "cuDevicePrimaryCtxRetain", CUresult (*)(CUcontext*, CUdevice))           \
+  X(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2", CUresult (*)(CUdevice))                  \
+  X(primary_ctx_get_state, "cuDevicePrimaryCtxGetState", CUresult (*)(CUdevice, unsigned*, int*)) \
+  X(ctx_set_current, "cuCtxSetCurrent", CUresult (*)(CUcontext))                                  \
+  X(ctx_get_current, "cuCtxGetCurrent", CUresult (*)(CUcontext*))                                 \
+  X(ctx_get_device, "cuCtxGetDevice", CUresult (*)(CUdevice*))                                    \
+  X(ctx_synchronize, "cuCtxSynchronize", CUresult (*)())                                          \
+  X(mem_get_info, "cuMemGetInfo_v2", CUresult (*)(std::size_t*, std::size_t*))                    \
+  X(mem_alloc, "cuMemAlloc_v2", CUresult (*)(CUdeviceptr*, std::size_t))                          \
+  X(mem_free, "cuMemFree_v2", CUresult (*)(CUdeviceptr))                                          \
+  X(ctx_get_stream_priority_range, "cuCtxGetStreamPriorityRange", CUresult (*)(int*, int*))       \
+  X(stream_create, "cuStreamCreate", CUresult (*)(CUstream*, unsigned))                           \
+  X(stream_create_with_priority, "cuStreamCreateWithPriority",                                    \
+    CUresult (*)(CUstream*, unsigned, int))                                                       \
+  X(stream_get_priority, "cuStreamGetPriority", CUresult (*)(CUstream, int*))                     \
+  X(stream_destroy, "cuStreamDestroy_v2", CUresult (*)(CUstream))                                 \
+  X(stream_query, "cuStreamQuery", CUresult (*)(CUstream))                                        \
+  X(stream_synchronize, "cuStreamSynchronize", CUresult (*)(CUstream))                            \
+  X(stream_wait_event, "cuStreamWaitEvent", CUresult (*)(CUstream, CUevent, unsigned))            \
+  X(stream_add_callback, "cuStreamAddCallback",                                                   \
+    CUresult (*)(CUstream, StreamCallback, void*, unsigned))                                      \
+  X(launch_host_func, "cuLaunchHostFunc", CUresult (*)(CUstream, HostFn, void*))                  \
+  X(event_create, "cuEventCreate", CUresult (*)(CUevent*, unsigned))                              \
+  X(event_record, "cuEventRecord", CUresult (*)(CUevent, CUstream))                               \
+  X(event_query, "cuEventQuery", CUresult (*)(CUevent))                                           \
+  X(event_synchronize, "cuEventSynchronize", CUresult (*)(CUevent))                               \
+  X(event_elapsed_time, "cuEventElapsedTime_v2", CUresult (*)(float*, CUevent, CUevent))          \
+  X(event_destroy, "cuEventDestroy_v2", CUresult (*)(CUevent))                                    \
+  X(stream_begin_capture, "cuStreamBeginCapture_v2", CUresult (*)(CUstream, int))                 \
+  X(stream_end_capture, "cuStreamEndCapture", CUresult (*)(CUstream, CUgraph*))                   \
+  X(stream_is_capturing, "cuStreamIsCapturing", CUresult (*)(CUstream, int*))                     \
+  X(graph_destroy, "cuGraphDestroy", CUresult (*)(CUgraph))                                       \
+  X(memcpy_htod, "cuMemcpyHtoD_v2", CUresult (*)(CUdeviceptr, const void*, std::size_t))          \
+  X(memcpy_dtoh, "cuMemcpyDtoH_v2", CUresult (*)(void*, CUdeviceptr, std::size_t))                \
+  X(memcpy_htod_async, "cuMemcpyHtoDAsync_v2",                                                    \
+    CUresult (*)(CUdeviceptr, const void*, std::size_t, CUstream))                                \
+  X(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2",                                                    \
+    CUresult (*)(void*, CUdeviceptr, std::size_t, CUstream))                                      \
+  X(mem_alloc_host, "cuMemAllocHost_v2", CUresult (*)(void**, std::size_t))                       \
   X(mem_free_host, "cuMemFreeHost", CUresult (*)(void*))
 
-#define ACCEL_PROBE_NVML_SYMBOLS(X)                                                  \
-  X(init, "nvmlInit_v2", int (*)())                                                  \
-  X(shutdown, "nvmlShutdown", int (*)())                                             \
-  X(device_get_count, "nvmlDeviceGetCount_v2", int (*)(unsigned*))                   \
-  X(device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2",                     \
-    int (*)(unsigned, nvmlDevice_t*))                                                \
+#define ACCEL_PROBE_NVML_SYMBOLS(X)                                                                \
+  X(init, "nvmlInit_v2", int (*)())                                                                \
+  X(shutdown, "nvmlShutdown", int (*)())                                                           \
+  X(device_get_count, "nvmlDeviceGetCount_v2", int (*)(unsigned*))                                 \
+  X(device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", int (*)(unsigned, nvmlDevice_t*)) \
   X(device_get_uuid, "nvmlDeviceGetUUID", int (*)(nvmlDevice_t, char*, unsigned))
 
 struct CudaDriver {

@@ -14,7 +14,8 @@
 // Note [Driver call order]
 // Every call, in this order: (1) is counted under its exported symbol name, failing calls
 // included; (2) in a child forked after the parent initialised the driver, returns
-// CUDA_ERROR_NOT_INITIALIZED (the pid gate; this applies to every entry point); (3) returns
+// CUDA_ERROR_NOT_INITIALIZED (the pid gate; every entry point but those with the
+// kAnswersAfterFork trait, cuDriverGetVersion, as the real driver does); (3) returns
 // the code of a scheduled call fault that fires on this call; (4) before a successful
 // cuInit in this process, returns CUDA_ERROR_NOT_INITIALIZED if the entry point has the
 // kNeedsInit trait (all but cuInit, cuDriverGetVersion, cuGetErrorName, cuGetErrorString

@@ -6,11 +6,11 @@
 // silently changes the simulated machine. The format is documented in
 // docs/MACHINE_FILES.md.
 
-#include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 

@@ -294,7 +294,8 @@ TEST(MockMachineFile, InvalidYamlNamesTheLine) {
 // Found by the machine-file fuzzer: an empty or blank document has no node, so no line;
 // it is reported at line 1 (lines are 1-based; 0 is only for a file that cannot be read).
 TEST(MockMachineFile, EmptyDocumentIsReportedAtLineOne) {
-  EXPECT_EQ(error_of(""), "m.yaml:1: (document): expected a mapping with keys name, devices, got ''");
+  EXPECT_EQ(error_of(""),
+            "m.yaml:1: (document): expected a mapping with keys name, devices, got ''");
   EXPECT_EQ(error_of("  \n\n"),
             "m.yaml:1: (document): expected a mapping with keys name, devices, got ''");
   EXPECT_EQ(error_of("# only a comment\n"),

@@ -8,11 +8,12 @@
 // State is reachable only through accessors annotated MOCKDEV_REQUIRES(g_engine_mutex)
 // (core::engine(), cuda::cuda_state(), nvml::nvml_state()), so clang's -Wthread-safety
 // rejects any access without an EngineLock in scope. The mutex is never destroyed (Note
-// [Leaky state] in core/engine.h) and is re-created in a forked child (Note [Fork
-// handling]).
+// [Leaky state] in core/engine.h) and is released by the forking thread in a child (Note
+// [Fork handling]).
 //
 // Note [Fork handling]
-// pthread_atfork(prepare = lock, parent = unlock, child = re-create the mutex), registered
+// pthread_atfork(prepare = lock, parent = unlock, child = unlock: the forking thread holds
+// it and is the child's only thread), registered
 // when libmockdev.so is loaded (Note [Fork handler registration] in engine_lock.cpp): a fork
 // while another thread is inside the engine waits until that call finishes, so the child
 // never inherits a mutex held by a thread that does not exist there. The child handler also
@@ -35,10 +36,6 @@ class MOCKDEV_CAPABILITY("mutex") EngineMutex {
   EngineMutex& operator=(const EngineMutex&) = delete;
   void lock() MOCKDEV_ACQUIRE() { pthread_mutex_lock(&mutex_); }
   void unlock() MOCKDEV_RELEASE() { pthread_mutex_unlock(&mutex_); }
-  // Fork child only (no other thread exists): a fresh, unlocked mutex.
-  void reinitialize_in_child() MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
-    pthread_mutex_init(&mutex_, nullptr);
-  }
 
  private:
   pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;

@@ -49,7 +49,7 @@ int resolve_device_index(const DeviceArg& device, bool optional) {
   if (optional) return current_device_index();
   throw Error(
       ErrorKind::kValue,
-      "Expected a torch.device with a specified index or an integer, but got:" + resolved.printed);
+      "Expected an accel::Device with a specified index or an integer, but got:" + resolved.printed);
 }
 
 std::optional<int> resolve_explicit_device_index(const DeviceArg& device) {

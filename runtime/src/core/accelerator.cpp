@@ -210,6 +210,9 @@ BackendReport backend_report() noexcept {
           detail::required_devices_error(state.required_devices(), report.device_count, why);
       report.config_error = shortfall.message();
       report.config_error_kind = shortfall.kind();
+      // As is_available() answers: the requirement makes the accelerator unusable.
+      report.available = false;
+      report.unavailable_reason = shortfall.message();
     }
   } catch (...) {
   }

@@ -154,8 +154,8 @@ TEST(BadEnvironment, MissingDriverFileIsAConfigError) {
     const std::string path = kMissingLibrary;
     expect_misconfiguration(
         ErrorKind::kConfig,
-        "ACCEL_CUDA_DRIVER='" + path + "' names no usable CUDA driver: cannot load the CUDA driver '" +
-            path + "': " + path +
+        "ACCEL_CUDA_DRIVER='" + path +
+            "' names no usable CUDA driver: cannot load the CUDA driver '" + path + "': " + path +
             ": cannot open shared object file: No such file or directory (set ACCEL_CUDA_DRIVER "
             "to the driver file to use another one)");
     // The variable names the file; the accelerator itself is still CUDA.

@@ -27,8 +27,11 @@ TEST(DeviceRequirementTest, UnsetOrEmptyRequiresNothing) {
 }
 
 TEST(DeviceRequirementTest, WholeNumbersAreAccepted) {
-  for (auto [text, value] : {std::pair<const char*, int>{"0", 0}, {"1", 1}, {"8", 8},
-                             {"0128", 128}, {"1000000", 1000000}}) {
+  for (auto [text, value] : {std::pair<const char*, int>{"0", 0},
+                             {"1", 1},
+                             {"8", 8},
+                             {"0128", 128},
+                             {"1000000", 1000000}}) {
     Result<int> parsed = parse_required_devices(text);
     ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().message();
     EXPECT_EQ(*parsed, value) << text;
@@ -36,8 +39,8 @@ TEST(DeviceRequirementTest, WholeNumbersAreAccepted) {
 }
 
 TEST(DeviceRequirementTest, AnythingElseIsAConfigErrorNamingTheValue) {
-  for (const char* text : {"two", "-1", "+2", " 2", "2 ", "2x", "1.5", "0x4", "1000001",
-                           "99999999999999999999"}) {
+  for (const char* text :
+       {"two", "-1", "+2", " 2", "2 ", "2x", "1.5", "0x4", "1000001", "99999999999999999999"}) {
     Result<int> parsed = parse_required_devices(text);
     ASSERT_FALSE(parsed.ok()) << text;
     EXPECT_EQ(parsed.status().kind(), ErrorKind::kConfig) << text;

@@ -163,9 +163,9 @@ class CudaBackend final : public Backend {
       if (drv->result.library == nullptr && drv->variable != nullptr) return driver_unusable();
       const NvmlLoad* nvml = nvml_load();
       if (nvml->result.library == nullptr && nvml->variable != nullptr) {
-        return Status(ErrorKind::kConfig, std::string(nvml->variable) + "='" + nvml->path +
-                                              "' names no usable NVML library: " +
-                                              nvml->result.reason);
+        return Status(ErrorKind::kConfig,
+                      std::string(nvml->variable) + "='" + nvml->path +
+                          "' names no usable NVML library: " + nvml->result.reason);
       }
       if (drv->result.library == nullptr) {
         Status status = driver_unusable();
@@ -405,8 +405,8 @@ class CudaBackend final : public Backend {
     const NvmlLoad* loaded = nvml_load_.load(std::memory_order_acquire);
     if (loaded != nullptr) return loaded;
     try {
-      NvmlLoad* fresh = choose_library<NvmlLibrary::LoadResult>(
-          paths_.nvml, "ACCEL_NVML_LIBRARY", "libnvidia-ml.so.1");
+      NvmlLoad* fresh = choose_library<NvmlLibrary::LoadResult>(paths_.nvml, "ACCEL_NVML_LIBRARY",
+                                                                "libnvidia-ml.so.1");
       fresh->result = NvmlLibrary::load(fresh->path);
       if (nvml_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
         return fresh;
@@ -434,9 +434,9 @@ class CudaBackend final : public Backend {
     try {
       const DriverLoad* load = driver_load();
       if (load->variable != nullptr) {
-        return Status(ErrorKind::kConfig, std::string(load->variable) + "='" + load->path +
-                                              "' names no usable CUDA driver: " +
-                                              load->result.reason);
+        return Status(ErrorKind::kConfig,
+                      std::string(load->variable) + "='" + load->path +
+                          "' names no usable CUDA driver: " + load->result.reason);
       }
       if (load->result.not_loaded || load->result.is_stub) {
         return Status(ErrorKind::kUnavailable,

@@ -16,8 +16,14 @@
 // ledger; --verbose prints the ledger. The alignment check is the point of the how-to:
 // `--input-device cpu` deliberately puts the inputs elsewhere, and the check must fail.
 //
+// The CPU fallback is only for a machine with nothing installed (or no device): a
+// misconfiguration -- an ACCEL_CUDA_DRIVER naming a missing file, an unknown ACCEL_BACKEND,
+// a driver that fails to initialise, fewer devices than ACCEL_REQUIRE_DEVICES -- makes
+// current_accelerator(true) throw, and the program stops instead of running on the CPU.
+//
 // Usage: device_select [--input-device DEVICE] [--verbose]
-// Exit status: 0 aligned, 1 a device mismatch or a runtime error, 2 a usage error.
+// Exit status: 0 aligned, 1 a device mismatch or a runtime error, 2 a usage error or a
+// misconfiguration (accel::Error of kind kConfig).
 #include <accel/accel.h>
 
 #include <algorithm>
@@ -192,6 +198,13 @@ int main(int argc, char** argv) {
       }
     }
     return 0;
+  } catch (const accel::Error& e) {
+    if (e.kind() == accel::ErrorKind::kConfig) {
+      std::cerr << "device_select: configuration error: " << e.what() << '\n';
+      return 2;
+    }
+    std::cerr << "RuntimeError: " << e.what() << '\n';
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "RuntimeError: " << e.what() << '\n';
     return 1;

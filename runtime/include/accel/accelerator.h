@@ -14,25 +14,53 @@
 #include <vector>
 
 #include "accel/device.h"
+#include "accel/error.h"
 #include "accel/scalar_type.h"
 
 namespace accel {
 
+// Note [Misconfiguration is an error]
+// "Nothing is installed" and "the user configured something that does not work" are told
+// apart. Nothing installed (ACCEL_CUDA_DRIVER / ACCEL_NVML_LIBRARY unset and the default
+// libcuda.so.1 absent, or only the toolkit's stub) is the legitimate CPU fallback:
+// is_available() is false, device_count() 0, silently; device calls throw kUnavailable
+// with PyTorch's "Found no NVIDIA driver on your system. ...". A misconfiguration is an
+// error: an unknown ACCEL_BACKEND, an explicitly set ACCEL_CUDA_DRIVER or
+// ACCEL_NVML_LIBRARY naming a file that is missing or not a usable library, a malformed
+// ACCEL_REQUIRE_DEVICES, or fewer visible devices than ACCEL_REQUIRE_DEVICES asks for
+// (kConfig, naming the variable and its value); and a driver that loads but fails to
+// initialise, e.g. the simulated driver given a bad machine file (kDriver, with the
+// driver's code). Every call that needs the device throws it; is_available() and
+// device_count() stay non-throwing, print it once per process on stderr
+// ("accel: warning: <message>", as PyTorch warns when CUDA initialisation fails) and
+// answer false / 0; current_accelerator(true) throws it; backend_report() carries it in
+// `config_error`.
+
 // The accelerator this build selected (ACCEL_BACKEND among the compiled backends), as a
-// Device without an index; nullopt when there is none. With check_available=true, also
-// nullopt when is_available() is false. Never initialises the runtime.
+// Device without an index; nullopt when there is none. Throws kConfig for an unknown
+// ACCEL_BACKEND or a malformed ACCEL_REQUIRE_DEVICES. With check_available=true, also
+// nullopt when nothing is installed or no device is visible, and throws the
+// misconfiguration when there is one (Note [Misconfiguration is an error]): this is the
+// "accelerator, else CPU" choice, which must not fall back to the CPU quietly. Never
+// initialises the runtime (check_available=true counts devices as device_count() does).
 std::optional<Device> current_accelerator(bool check_available = false);
 
 // True when the accelerator's driver is usable and at least one device is visible.
 // Fork-safe: answers like device_count() > 0 and never initialises the driver while
-// NVML can answer (Note [Fork-safe device count]). Never throws.
+// NVML can answer (Note [Fork-safe device count]). Unlike PyTorch's default, which asks
+// the CUDA runtime (unless PYTORCH_NVML_BASED_CUDA_CHECK=1), this asks NVML: a machine
+// whose NVML works but whose driver fails to initialise answers true here and fails at
+// first device use (ACCEL_REQUIRE_DEVICES makes that failure come early). Never throws;
+// prints a misconfiguration once on stderr and answers false.
 bool is_available() noexcept;
 
 // Number of visible devices; 0 with no accelerator, no driver, or no device. Fork-safe:
 // answered through NVML with CUDA_VISIBLE_DEVICES applied, without initialising the
 // driver; falls back to the driver's count (which initialises the driver) only when
 // NVML cannot answer. Not cached before initialisation, so a changed
-// CUDA_VISIBLE_DEVICES is honoured until the runtime is up. Never throws.
+// CUDA_VISIBLE_DEVICES is honoured until the runtime is up. Never throws; on a
+// misconfiguration (including fewer devices than ACCEL_REQUIRE_DEVICES) prints the
+// message once on stderr and answers 0.
 int device_count() noexcept;
 
 // Makes `device` current on this thread. A negative index is a no-op that initialises
@@ -112,6 +140,15 @@ struct BackendReport {
   int driver_version = 0;  // CUDA's encoding (13000 = "13.0"); 0 when unknown
   std::string nvml_path;
   bool nvml_loaded = false;
+
+  // Note [Misconfiguration is an error]: non-empty when the accelerator is configured but
+  // unusable, with the text device calls throw: an unknown ACCEL_BACKEND, an explicitly
+  // named driver/NVML file that does not work, ACCEL_REQUIRE_DEVICES malformed or not met
+  // (kind kConfig), or a driver that failed to initialise when the runtime tried (kDriver).
+  // Empty when nothing is installed (a legitimate CPU fallback) or all is well.
+  std::string config_error;
+  ErrorKind config_error_kind = ErrorKind::kConfig;  // meaningful when config_error is set
+  int required_devices = 0;  // ACCEL_REQUIRE_DEVICES (0: unset or no requirement)
 };
 BackendReport backend_report() noexcept;
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/backend_registry.h"
+#include "core/device_requirement.h"
 #include "core/device_resolution.h"
 #include "core/runtime.h"
 #include "core/thread_device.h"
@@ -82,7 +83,11 @@ std::optional<Device> current_accelerator(bool check_available) {
   RuntimeState& state = detail::current_state();
   if (state.config_error()) detail::throw_error(*state.config_error());
   if (state.backend() == nullptr) return std::nullopt;
-  if (check_available && !is_available()) return std::nullopt;
+  if (check_available) {
+    // Note [Misconfiguration is an error]: the "accelerator, else CPU" choice raises a
+    // misconfiguration instead of answering "no accelerator".
+    if (detail::check(detail::visible_device_count(state)) <= 0) return std::nullopt;
+  }
   return Device(state.backend()->type());
 }
 
@@ -91,18 +96,11 @@ bool is_available() noexcept { return device_count() > 0; }
 int device_count() noexcept {
   try {
     RuntimeState& state = detail::current_state();
-    Backend* backend = state.backend();
-    if (backend == nullptr || state.config_error()) return 0;
-    bool bad_fork = state.lazy().in_bad_fork();
-    if (state.lazy().initialized() && !bad_fork) return state.device_count();
-    int count = backend->fork_safe_device_count();
-    if (count >= 0) return count;
-    // Note [Fork safety]: the driver's count initialises the driver; never in a bad fork,
-    // and only after registering the fork handler.
-    if (bad_fork) return 0;
-    detail::mark_fork_poisoning(state);
-    detail::Result<int> driver_count = backend->driver_device_count();
-    return driver_count.ok() && *driver_count > 0 ? *driver_count : 0;
+    detail::Result<int> count = detail::visible_device_count(state);
+    if (count.ok()) return *count;
+    // Note [Misconfiguration is an error]: answer 0 and say why, once.
+    state.warn_once(count.status().message());
+    return 0;
   } catch (...) {
     return 0;
   }
@@ -188,6 +186,9 @@ BackendReport backend_report() noexcept {
       report.backend = "none";
       report.unavailable_reason = state.config_error()->message();
       report.count_source = "none";
+      report.config_error = state.config_error()->message();
+      report.config_error_kind = state.config_error()->kind();
+      report.required_devices = state.required_devices();
       return report;
     }
     if (state.backend() == nullptr) {
@@ -201,6 +202,18 @@ BackendReport backend_report() noexcept {
     report = state.backend()->report();
     report.backend = state.backend()->name();
     report.compiled_backends = std::move(compiled);
+    report.required_devices = state.required_devices();
+    if (report.config_error.empty() && report.device_count < state.required_devices()) {
+      std::string why = state.backend()->visibility_filter();
+      if (report.device_count == 0 && why.empty()) why = report.unavailable_reason;
+      detail::Status shortfall =
+          detail::required_devices_error(state.required_devices(), report.device_count, why);
+      report.config_error = shortfall.message();
+      report.config_error_kind = shortfall.kind();
+      // As is_available() answers: the requirement makes the accelerator unusable.
+      report.available = false;
+      report.unavailable_reason = shortfall.message();
+    }
   } catch (...) {
   }
   return report;

@@ -47,9 +47,9 @@ int resolve_device_index(const DeviceArg& device, bool optional) {
   Resolved resolved = resolve(device);
   if (resolved.index) return *resolved.index;
   if (optional) return current_device_index();
-  throw Error(
-      ErrorKind::kValue,
-      "Expected a torch.device with a specified index or an integer, but got:" + resolved.printed);
+  throw Error(ErrorKind::kValue,
+              "Expected an accel::Device with a specified index or an integer, but got:" +
+                  resolved.printed);
 }
 
 std::optional<int> resolve_explicit_device_index(const DeviceArg& device) {

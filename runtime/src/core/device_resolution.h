@@ -7,7 +7,7 @@
 // (Device::parse's errors); a Device is checked against the accelerator: none ->
 // kRuntime "Accelerator expected", another type -> kValue "cpu doesn't match the current
 // accelerator cuda.", else its index. A missing index (DeviceArg none, or a Device or
-// string without one): optional=false -> kValue "Expected a torch.device with a specified
+// string without one): optional=false -> kValue "Expected an accel::Device with a specified
 // index or an integer, but got:<arg>" (no space after the colon, as PyTorch prints it);
 // optional=true -> current_device_index(), which initialises the runtime.
 // Thread-safe; reads the installed runtime's accelerator type.

@@ -4,10 +4,12 @@
 #include <pthread.h>
 
 #include <cctype>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 
 #include "core/backend_registry.h"
+#include "core/device_requirement.h"
 #include "core/thread_device.h"
 
 namespace accel::detail {
@@ -86,7 +88,17 @@ RuntimeState* create_default_state() {
   std::lock_guard lock(g_stack_mutex);
   if (g_default == nullptr) {
     BackendSelection selection = select_backend_from_environment();
-    g_default = new RuntimeState(std::move(selection.backend), std::move(selection.error));
+    Result<int> required = required_devices_from_environment();
+    std::optional<Status> error = std::move(selection.error);
+    if (!error && !required.ok()) error = required.status();
+    // No accelerator selected, yet devices are required: known without loading anything.
+    if (!error && required.ok() && *required > 0 && selection.backend == nullptr) {
+      error = required_devices_error(*required, 0,
+                                     "no accelerator selected: ACCEL_BACKEND=none or no "
+                                     "backend compiled");
+    }
+    g_default = new RuntimeState(std::move(selection.backend), std::move(error));
+    if (required.ok()) g_default->set_required_devices(*required);
     // An override installed before first use sits on top; the default goes underneath.
     RuntimeState* top = g_top.load();
     if (top == nullptr) {
@@ -110,6 +122,12 @@ RuntimeState::RuntimeState(std::unique_ptr<Backend> backend, std::optional<Statu
 
 void RuntimeState::renew_generation() noexcept {
   generation_.store(g_next_generation.fetch_add(1), std::memory_order_relaxed);
+}
+
+void RuntimeState::warn_once(const std::string& message) noexcept {
+  if (warned_.exchange(true)) return;
+  std::fprintf(stderr, "accel: warning: %s\n", message.c_str());
+  std::fflush(stderr);
 }
 
 RuntimeState* push_state(std::unique_ptr<RuntimeState> state) {
@@ -143,6 +161,39 @@ Backend& require_backend(RuntimeState& state) {
   return *state.backend();
 }
 
+Result<int> visible_device_count(RuntimeState& state) {
+  if (state.config_error()) return *state.config_error();
+  Backend* backend = state.backend();
+  if (backend == nullptr) return 0;
+  const bool bad_fork = state.lazy().in_bad_fork();
+  // Initialisation checked the requirement already.
+  if (state.lazy().initialized() && !bad_fork) return state.device_count();
+  Status configuration = backend->configuration_status();
+  if (!configuration.ok()) return configuration;
+  int count = backend->fork_safe_device_count();
+  if (count < 0) {
+    // Note [Fork safety]: the driver's count initialises the driver; never in a bad fork,
+    // and only after registering the fork handler.
+    if (bad_fork) {
+      count = 0;
+    } else {
+      mark_fork_poisoning(state);
+      Result<int> driver_count = backend->driver_device_count();
+      if (!driver_count.ok()) return driver_count.status();
+      count = *driver_count > 0 ? *driver_count : 0;
+    }
+  }
+  if (count < state.required_devices()) {
+    std::string why = backend->visibility_filter();
+    if (count == 0 && why.empty()) {
+      BackendReport report = backend->report();
+      why = report.unavailable_reason;
+    }
+    return required_devices_error(state.required_devices(), count, why);
+  }
+  return count;
+}
+
 std::string upper_backend_name(const RuntimeState& state) {
   std::string name = state.backend() != nullptr ? state.backend()->name() : "accelerator";
   for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -171,8 +222,19 @@ void ensure_initialized(RuntimeState& state) {
   if (lazy.initialized()) return;
   fail_if_bad_fork(state);
 
-  check(backend.initialize());
+  Status initialized = backend.initialize();
+  const int required = state.required_devices();
+  if (!initialized.ok()) {
+    // Nothing installed or no device is a shortfall when devices are required.
+    if (required > 0 && initialized.kind() == ErrorKind::kUnavailable) {
+      throw_error(required_devices_error(required, 0, initialized.message()));
+    }
+    throw_error(initialized);
+  }
   int count = backend.device_count();
+  if (count < required) {
+    throw_error(required_devices_error(required, count, backend.visibility_filter()));
+  }
   state.set_device_count(count);
   state.generators().reset(count);
 

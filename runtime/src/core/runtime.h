@@ -32,8 +32,8 @@ namespace accel::detail {
 
 class RuntimeState {
  public:
-  // `config_error` set: the accelerator could not be selected (bad ACCEL_BACKEND); every
-  // call that needs the accelerator throws it.
+  // `config_error` set: the accelerator could not be selected (bad ACCEL_BACKEND, malformed
+  // or unmeetable ACCEL_REQUIRE_DEVICES); every call that needs the accelerator throws it.
   RuntimeState(std::unique_ptr<Backend> backend, std::optional<Status> config_error);
   RuntimeState(const RuntimeState&) = delete;
   RuntimeState& operator=(const RuntimeState&) = delete;
@@ -54,6 +54,15 @@ class RuntimeState {
     device_count_.store(count, std::memory_order_release);
   }
 
+  // ACCEL_REQUIRE_DEVICES (device_requirement.h): 0 = no requirement. Set before the state
+  // is installed (the default state) or by a test that owns the process.
+  int required_devices() const noexcept { return required_devices_; }
+  void set_required_devices(int required) noexcept { required_devices_ = required; }
+
+  // Prints "accel: warning: <message>" on stderr the first time it is called for this
+  // state; later calls print nothing (Note [Misconfiguration is an error]).
+  void warn_once(const std::string& message) noexcept;
+
   // The state below this one in the override stack (nullptr for the bottom one).
   RuntimeState* previous() const noexcept { return previous_; }
   void set_previous(RuntimeState* previous) noexcept { previous_ = previous; }
@@ -65,6 +74,8 @@ class RuntimeState {
   GeneratorSet generators_;
   std::atomic<std::uint64_t> generation_;
   std::atomic<int> device_count_{0};
+  int required_devices_ = 0;
+  std::atomic<bool> warned_{false};
   RuntimeState* previous_ = nullptr;
 };
 
@@ -88,6 +99,14 @@ RuntimeState* push_state(std::unique_ptr<RuntimeState> state);
 // Removes `state` (which must be the top) and destroys it; the one below becomes current
 // with a new generation.
 void pop_state(RuntimeState* state);
+
+// The number of visible devices as device_count() answers it, or the misconfiguration that
+// makes the answer 0 (Note [Misconfiguration is an error]): the state's configuration
+// error, the backend's configuration_status(), a driver count that failed, or fewer
+// devices than ACCEL_REQUIRE_DEVICES. Nothing installed and no device are 0, not errors.
+// Never initialises the backend (it may initialise the driver, as device_count() does when
+// NVML cannot answer). Throws only std::bad_alloc.
+Result<int> visible_device_count(RuntimeState& state);
 
 // The backend, or throws: the configuration error, or kUnavailable "Cannot access
 // accelerator device when none is available." when there is no accelerator.

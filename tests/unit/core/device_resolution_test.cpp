@@ -23,7 +23,7 @@ namespace {
 using ::testing::_;
 
 constexpr std::string_view kNeedIndex =
-    "Expected a torch.device with a specified index or an integer, but got:";
+    "Expected an accel::Device with a specified index or an integer, but got:";
 
 using DeviceResolutionTest = BackendTest;
 

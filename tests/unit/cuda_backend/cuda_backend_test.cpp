@@ -172,13 +172,17 @@ TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
   Result<int> count = backend->driver_device_count();
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 0);
+  // A path chosen by code (not the user's ACCEL_CUDA_DRIVER) that is absent is "nothing
+  // installed": no configuration error, and PyTorch's text with the reason.
+  EXPECT_TRUE(backend->configuration_status().ok());
   Status status = backend->initialize();
   EXPECT_EQ(status.kind(), ErrorKind::kUnavailable);
-  EXPECT_EQ(status.message().rfind("initialize: no usable CUDA driver: cannot load the CUDA "
-                                   "driver '" ACCEL_TEST_MISSING_DRIVER "'",
-                                   0),
-            0u)
-      << status.message();
+  EXPECT_EQ(status.message(),
+            "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+            "installed a driver from http://www.nvidia.com/Download/index.aspx (cannot load the "
+            "CUDA driver '" ACCEL_TEST_MISSING_DRIVER "': " ACCEL_TEST_MISSING_DRIVER
+            ": cannot open shared object file: No such file or directory (set ACCEL_CUDA_DRIVER "
+            "to the driver file to use another one))");
   BackendReport report = backend->report();
   ASSERT_EQ(report.components.size(), 2u);
   EXPECT_EQ(report.components[0].role, "driver");
@@ -189,6 +193,63 @@ TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
   EXPECT_FALSE(report.available);
   EXPECT_EQ(report.count_source, "none");
   EXPECT_EQ(report.driver_path, ACCEL_TEST_MISSING_DRIVER);
+  EXPECT_EQ(report.unavailable_reason, status.message());
+  EXPECT_EQ(report.config_error, "");
+}
+
+// The same file named by the user through ACCEL_CUDA_DRIVER is a configuration error.
+TEST(CudaBackendTest, MissingDriverNamedByTheVariableIsAConfigError) {
+  setenv("ACCEL_CUDA_DRIVER", ACCEL_TEST_MISSING_DRIVER, 1);
+  auto backend = create_cuda_backend();
+  const std::string message =
+      "ACCEL_CUDA_DRIVER='" ACCEL_TEST_MISSING_DRIVER
+      "' names no usable CUDA driver: cannot load the CUDA driver '" ACCEL_TEST_MISSING_DRIVER
+      "': " ACCEL_TEST_MISSING_DRIVER
+      ": cannot open shared object file: No such file or directory (set ACCEL_CUDA_DRIVER to "
+      "the driver file to use another one)";
+  Status configuration = backend->configuration_status();
+  EXPECT_EQ(configuration.kind(), ErrorKind::kConfig);
+  EXPECT_EQ(configuration.message(), message);
+  Status status = backend->initialize();
+  EXPECT_EQ(status.kind(), ErrorKind::kConfig);
+  EXPECT_EQ(status.message(), message);
+  BackendReport report = backend->report();
+  EXPECT_EQ(report.config_error, message);
+  EXPECT_EQ(report.config_error_kind, ErrorKind::kConfig);
+  EXPECT_EQ(cu_init_calls(), 0u);
+}
+
+// An empty variable counts as unset: the default name is used (and is no user error).
+TEST(CudaBackendTest, EmptyDriverVariableMeansTheDefault) {
+  setenv("ACCEL_CUDA_DRIVER", "", 1);
+  auto backend = create_cuda_backend(CudaBackendPaths{std::nullopt, std::nullopt});
+  BackendReport report = backend->report();
+  EXPECT_EQ(report.components[0].path, "libcuda.so.1");
+  Status configuration = backend->configuration_status();
+  EXPECT_NE(configuration.kind(), ErrorKind::kConfig) << configuration.message();
+}
+
+// NVML absent where code chose the file (not the user's ACCEL_NVML_LIBRARY): the count falls
+// back to the driver, which initialises it, and nothing is reported as misconfigured.
+TEST(CudaBackendTest, MissingNvmlChosenByCodeFallsBackToTheDriverCount) {
+  auto backend = create_cuda_backend(CudaBackendPaths{std::nullopt, ACCEL_TEST_MISSING_DRIVER});
+  EXPECT_TRUE(backend->configuration_status().ok());
+  EXPECT_EQ(backend->fork_safe_device_count(), -1);
+  Result<int> count = backend->driver_device_count();
+  ASSERT_TRUE(count.ok()) << count.status().message();
+  EXPECT_EQ(*count, 4);
+  EXPECT_EQ(cu_init_calls(), 1u);
+  EXPECT_TRUE(backend->initialize().ok());
+}
+
+TEST(CudaBackendTest, VisibilityFilterNamesCudaVisibleDevices) {
+  auto backend = create_cuda_backend();
+  {
+    CvdScope cvd(std::nullopt);
+    EXPECT_EQ(backend->visibility_filter(), "");
+  }
+  CvdScope cvd("1,0");
+  EXPECT_EQ(backend->visibility_filter(), "CUDA_VISIBLE_DEVICES='1,0'");
 }
 
 TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {

@@ -52,10 +52,12 @@ TEST(VisibleDevicesTest, NumericEdgeCases) {
   EXPECT_EQ(ordinals(""), (Ordinals{}));
   EXPECT_EQ(ordinals("3"), (Ordinals{3}));
   EXPECT_EQ(ordinals(" 1 ,\t2 "), (Ordinals{1, 2}));
-  EXPECT_EQ(ordinals("1,,2"), (Ordinals{1}));    // an empty element has no digits: stop
-  EXPECT_EQ(ordinals("+"), (Ordinals{}));        // a sign without digits: stop
-  EXPECT_EQ(ordinals("0,-0"), (Ordinals{}));     // -0 is 0: a duplicate
-  EXPECT_EQ(ordinals("1,-5,1"), (Ordinals{1}));  // stops before the duplicate
+  EXPECT_EQ(ordinals("1,,2"), (Ordinals{1}));  // an empty element has no digits: stop
+  // accel differs from PyTorch on purpose here (visible_devices.h): PyTorch raises
+  // ValueError for a bare sign; accel treats it as an entry without digits and stops.
+  EXPECT_EQ(ordinals("+"), (Ordinals{}));                          // a sign without digits: stop
+  EXPECT_EQ(ordinals("0,-0"), (Ordinals{}));                       // -0 is 0: a duplicate
+  EXPECT_EQ(ordinals("1,-5,1"), (Ordinals{1}));                    // stops before the duplicate
   EXPECT_EQ(ordinals("2147483647,0"), (Ordinals{2147483647, 0}));  // INT_MAX still fits
   EXPECT_EQ(ordinals("gpu-1"), (Ordinals{}));                      // lower case is not a UUID list
 }

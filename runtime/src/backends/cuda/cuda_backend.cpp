@@ -39,9 +39,43 @@ std::optional<std::string_view> visible_devices_variable() {
   return std::string_view(value);
 }
 
+// PyTorch's text for "no driver installed" (c10/cuda/CUDAFunctions.cpp), verbatim.
+constexpr const char* kNoDriverMessage =
+    "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+    "installed a driver from http://www.nvidia.com/Download/index.aspx";
+
+// A library the backend loads: which file, whether the user chose it through its
+// environment variable (Note [Misconfiguration is an error] in accel/accelerator.h), and
+// what loading it found.
+template <class LoadResult>
+struct LibraryLoad {
+  LoadResult result;
+  std::string path;
+  const char* variable = nullptr;  // "ACCEL_CUDA_DRIVER" when set there; else null
+};
+using DriverLoad = LibraryLoad<DriverLibrary::LoadResult>;
+using NvmlLoad = LibraryLoad<NvmlLibrary::LoadResult>;
+
+// The file to load: the one CudaBackendPaths names (chosen by code, so not a variable
+// the user set), else the variable's value when set and non-empty, else the SONAME.
+template <class LoadResult>
+LibraryLoad<LoadResult>* choose_library(const std::optional<std::string>& given,
+                                        const char* variable, const char* default_name) {
+  auto* load = new LibraryLoad<LoadResult>();
+  if (given) {
+    load->path = *given;
+  } else if (const char* value = std::getenv(variable); value != nullptr && *value != '\0') {
+    load->path = value;
+    load->variable = variable;
+  } else {
+    load->path = default_name;
+  }
+  return load;
+}
+
 // What a load reports when even its failure could not be recorded (out of memory).
-const DriverLibrary::LoadResult kDriverNotLoadedOutOfMemory{nullptr, "out of memory", false};
-const NvmlLibrary::LoadResult kNvmlNotLoadedOutOfMemory{nullptr, "out of memory"};
+const DriverLoad kDriverNotLoadedOutOfMemory{{nullptr, "out of memory", false, false}, {}, nullptr};
+const NvmlLoad kNvmlNotLoadedOutOfMemory{{nullptr, "out of memory"}, {}, nullptr};
 
 class CudaBackend final : public Backend {
  public:
@@ -50,6 +84,7 @@ class CudaBackend final : public Backend {
   ~CudaBackend() override {
     delete driver_load_.load();
     delete nvml_load_.load();
+    delete init_failure_.load();
   }
 
   DeviceType type() const noexcept override { return DeviceType::kCUDA; }
@@ -67,7 +102,7 @@ class CudaBackend final : public Backend {
       if (drv == nullptr) return 0;
       CUresult rc = drv->api().cuInit(0);
       if (rc == cuda_abi::CUDA_ERROR_NO_DEVICE) return 0;
-      if (rc != CUDA_SUCCESS) return driver_status(*drv, rc, "cuInit");
+      if (rc != CUDA_SUCCESS) return init_failure(*drv, rc);
       driver_initialized_.store(true);
       int count = 0;
       rc = drv->api().cuDeviceGetCount(&count);
@@ -82,17 +117,16 @@ class CudaBackend final : public Backend {
     try {
       std::lock_guard lock(init_mutex_);
       if (initialized_.load()) return Status();
+      Status configuration = configuration_status();
+      if (!configuration.ok()) return configuration;
       const DriverLibrary* drv = driver();
-      if (drv == nullptr) {
-        return Status(ErrorKind::kUnavailable,
-                      "initialize: no usable CUDA driver: " + driver_load()->reason);
-      }
+      if (drv == nullptr) return driver_unusable();  // nothing installed
       const DriverApi& api = drv->api();
       CUresult rc = api.cuInit(0);
       if (rc == cuda_abi::CUDA_ERROR_NO_DEVICE) {
         return Status(ErrorKind::kUnavailable, "No CUDA GPUs are available");
       }
-      if (rc != CUDA_SUCCESS) return driver_status(*drv, rc, "cuInit");
+      if (rc != CUDA_SUCCESS) return init_failure(*drv, rc);
       driver_initialized_.store(true);
       int count = 0;
       rc = api.cuDeviceGetCount(&count);
@@ -119,6 +153,34 @@ class CudaBackend final : public Backend {
   }
 
   int device_count() const noexcept override { return count_; }
+
+  // Note [Misconfiguration is an error]: a variable the user set that names a file that
+  // does not work is kConfig, whatever else is wrong; then a default driver that is
+  // installed but unusable (kDriver). Nothing installed is OK here.
+  Status configuration_status() noexcept override {
+    try {
+      const DriverLoad* drv = driver_load();
+      if (drv->result.library == nullptr && drv->variable != nullptr) return driver_unusable();
+      const NvmlLoad* nvml = nvml_load();
+      if (nvml->result.library == nullptr && nvml->variable != nullptr) {
+        return Status(ErrorKind::kConfig,
+                      std::string(nvml->variable) + "='" + nvml->path +
+                          "' names no usable NVML library: " + nvml->result.reason);
+      }
+      if (drv->result.library == nullptr) {
+        Status status = driver_unusable();
+        if (status.kind() != ErrorKind::kUnavailable) return status;
+      }
+      return Status();
+    } catch (...) {
+      return host_out_of_memory();
+    }
+  }
+
+  std::string visibility_filter() const override {
+    auto visible = visible_devices_variable();
+    return visible ? "CUDA_VISIBLE_DEVICES='" + std::string(*visible) + "'" : std::string();
+  }
 
   Status set_device(int index) noexcept override {
     try {
@@ -261,10 +323,16 @@ class CudaBackend final : public Backend {
   BackendReport report() noexcept override {
     BackendReport report;
     try {
-      BackendComponent driver_component{
-          "driver", paths_.driver.value_or(DriverLibrary::path_from_environment()), false, ""};
-      BackendComponent nvml_component{
-          "nvml", paths_.nvml.value_or(NvmlLibrary::path_from_environment()), false, ""};
+      BackendComponent driver_component{"driver", driver_load()->path, false, ""};
+      BackendComponent nvml_component{"nvml", nvml_load()->path, false, ""};
+      Status configuration = configuration_status();
+      if (!configuration.ok()) {
+        report.config_error = configuration.message();
+        report.config_error_kind = configuration.kind();
+      } else if (const Status* failure = init_failure_.load(std::memory_order_acquire)) {
+        report.config_error = failure->message();
+        report.config_error_kind = failure->kind();
+      }
       const DriverLibrary* drv = driver();
       if (drv != nullptr) {
         driver_component.path = drv->path();
@@ -280,7 +348,7 @@ class CudaBackend final : public Backend {
       report.components = {driver_component, nvml_component};
       if (drv == nullptr) {
         report.count_source = "none";
-        report.unavailable_reason = driver_load()->reason;
+        report.unavailable_reason = driver_unusable().message();
         return report;
       }
       std::string nvml_reason;
@@ -316,12 +384,13 @@ class CudaBackend final : public Backend {
  private:
   // What loading the driver found, loading it on first use. Lock-free (cuda_backend.h):
   // racing first users may each load; one result is published, the others discarded.
-  const DriverLibrary::LoadResult* driver_load() noexcept {
-    const DriverLibrary::LoadResult* loaded = driver_load_.load(std::memory_order_acquire);
+  const DriverLoad* driver_load() noexcept {
+    const DriverLoad* loaded = driver_load_.load(std::memory_order_acquire);
     if (loaded != nullptr) return loaded;
     try {
-      auto* fresh = new DriverLibrary::LoadResult(
-          DriverLibrary::load(paths_.driver.value_or(DriverLibrary::path_from_environment())));
+      DriverLoad* fresh = choose_library<DriverLibrary::LoadResult>(
+          paths_.driver, "ACCEL_CUDA_DRIVER", "libcuda.so.1");
+      fresh->result = DriverLibrary::load(fresh->path);
       if (driver_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
         return fresh;
       }
@@ -332,12 +401,13 @@ class CudaBackend final : public Backend {
     }
   }
 
-  const NvmlLibrary::LoadResult* nvml_load() noexcept {
-    const NvmlLibrary::LoadResult* loaded = nvml_load_.load(std::memory_order_acquire);
+  const NvmlLoad* nvml_load() noexcept {
+    const NvmlLoad* loaded = nvml_load_.load(std::memory_order_acquire);
     if (loaded != nullptr) return loaded;
     try {
-      auto* fresh = new NvmlLibrary::LoadResult(
-          NvmlLibrary::load(paths_.nvml.value_or(NvmlLibrary::path_from_environment())));
+      NvmlLoad* fresh = choose_library<NvmlLibrary::LoadResult>(paths_.nvml, "ACCEL_NVML_LIBRARY",
+                                                                "libnvidia-ml.so.1");
+      fresh->result = NvmlLibrary::load(fresh->path);
       if (nvml_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
         return fresh;
       }
@@ -348,12 +418,57 @@ class CudaBackend final : public Backend {
     }
   }
 
-  // The loaded driver, or nullptr (driver_load()->reason says why).
-  const DriverLibrary* driver() noexcept { return driver_load()->library.get(); }
-  NvmlLibrary* nvml() noexcept { return nvml_load()->library.get(); }
+  // The loaded driver, or nullptr (driver_unusable() says why).
+  const DriverLibrary* driver() noexcept { return driver_load()->result.library.get(); }
+  NvmlLibrary* nvml() noexcept { return nvml_load()->result.library.get(); }
   // The driver, once initialize() succeeded (the device methods' precondition).
   const DriverLibrary& library() const noexcept {
-    return *driver_load_.load(std::memory_order_acquire)->library;
+    return *driver_load_.load(std::memory_order_acquire)->result.library;
+  }
+
+  // Why there is no usable driver (driver() == nullptr): kConfig naming the variable when
+  // the user chose the file; kUnavailable with PyTorch's "Found no NVIDIA driver ..." when
+  // nothing is installed (the default file absent, or the toolkit's stub); kDriver when
+  // the default file is there but is no usable driver.
+  Status driver_unusable() noexcept {
+    try {
+      const DriverLoad* load = driver_load();
+      if (load->variable != nullptr) {
+        return Status(ErrorKind::kConfig,
+                      std::string(load->variable) + "='" + load->path +
+                          "' names no usable CUDA driver: " + load->result.reason);
+      }
+      if (load->result.not_loaded || load->result.is_stub) {
+        return Status(ErrorKind::kUnavailable,
+                      std::string(kNoDriverMessage) + " (" + load->result.reason + ")");
+      }
+      return Status(ErrorKind::kDriver,
+                    "the CUDA driver '" + load->path + "' cannot be used: " + load->result.reason);
+    } catch (...) {
+      return host_out_of_memory();
+    }
+  }
+
+  // cuInit failed with `rc` (not CUDA_ERROR_NO_DEVICE): a driver that is there but does not
+  // come up, e.g. the simulated driver given a bad machine file (it prints the cause on
+  // stderr). Remembered for report(). Throws only std::bad_alloc.
+  Status init_failure(const DriverLibrary& drv, CUresult rc) {
+    Status base = driver_status(drv, rc, "cuInit");
+    const DriverLoad* load = driver_load();
+    std::string which = load->variable != nullptr
+                            ? "named by " + std::string(load->variable) + "='" + load->path + "'"
+                            : "'" + load->path + "'";
+    Status failure(base.kind(),
+                   base.message() + ": the CUDA driver " + which + " failed to initialise",
+                   base.detail());
+    if (init_failure_.load(std::memory_order_acquire) == nullptr) {
+      auto* fresh = new Status(failure);
+      const Status* expected = nullptr;
+      if (!init_failure_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+        delete fresh;
+      }
+    }
+    return failure;
   }
 
   // Note [Fork-safe device count] (nvml_library.h). -1 when NVML cannot answer.
@@ -371,7 +486,7 @@ class CudaBackend final : public Backend {
       }
       NvmlLibrary* library = nvml();
       if (library == nullptr) {
-        if (reason) *reason = nvml_load()->reason;
+        if (reason) *reason = nvml_load()->result.reason;
         return -1;
       }
       if (visible.is_uuid_list) {
@@ -455,8 +570,10 @@ class CudaBackend final : public Backend {
   const std::uint64_t id_;
 
   // Published once by driver_load() / nvml_load(); owned by the backend.
-  std::atomic<const DriverLibrary::LoadResult*> driver_load_{nullptr};
-  std::atomic<const NvmlLibrary::LoadResult*> nvml_load_{nullptr};
+  std::atomic<const DriverLoad*> driver_load_{nullptr};
+  std::atomic<const NvmlLoad*> nvml_load_{nullptr};
+  // The first cuInit failure (init_failure()), for report(); owned by the backend.
+  std::atomic<const Status*> init_failure_{nullptr};
 
   std::mutex init_mutex_;
   std::atomic<bool> initialized_{false};

@@ -34,6 +34,11 @@
 
 namespace accel::detail::cuda {
 
+// Which files to load. A path given here is chosen by code and is treated like the default
+// name when it does not work (no driver: kUnavailable); a path from ACCEL_CUDA_DRIVER /
+// ACCEL_NVML_LIBRARY is the user's configuration, and one that does not work is kConfig
+// naming the variable (Note [Misconfiguration is an error] in accel/accelerator.h).
+// An empty variable counts as unset.
 struct CudaBackendPaths {
   std::optional<std::string> driver;  // unset: ACCEL_CUDA_DRIVER, else "libcuda.so.1"
   std::optional<std::string> nvml;    // unset: ACCEL_NVML_LIBRARY, else "libnvidia-ml.so.1"

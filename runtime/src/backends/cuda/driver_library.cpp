@@ -44,7 +44,10 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
     void* handle = open_shared_object(path, "the CUDA driver",
                                       "set ACCEL_CUDA_DRIVER to the driver file to use another one",
                                       &result.reason);
-    if (handle == nullptr) return result;
+    if (handle == nullptr) {
+      result.not_loaded = true;
+      return result;
+    }
     std::shared_ptr<DriverLibrary> library(new DriverLibrary());
     library->path_ = path;
 

@@ -38,6 +38,7 @@ class DriverLibrary {
     std::shared_ptr<const DriverLibrary> library;  // null when unusable
     std::string reason;                            // why unusable; empty when usable
     bool is_stub = false;                          // the toolkit's stub libcuda
+    bool not_loaded = false;                       // dlopen failed (no such file, ...)
   };
 
   // Loads `path` ("libcuda.so.1" is searched like any dlopen name). Never throws.

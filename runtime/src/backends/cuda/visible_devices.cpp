@@ -31,6 +31,8 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+// Deliberate difference from PyTorch (visible_devices.h): a sign without digits is an
+// invalid entry here; PyTorch raises ValueError.
 // strtoul-like: optional sign, then digits, the rest ignored. -1 when there are no digits
 // or the value does not fit an int: such an entry is invalid and ends the list, as the
 // driver does (saturating instead made distinct huge ordinals look like duplicates).

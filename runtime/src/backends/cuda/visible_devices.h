@@ -31,6 +31,19 @@ struct VisibleDevices {
 // integers and so differs in one corner: for "0,3000000000,0" it sees the duplicate 0 and
 // answers [], where this parser, like the driver, has stopped at the invalid entry: [0].)
 // Linear in the length of the value (duplicates are found with a hash set).
+//
+// What each rule rests on. PyTorch's parser (torch/cuda/__init__.py, _parse_visible_devices,
+// and its test_env_var_parsing examples): the split, trimming, strtoul-like reading, stop
+// at the first negative or unparsable entry, duplicates emptying the list, UUID prefixes
+// and prefix matching. NVIDIA's CUDA documentation: ordinals, "GPU-"/"MIG-" UUIDs and
+// "stops at the first invalid entry". Needs a real GPU to confirm (only the H200 recording
+// in docs/HARDWARE.md checked some of them): how the driver itself treats whitespace,
+// duplicates and UUID prefixes, and the INT_MAX corner above.
+// Deliberate differences from PyTorch (accel's conformance rows expect accel's answer):
+//  * a bare sign ("+", "-", " + ") is an entry without digits, invalid, so the list stops
+//    there; PyTorch's int() raises ValueError for it (e.g. "+" in test_env_var_parsing
+//    would be an exception, not a list);
+//  * ordinals beyond INT_MAX, above.
 VisibleDevices parse_visible_devices(std::optional<std::string_view> value);
 
 // Maps UUID prefixes to NVML ordinals: each candidate must be a prefix of exactly one of

@@ -66,6 +66,10 @@ Status Backend::destroy_graph(GraphHandle) noexcept {
   return unsupported("graphs", "destroy_graph");
 }
 
+Status Backend::configuration_status() noexcept { return Status(); }
+
+std::string Backend::visibility_filter() const { return {}; }
+
 BackendReport Backend::report() noexcept {
   BackendReport report;
   try {

@@ -71,13 +71,27 @@ class Backend {
   virtual Result<int> driver_device_count() noexcept = 0;
 
   // Brings the driver up for use and learns the device count. Idempotent; concurrent calls
-  // are serialised by the core's init lock. Fails with kUnavailable (no driver, no device)
-  // or kDriver. Postcondition on success: device_count() > 0.
+  // are serialised by the core's init lock. Fails with kUnavailable (nothing installed, no
+  // device), kConfig (configuration_status()) or kDriver. Postcondition on success:
+  // device_count() > 0.
   virtual Status initialize() noexcept = 0;
 
   // The device count learned by initialize(), at most kMaxDeviceIndex + 1. Requires a
   // successful initialize(). Constant afterwards.
   virtual int device_count() const noexcept = 0;
+
+  // A misconfiguration that makes every device unusable, found without initialising the
+  // driver (Note [Misconfiguration is an error] in accel/accelerator.h): kConfig for an
+  // explicitly configured file that does not work (naming the variable and its value),
+  // kDriver for an installed driver that cannot be used. OK when all is well and when
+  // nothing is installed (that is a legitimate "no device", not an error). initialize()
+  // fails with the same status. Callable before initialize() and in a forked child (may
+  // load libraries, takes no lock). Default: OK.
+  virtual Status configuration_status() noexcept;
+
+  // How the visible devices are narrowed, for messages ("CUDA_VISIBLE_DEVICES='0,1'");
+  // empty when they are not. May throw only std::bad_alloc. Default: empty.
+  virtual std::string visibility_filter() const;
 
   // ---- device (every backend) -----------------------------------------------------------
   // Per-thread contract, mirroring c10's DeviceGuardImpl and CUDA's SetDevice/MaybeSetDevice:

@@ -39,8 +39,9 @@ std::string_view api_name(Api api);
 
 // Fail the nth call (1-based, counted from the machine's installation, or from the moment
 // it was scripted at run time) of one entry point, e.g. "cuMemAlloc_v2", with `code`.
-// nth == 0 fails every call. Entry points are the exported symbol names; the entry point
-// decides the API, and `code` is one of that API's result codes.
+// nth == 0 fails every call. A machine file may name the entry point by its exported
+// symbol ("cuMemGetInfo_v2") or its base name ("cuMemGetInfo"); `entry_point` holds the
+// exported symbol. The entry point decides the API, and `code` is one of that API's codes.
 struct CallFault {
   std::string entry_point;
   std::uint64_t nth = 1;

@@ -26,8 +26,11 @@
 # A GoogleTest fixture that resets the simulated machine between tests and reads its call
 # counters is in <mockdev/testing/gtest.h>.
 
-# The presets of the mock (mockdev::preset_names(); a unit test keeps the two equal).
+# The presets of the mock (mockdev::preset_names(); a unit test keeps the two equal), as a
+# variable of the including scope and a global property (functions read the property, so
+# they work from any directory).
 set(ACCEL_MOCKDEV_PRESETS 4xh100 8xh100 2xa100 1xa100 mixed none)
+set_property(GLOBAL PROPERTY ACCEL_MOCKDEV_PRESETS "${ACCEL_MOCKDEV_PRESETS}")
 
 function(accel_add_mock_test name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MACHINE" "COMMAND;ENV;LABELS")
@@ -39,11 +42,14 @@ function(accel_add_mock_test name)
     message(FATAL_ERROR "accel_add_mock_test(${name}): COMMAND <target> [args...] is required")
   endif()
   if(NOT DEFINED ARG_MACHINE OR ARG_MACHINE STREQUAL "")
+    get_property(presets GLOBAL PROPERTY ACCEL_MOCKDEV_PRESETS)
+    string(REPLACE ";" ", " presets "${presets}")
     message(FATAL_ERROR "accel_add_mock_test(${name}): MACHINE <preset|machine-file> is "
-                        "required (presets: ${ACCEL_MOCKDEV_PRESETS})")
+                        "required (presets: ${presets})")
   endif()
 
   # The machine: a preset, or a file that exists now.
+  get_property(ACCEL_MOCKDEV_PRESETS GLOBAL PROPERTY ACCEL_MOCKDEV_PRESETS)
   set(machine "${ARG_MACHINE}")
   if(NOT machine MATCHES "/" AND NOT machine MATCHES "\\.ya?ml$")
     if(NOT machine IN_LIST ACCEL_MOCKDEV_PRESETS)

@@ -3,8 +3,10 @@
 //
 // A machine file is YAML (read with yaml-cpp), named by MOCKDEV_MACHINE as a path or as a
 // built-in preset name (4xh100, 8xh100, 2xa100, 1xa100, mixed, none). The format is
-// documented in docs/MACHINE_FILES.md; scenarios/machines/ holds examples. The same
-// machine serves the CUDA facade and the NVML facade, so both always agree.
+// documented in docs/MACHINE_FILES.md (installed as share/doc/accel/MACHINE_FILES.md); the
+// presets as files are scenarios/machines/<preset>.yaml (installed as
+// share/accel/machines/<preset>.yaml). The same machine serves the CUDA facade and the
+// NVML facade, so both always agree.
 // Values only; parsing is pure (no global state) and thread-safe.
 
 #include <cstddef>
@@ -52,8 +54,9 @@ struct CallFault {
 // The first `after_calls` calls of `api` that touch physical `device` succeed; every later
 // one returns `code` (after_calls == 0: from the first call on), as a real device does
 // after an unrecoverable error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS,
-// CUDA_ERROR_ECC_UNCORRECTABLE). A call that fails its argument checks does not touch the
-// device and is not counted (Note [Driver call order] in mockdev/src/cuda/driver_api.h).
+// CUDA_ERROR_ECC_UNCORRECTABLE). Only calls that reach the device count: a call failed
+// by a call fault, by the not-initialised gate or by its argument checks does not
+// (docs/MACHINE_FILES.md, "The fault schedule", lists exactly which calls count).
 struct StickyError {
   int device = 0;
   int code = 0;

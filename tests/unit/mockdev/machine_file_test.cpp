@@ -365,6 +365,20 @@ TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
 }
 
+// accel_add_mock_test (cmake/AccelTesting.cmake) checks MACHINE against ACCEL_MOCKDEV_PRESETS
+// and the install rules install scenarios/machines/<preset>.yaml for each: both lists are
+// the presets, and each has its file.
+TEST(MockPresets, TheCMakeListIsThePresetsAndEachHasAFile) {
+  std::string joined;
+  for (const std::string& name : preset_names()) {
+    joined += (joined.empty() ? "" : ",") + name;
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/" +
+                                                 name + ".yaml"))
+        << name;
+  }
+  EXPECT_EQ(joined, MOCKDEV_TEST_CMAKE_PRESETS);
+}
+
 TEST(MockMachineFile, EveryScenarioMachineParsesAndPresetFilesMatchThePresets) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(MOCKDEV_TEST_MACHINES_DIR)) {

@@ -69,10 +69,10 @@ class Fd {
   } else {
     why = std::string("cannot read it: ") + std::strerror(error);
   }
-  const std::string what = bare_name
-                               ? "a preset (" + presets + ") or a machine file"
-                               : "a machine file or a preset (" + presets + ")";
-  throw MachineFileError(path, 0, "machine: expected " + what + ", got '" + path + "' (" + why + ")");
+  const std::string what = bare_name ? "a preset (" + presets + ") or a machine file"
+                                     : "a machine file or a preset (" + presets + ")";
+  throw MachineFileError(path, 0,
+                         "machine: expected " + what + ", got '" + path + "' (" + why + ")");
 }
 
 // The text of the machine file at `path`. Only a regular file of at most

@@ -145,7 +145,6 @@ TEST_F(MockFaults, CountersCoverEveryCallAndReset) {
   EXPECT_TRUE(control::driver_initialized());  // only the counters were reset
 }
 
-
 // Fault entries accept the name a user sees in error messages (the base name) as well as
 // the exported symbol; both name the same entry point and count the same calls.
 TEST_F(MockFaults, BaseNamesAndSymbolsNameTheSameEntryPoint) {
@@ -201,11 +200,11 @@ TEST_F(MockFaults, WhichCallsCountTowardAfterCalls) {
   EXPECT_EQ(cu().cuMemAlloc_v2(nullptr, 16), CUDA_ERROR_INVALID_VALUE);  // step 5
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 0), CUDA_ERROR_INVALID_VALUE);        // step 5
   EXPECT_EQ(cu().cuMemFree_v2(0x1234), CUDA_ERROR_INVALID_VALUE);        // step 5
-  EXPECT_EQ(cu().cuMemFree_v2(0), CUDA_SUCCESS);  // frees nothing, touches no device
-  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);                       // counted: 1
-  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 4096), CUDA_ERROR_OUT_OF_MEMORY);      // counted: 2
-  EXPECT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);     // counted: 3
-  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);         // the 4th
+  EXPECT_EQ(cu().cuMemFree_v2(0), CUDA_SUCCESS);     // frees nothing, touches no device
+  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);  // counted: 1
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 4096), CUDA_ERROR_OUT_OF_MEMORY);   // counted: 2
+  EXPECT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);  // counted: 3
+  EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);      // the 4th
 }
 
 // A call with no current context names no device, so it counts toward no sticky error.

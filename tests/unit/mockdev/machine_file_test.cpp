@@ -357,10 +357,9 @@ TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
     load_machine("4xh10");
     FAIL() << "no error";
   } catch (const MachineFileError& e) {
-    EXPECT_STREQ(
-        e.what(),
-        "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
-        "or a machine file, got '4xh10' (no such preset or file)");
+    EXPECT_STREQ(e.what(),
+                 "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
+                 "or a machine file, got '4xh10' (no such preset or file)");
   }
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
 }
@@ -413,7 +412,6 @@ TEST(MockResultCodes, NamesAndNumbers) {
   EXPECT_FALSE(parse_result_code("cuda_error_unknown").has_value());
   EXPECT_FALSE(parse_result_code("12abc").has_value());
 }
-
 
 // The name a user sees in an error message (the base name) and the exported symbol both
 // name the entry point; the spec holds the exported symbol.
@@ -471,7 +469,6 @@ TEST(MockMachineFile, ExplicitIdEqualToALaterGeneratedOne) {
       "m.yaml:4: devices[0].pci_bus_id: expected a PCI bus id no other device has "
       "(device 2 gets it by default), got '00000000:12:00.0'");
 }
-
 
 // The name a user sees in an error message (the base name) and the exported symbol both
 // name the entry point; the spec holds the exported symbol.
@@ -532,7 +529,6 @@ TEST(MockMachineFile, FaultsNameTheirApi) {
   EXPECT_FALSE(parse_result_code(Api::kCuda, "NVML_ERROR_GPU_IS_LOST").has_value());
   EXPECT_EQ(parse_result_code(Api::kCuda, "-3"), -3);
 }
-
 
 // The name a user sees in an error message (the base name) and the exported symbol both
 // name the entry point; the spec holds the exported symbol.

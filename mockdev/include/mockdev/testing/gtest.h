@@ -47,7 +47,7 @@ class MockMachineTest : public ::testing::Test {
   virtual MachineSpec test_machine() {
     const char* value = std::getenv("MOCKDEV_MACHINE");
     return load_machine((value != nullptr && value[0] != '\0') ? std::string_view(value)
-                                                                 : kDefaultPreset);
+                                                               : kDefaultPreset);
   }
 
   void SetUp() override {

@@ -59,13 +59,13 @@ TEST_F(FixtureInTree, TheNextTestStartsOnAFreshMachine) {
   ASSERT_EQ(cuda().cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuda().cuCtxSetCurrent(ctx), CUDA_SUCCESS);
   EXPECT_EQ(cuda().cuCtxSynchronize(), CUDA_SUCCESS);  // the fault is gone
-  EXPECT_EQ(cuda().cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  EXPECT_EQ(cuda().cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
   expect_no_live_objects();
   EXPECT_EQ(all_calls(), (std::map<std::string, std::uint64_t>{{"cuInit", 1},
                                                                {"cuDevicePrimaryCtxRetain", 1},
                                                                {"cuCtxSetCurrent", 1},
                                                                {"cuCtxSynchronize", 1},
-                                                               {"cuDevicePrimaryCtxRelease", 1}}));
+                                                               {"cuDevicePrimaryCtxRelease_v2", 1}}));
 }
 
 // A subclass chooses the machine in code.

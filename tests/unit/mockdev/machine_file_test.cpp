@@ -470,27 +470,6 @@ TEST(MockMachineFile, ExplicitIdEqualToALaterGeneratedOne) {
       "(device 2 gets it by default), got '00000000:12:00.0'");
 }
 
-// The name a user sees in an error message (the base name) and the exported symbol both
-// name the entry point; the spec holds the exported symbol.
-TEST(MockMachineFile, FaultEntriesAcceptBaseNamesAndSymbols) {
-  MachineSpec m = parse_machine(
-      "name: x\ndevices: []\nfaults:\n  calls:\n"
-      "    - {entry: cuMemGetInfo, code: 2}\n"
-      "    - {entry: cuMemGetInfo_v2, code: 2}\n"
-      "    - {entry: cuDeviceTotalMem, code: 2}\n"
-      "    - {entry: cuGetProcAddress, code: 2}\n"
-      "    - {entry: nvmlInit, code: NVML_ERROR_UNKNOWN}\n",
-      "m.yaml");
-  ASSERT_EQ(m.faults.calls.size(), 5u);
-  EXPECT_EQ(m.faults.calls[0].entry_point, "cuMemGetInfo_v2");
-  EXPECT_EQ(m.faults.calls[1].entry_point, "cuMemGetInfo_v2");
-  EXPECT_EQ(m.faults.calls[2].entry_point, "cuDeviceTotalMem_v2");
-  EXPECT_EQ(m.faults.calls[3].entry_point, "cuGetProcAddress");  // a symbol itself
-  EXPECT_EQ(m.faults.calls[4].entry_point, "nvmlInit");
-  EXPECT_EQ(m.faults.calls[4].api, Api::kNvml);
-  EXPECT_EQ(m.faults.calls[0].api, Api::kCuda);
-}
-
 }  // namespace
 }  // namespace mockdev
 
@@ -528,27 +507,6 @@ TEST(MockMachineFile, FaultsNameTheirApi) {
   EXPECT_EQ(parse_result_code(Api::kNvml, "NVML_ERROR_GPU_IS_LOST"), 15);
   EXPECT_FALSE(parse_result_code(Api::kCuda, "NVML_ERROR_GPU_IS_LOST").has_value());
   EXPECT_EQ(parse_result_code(Api::kCuda, "-3"), -3);
-}
-
-// The name a user sees in an error message (the base name) and the exported symbol both
-// name the entry point; the spec holds the exported symbol.
-TEST(MockMachineFile, FaultEntriesAcceptBaseNamesAndSymbols) {
-  MachineSpec m = parse_machine(
-      "name: x\ndevices: []\nfaults:\n  calls:\n"
-      "    - {entry: cuMemGetInfo, code: 2}\n"
-      "    - {entry: cuMemGetInfo_v2, code: 2}\n"
-      "    - {entry: cuDeviceTotalMem, code: 2}\n"
-      "    - {entry: cuGetProcAddress, code: 2}\n"
-      "    - {entry: nvmlInit, code: NVML_ERROR_UNKNOWN}\n",
-      "m.yaml");
-  ASSERT_EQ(m.faults.calls.size(), 5u);
-  EXPECT_EQ(m.faults.calls[0].entry_point, "cuMemGetInfo_v2");
-  EXPECT_EQ(m.faults.calls[1].entry_point, "cuMemGetInfo_v2");
-  EXPECT_EQ(m.faults.calls[2].entry_point, "cuDeviceTotalMem_v2");
-  EXPECT_EQ(m.faults.calls[3].entry_point, "cuGetProcAddress");  // a symbol itself
-  EXPECT_EQ(m.faults.calls[4].entry_point, "nvmlInit");
-  EXPECT_EQ(m.faults.calls[4].api, Api::kNvml);
-  EXPECT_EQ(m.faults.calls[0].api, Api::kCuda);
 }
 
 }  // namespace

@@ -97,24 +97,32 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::vector<std::string_view> close_entry_points(std::string_view name) {
-  std::vector<std::string_view> names;
-  for (const cuda::EntryInfo& e : cuda::kEntries) {
-    names.push_back(e.symbol);
-    names.push_back(e.name);
-  }
-  for (const nvml::EntryInfo& e : nvml::kEntries) names.push_back(e.symbol);
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-
+  // One candidate per entry point, near by its nearer name; a close CUDA entry point is
+  // listed by its base name, then its exported symbol.
+  struct Candidate {
+    std::size_t distance;
+    std::string_view first;
+    std::string_view second;  // empty when the entry point has one name
+  };
+  std::vector<Candidate> close;
   const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
-  std::vector<std::pair<std::size_t, std::string_view>> close;
-  for (std::string_view candidate : names) {
-    const std::size_t d = edit_distance(name, candidate);
-    if (d <= limit) close.emplace_back(d, candidate);
+  auto consider = [&](std::string_view base, std::string_view symbol) {
+    const std::size_t d = std::min(edit_distance(name, base), edit_distance(name, symbol));
+    if (d <= limit) close.push_back({d, base, base == symbol ? std::string_view() : symbol});
+  };
+  for (const cuda::EntryInfo& e : cuda::kEntries) {
+    // cuGetProcAddress_v2's base name is the exported cuGetProcAddress, its own entry.
+    consider(e.symbol == "cuGetProcAddress_v2" ? e.symbol : e.name, e.symbol);
   }
-  std::sort(close.begin(), close.end());
+  for (const nvml::EntryInfo& e : nvml::kEntries) consider(e.symbol, e.symbol);
+  std::sort(close.begin(), close.end(), [](const Candidate& a, const Candidate& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.first < b.first;
+  });
   std::vector<std::string_view> result;
-  for (std::size_t i = 0; i < close.size() && i < 4; ++i) result.push_back(close[i].second);
+  for (std::size_t i = 0; i < close.size() && i < 3; ++i) {
+    result.push_back(close[i].first);
+    if (!close[i].second.empty()) result.push_back(close[i].second);
+  }
   return result;
 }
 

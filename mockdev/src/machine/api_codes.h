@@ -24,9 +24,10 @@ struct EntryPointName {
 };
 std::optional<EntryPointName> resolve_entry_point(std::string_view name);
 
-// The known names (symbols and base names, each once) closest to an unknown `name` by edit
-// distance (ignoring case): those within max(2, size/3) edits, nearest first, then by
-// name; at most 4.
+// The entry points closest to an unknown `name` by edit distance (ignoring case; an entry
+// point is as near as the nearer of its two names): those within max(2, size/3) edits,
+// nearest first, then by name; at most 3, each as its base name then, when it differs,
+// its exported symbol ("cuMemAlloc", "cuMemAlloc_v2").
 std::vector<std::string_view> close_entry_points(std::string_view name);
 
 // What an unknown entry-point name was expected to be, for "expected <what>, got '<name>'":

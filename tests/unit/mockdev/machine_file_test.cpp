@@ -14,7 +14,7 @@ namespace mockdev {
 namespace {
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
-constexpr std::string_view kPinnedUuid4xh100Device0 = "GPU-PINME";
+constexpr std::string_view kPinnedUuid4xh100Device0 = "GPU-a27905a9-1b7c-c8ac-ef1a-39ab62e12aeb";
 
 std::string error_of(std::string_view yaml) {
   try {
@@ -304,10 +304,10 @@ TEST(MockMachineFile, FaultCodesAndEntryPoints) {
             "(closest: cuMemAlloc, cuMemAlloc_v2), got 'cuMemAloc'");
   EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemGetInfo_v3, code: 2}\n"),
             "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs "
-            "(closest: cuMemGetInfo_v2, cuMemGetInfo), got 'cuMemGetInfo_v3'");
+            "(closest: cuMemGetInfo, cuMemGetInfo_v2), got 'cuMemGetInfo_v3'");
   EXPECT_EQ(error_of(head + "  calls:\n    - {entry: nvmlinit, code: 2}\n"),
             "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs "
-            "(closest: nvmlInit, nvmlInit_v2), got 'nvmlinit'");
+            "(closest: nvmlInit), got 'nvmlinit'");
   EXPECT_EQ(error_of(head + "  calls:\n    - {entry: launchKernel, code: 2}\n"),
             "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs, by "
             "exported symbol (cuMemAlloc_v2) or base name (cuMemAlloc), got 'launchKernel'");

@@ -8,7 +8,11 @@
 #                                                 the mock driver facades; kept out of lib/
 #                                                 so nothing finds them by accident
 #   bin/accel                                     the command-line tool
-#   lib/cmake/accel/                              accelConfig.cmake, version, targets
+#   lib/cmake/accel/                              accelConfig.cmake, version, targets,
+#                                                 AccelTesting.cmake (accel_add_mock_test)
+#   share/accel/machines/<preset>.yaml            the presets' machine files (templates)
+#   share/doc/accel/                              README.md and docs/*.md, which the
+#                                                 installed headers cite
 #
 # Every rule is guarded by if(TARGET ...), so a tree where a folder still has a
 # placeholder configures and installs what exists.
@@ -56,6 +60,26 @@ if(TARGET accel)
   install(TARGETS accel RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()
 
+# The documentation the installed headers cite (docs/MACHINE_FILES.md, ...), next to them.
+set(ACCEL_DOC_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/doc/accel")
+install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${ACCEL_DOC_INSTALL_DIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/" DESTINATION "${ACCEL_DOC_INSTALL_DIR}"
+        FILES_MATCHING PATTERN "*.md")
+
+# The presets' machine files (the same text as mockdev/src/machine/presets.cpp; a unit test
+# keeps them equal), as templates for users' own machines: `accel machines --show NAME`
+# reads them from here. Only presets: the other scenario files are the project's test data.
+set(ACCEL_MACHINES_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/accel/machines")
+if(TARGET mockdev)
+  include("${CMAKE_CURRENT_LIST_DIR}/AccelTesting.cmake")  # ACCEL_MOCKDEV_PRESETS
+  foreach(preset IN LISTS ACCEL_MOCKDEV_PRESETS)
+    install(FILES "${PROJECT_SOURCE_DIR}/scenarios/machines/${preset}.yaml"
+            DESTINATION "${ACCEL_MACHINES_INSTALL_DIR}")
+  endforeach()
+  install(FILES "${CMAKE_CURRENT_LIST_DIR}/AccelTesting.cmake"
+          DESTINATION "${ACCEL_INSTALL_CMAKEDIR}")
+endif()
+
 # find_dependency(yaml-cpp) is needed only if libmockdev.so's exported link interface
 # names yaml-cpp (i.e. it links it PUBLIC); a PRIVATE link of a shared library is not
 # part of the interface.
@@ -71,7 +95,8 @@ configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/accelConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/accelConfig.cmake"
   INSTALL_DESTINATION "${ACCEL_INSTALL_CMAKEDIR}"
-  PATH_VARS CMAKE_INSTALL_INCLUDEDIR ACCEL_MOCKDEV_INSTALL_DIR)
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR ACCEL_MOCKDEV_INSTALL_DIR ACCEL_MACHINES_INSTALL_DIR
+            ACCEL_DOC_INSTALL_DIR)
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/accelConfigVersion.cmake"
   VERSION "${PROJECT_VERSION}"

@@ -34,14 +34,18 @@ MachineSpec machine();
 // Why the machine from MOCKDEV_MACHINE could not be loaded; nullopt when it could.
 std::optional<std::string> config_error();
 
-// Calls made to an entry point (the exported symbol name: "cuInit", "cuMemAlloc_v2",
-// "nvmlInit_v2") since the last reset, counted in every process state, failing calls too.
+// Calls made to an entry point since the last reset, counted in every process state,
+// failing calls too. Named by its exported symbol ("cuInit", "cuMemAlloc_v2",
+// "nvmlInit_v2") or by its CUDA base name ("cuMemAlloc" reads cuMemAlloc_v2's count); an
+// unknown name has count 0. call_counts() is keyed by exported symbol.
 std::uint64_t call_count(std::string_view entry_point);
 std::map<std::string, std::uint64_t> call_counts();
 void reset_call_counts();
 
 // Run-time fault scripting: fail the nth call from now of `entry_point` with `code`
-// (nth == 0: every call until cleared).
+// (nth == 0: every call until cleared). `entry_point` is an exported symbol or a CUDA base
+// name, as in a machine file; an unknown name throws std::invalid_argument naming the
+// closest known ones.
 void fail_call(std::string_view entry_point, std::uint64_t nth, int code);
 // Makes every later call touching `device` fail with `code`.
 void set_sticky_error(int device, int code);

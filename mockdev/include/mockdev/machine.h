@@ -3,8 +3,10 @@
 //
 // A machine file is YAML (read with yaml-cpp), named by MOCKDEV_MACHINE as a path or as a
 // built-in preset name (4xh100, 8xh100, 2xa100, 1xa100, mixed, none). The format is
-// documented in docs/MACHINE_FILES.md; scenarios/machines/ holds examples. The same
-// machine serves the CUDA facade and the NVML facade, so both always agree.
+// documented in docs/MACHINE_FILES.md (installed as share/doc/accel/MACHINE_FILES.md); the
+// presets as files are scenarios/machines/<preset>.yaml (installed as
+// share/accel/machines/<preset>.yaml). The same machine serves the CUDA facade and the
+// NVML facade, so both always agree.
 // Values only; parsing is pure (no global state) and thread-safe.
 
 #include <cstddef>
@@ -39,8 +41,9 @@ std::string_view api_name(Api api);
 
 // Fail the nth call (1-based, counted from the machine's installation, or from the moment
 // it was scripted at run time) of one entry point, e.g. "cuMemAlloc_v2", with `code`.
-// nth == 0 fails every call. Entry points are the exported symbol names; the entry point
-// decides the API, and `code` is one of that API's result codes.
+// nth == 0 fails every call. A machine file may name the entry point by its exported
+// symbol ("cuMemGetInfo_v2") or its base name ("cuMemGetInfo"); `entry_point` holds the
+// exported symbol. The entry point decides the API, and `code` is one of that API's codes.
 struct CallFault {
   std::string entry_point;
   std::uint64_t nth = 1;
@@ -51,8 +54,9 @@ struct CallFault {
 // The first `after_calls` calls of `api` that touch physical `device` succeed; every later
 // one returns `code` (after_calls == 0: from the first call on), as a real device does
 // after an unrecoverable error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS,
-// CUDA_ERROR_ECC_UNCORRECTABLE). A call that fails its argument checks does not touch the
-// device and is not counted (Note [Driver call order] in mockdev/src/cuda/driver_api.h).
+// CUDA_ERROR_ECC_UNCORRECTABLE). Only calls that reach the device count: a call failed
+// by a call fault, by the not-initialised gate or by its argument checks does not
+// (docs/MACHINE_FILES.md, "The fault schedule", lists exactly which calls count).
 struct StickyError {
   int device = 0;
   int code = 0;

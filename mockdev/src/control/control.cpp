@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "core/engine.h"
 #include "core/memory.h"
 #include "cuda/cuda_state.h"
+#include "machine/api_codes.h"
 
 namespace mockdev::control {
 
@@ -36,6 +38,9 @@ std::optional<std::string> config_error() {
 }
 
 std::uint64_t call_count(std::string_view entry_point) {
+  // Counts are kept under the exported symbol; a base name reads its symbol's count.
+  if (auto resolved = machine_file::resolve_entry_point(entry_point))
+    entry_point = resolved->symbol;
   EngineLock lock;
   const auto& counts = core::engine().call_counts;
   auto it = counts.find(entry_point);
@@ -54,10 +59,17 @@ void reset_call_counts() {
 }
 
 void fail_call(std::string_view entry_point, std::uint64_t nth, int code) {
+  std::optional<machine_file::EntryPointName> resolved =
+      machine_file::resolve_entry_point(entry_point);
+  if (!resolved) {
+    throw std::invalid_argument("mockdev::control::fail_call: expected " +
+                                machine_file::expected_entry_point(entry_point) + ", got '" +
+                                std::string(entry_point) + "'");
+  }
   EngineLock lock;
   // Faults match by exported symbol name, which is unique across APIs.
   core::engine().call_faults.push_back(
-      core::ActiveCallFault{std::string(entry_point), nth, code, 0});
+      core::ActiveCallFault{std::string(resolved->symbol), nth, code, 0});
 }
 
 void set_sticky_error(int device, int code) {

@@ -35,6 +35,18 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t seed) {
   return h;
 }
 
+// MurmurHash3's 64-bit finaliser: every input bit changes every output bit with
+// probability about 1/2. FNV-1a alone mixes its high bits poorly for short keys (every
+// generated UUID used to start "GPU-63bd2"), so its result is passed through this.
+std::uint64_t mix64(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
 }  // namespace
 
 bool is_uuid(std::string_view text, std::string_view prefix) {
@@ -62,8 +74,8 @@ bool is_pci_bus_id(std::string_view text) {
 
 std::string generate_uuid(std::string_view machine_name, int index) {
   std::string key = std::string(machine_name) + "/" + std::to_string(index);
-  std::uint64_t hi = fnv1a(key, 0x6d6f636bULL);
-  std::uint64_t lo = fnv1a(key, 0x64657600ULL);
+  std::uint64_t hi = mix64(fnv1a(key, 0x6d6f636bULL));
+  std::uint64_t lo = mix64(fnv1a(key, 0x64657600ULL));
   char buf[64];
   std::snprintf(buf, sizeof buf, "GPU-%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
                 static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),

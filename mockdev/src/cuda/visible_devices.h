@@ -19,11 +19,39 @@
 // number of devices. A list hidden by a repeat makes cuInit fail with
 // CUDA_ERROR_INVALID_DEVICE, an empty one with CUDA_ERROR_NO_DEVICE.
 //
-// Sources: PyTorch's NVML-side rules (spec section 3.5) for the structure; the recording of
-// an NVIDIA H200 with driver 580.159.04 (docs/HARDWARE.md, tests/hardware/) for what PyTorch
-// does not say: no trimming, case-insensitive UUIDs, empty prefixes, the 32-bit cut, MIG-
-// prefixes on a GPU without MIG, and error 101 for a repeat. tests/hardware's twin test
-// keeps the two in step.
+// What each rule rests on. "Recorded" means the NVIDIA H200 recording (one GPU, MIG
+// disabled, driver 580.159.04; docs/HARDWARE.md, tests/hardware/recorded/
+// nvidia_h200.probe.txt), which the twin test hardware_twin.nvidia_h200 keeps equal to the
+// mock; "PyTorch" means PyTorch's NVML-side parser (spec section 3.5); "NVIDIA docs" means
+// the CUDA programming guide's CUDA_VISIBLE_DEVICES text and the MIG user guide.
+//   - read once, at the first successful cuInit: research 3.4/3.6 (not recorded).
+//   - entries are not trimmed (' GPU-...' and 'GPU-... ' match nothing): recorded.
+//   - ordinals as strtoul reads them (' 0', '\t0', '00', '+0', '-0', '0x0', '0gpu' are 0):
+//     recorded.
+//   - the 32-bit cut ('4294967296' is 0; '3000000000', '99999999999999999999' stop):
+//     recorded.
+//   - stop at the first entry without digits or negative ('0,junk', '0,-1', '0,,1' give
+//     device 0; 'junk', '-1', ',0' hide all): recorded; NVIDIA docs and PyTorch agree.
+//   - cut at the first ordinal not below the device count ('0,1' gives device 0, '1,0'
+//     hides all on one GPU): recorded; NVIDIA docs and PyTorch agree.
+//   - a repeated ordinal or UUID hides all and cuInit returns 101 ('0,0', 'GPU-x,GPU-x'):
+//     recorded; PyTorch's parser also empties the list.
+//   - a list is a UUID list if its first entry has the GPU-/MIG- prefix, and stops at the
+//     first entry of the other kind ('GPU-x,0' and '0,GPU-x' give one device): recorded.
+//   - UUID hex digits compared without regard to case; 'GPU-' and 'MIG-' alone match
+//     nothing; an unknown prefix stops the list: recorded.
+//   - MIG-<prefix of the GPU's UUID> on a GPU with MIG disabled selects the GPU: recorded.
+// Not confirmed on real hardware yet (the rule is PyTorch's or NVIDIA's documented one, or
+// the mock's choice where both are silent); each needs a GPU machine to record:
+//   - NEEDS A MULTI-GPU MACHINE: the order of a multi-device list ('1,0' gives devices 1
+//     then 0); an ambiguous UUID prefix stopping the list (PyTorch); the cut with several
+//     devices ('0,2,1' on two GPUs gives device 0 only).
+//   - NEEDS A MIG-ENABLED GPU: MIG- entries against a MIG instance's UUID (NVIDIA docs);
+//     one instance per GPU is all the mock models.
+//   - NEEDS ANY GPU (not in the recording yet): a repeat after an out-of-range entry
+//     ('0,1,0' on one GPU: the mock checks repeats before the cut, so all are hidden, 101);
+//     two different prefixes of the same UUID ('GPU-1c,GPU-1c9b': the mock treats it as a
+//     repeat, as PyTorch does).
 
 #include <optional>
 #include <string_view>

@@ -3,6 +3,8 @@
 
 #include "machine/api_codes.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "accel_abi/cuda_driver.h"
@@ -59,10 +61,83 @@ namespace machine_file {
 
 std::string_view code_family(Api api) { return api == Api::kCuda ? "CUDA" : "NVML"; }
 
-std::optional<Api> api_of_entry_point(std::string_view symbol) {
-  if (cuda::is_entry_point(symbol)) return Api::kCuda;
-  if (nvml::is_entry_point(symbol)) return Api::kNvml;
+std::optional<EntryPointName> resolve_entry_point(std::string_view name) {
+  for (const cuda::EntryInfo& e : cuda::kEntries) {
+    if (e.symbol == name) return EntryPointName{e.symbol, Api::kCuda};
+  }
+  for (const nvml::EntryInfo& e : nvml::kEntries) {
+    if (e.symbol == name) return EntryPointName{e.symbol, Api::kNvml};
+  }
+  for (const cuda::EntryInfo& e : cuda::kEntries) {
+    if (e.name == name) return EntryPointName{e.symbol, Api::kCuda};
+  }
   return std::nullopt;
+}
+
+namespace {
+
+// Levenshtein distance, comparing letters without regard to case.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      const std::size_t substitute = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string_view> close_entry_points(std::string_view name) {
+  // One candidate per entry point, near by its nearer name; a close CUDA entry point is
+  // listed by its base name, then its exported symbol.
+  struct Candidate {
+    std::size_t distance;
+    std::string_view first;
+    std::string_view second;  // empty when the entry point has one name
+  };
+  std::vector<Candidate> close;
+  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  auto consider = [&](std::string_view base, std::string_view symbol) {
+    const std::size_t d = std::min(edit_distance(name, base), edit_distance(name, symbol));
+    if (d <= limit) close.push_back({d, base, base == symbol ? std::string_view() : symbol});
+  };
+  for (const cuda::EntryInfo& e : cuda::kEntries) {
+    // cuGetProcAddress_v2's base name is the exported cuGetProcAddress, its own entry.
+    consider(e.symbol == "cuGetProcAddress_v2" ? e.symbol : e.name, e.symbol);
+  }
+  for (const nvml::EntryInfo& e : nvml::kEntries) consider(e.symbol, e.symbol);
+  std::sort(close.begin(), close.end(), [](const Candidate& a, const Candidate& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.first < b.first;
+  });
+  std::vector<std::string_view> result;
+  for (std::size_t i = 0; i < close.size() && i < 3; ++i) {
+    result.push_back(close[i].first);
+    if (!close[i].second.empty()) result.push_back(close[i].second);
+  }
+  return result;
+}
+
+std::string expected_entry_point(std::string_view name) {
+  const std::vector<std::string_view> close = close_entry_points(name);
+  if (close.empty()) {
+    return "an entry point of the mock's APIs, by exported symbol (cuMemAlloc_v2) or base "
+           "name (cuMemAlloc)";
+  }
+  std::string list;
+  for (std::string_view c : close) {
+    if (!list.empty()) list += ", ";
+    list += c;
+  }
+  return "an entry point of the mock's APIs (closest: " + list + ")";
 }
 
 std::optional<Api> api_from_name(std::string_view name) {

@@ -4,7 +4,9 @@
 // Pure; thread-safe.
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "mockdev/machine.h"
 
@@ -13,8 +15,26 @@ namespace mockdev::machine_file {
 // "CUDA", "NVML": the prefix of the API's result-code names, as error messages say it.
 std::string_view code_family(Api api);
 
-// The API whose facade exports `symbol` ("cuMemAlloc_v2" -> kCuda), or nullopt.
-std::optional<Api> api_of_entry_point(std::string_view symbol);
+// An entry point as a fault names it: by its exported symbol ("cuMemGetInfo_v2") or, for
+// CUDA, by the base name that error messages and cuGetProcAddress use ("cuMemGetInfo").
+// An exported symbol wins over a base name ("cuGetProcAddress" is both: the symbol).
+struct EntryPointName {
+  std::string_view symbol;  // the exported symbol, under which calls are counted
+  Api api;
+};
+std::optional<EntryPointName> resolve_entry_point(std::string_view name);
+
+// The entry points closest to an unknown `name` by edit distance (ignoring case; an entry
+// point is as near as the nearer of its two names): those within max(2, size/3) edits,
+// nearest first, then by name; at most 3, each as its base name then, when it differs,
+// its exported symbol ("cuMemAlloc", "cuMemAlloc_v2").
+std::vector<std::string_view> close_entry_points(std::string_view name);
+
+// What an unknown entry-point name was expected to be, for "expected <what>, got '<name>'":
+// "an entry point of the mock's APIs (closest: cuMemAlloc, cuMemAlloc_v2)", or, with no
+// close name, "an entry point of the mock's APIs, by exported symbol (cuMemAlloc_v2) or
+// base name (cuMemAlloc)".
+std::string expected_entry_point(std::string_view name);
 
 // The API named `name` in a machine file ("cuda", "nvml"), or nullopt.
 std::optional<Api> api_from_name(std::string_view name);

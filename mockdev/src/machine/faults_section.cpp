@@ -22,14 +22,15 @@ void read_call_faults(const YamlReader& reader, const YAML::Node& calls, FaultSc
     reader.check_keys(c, path, {"entry", "nth", "code"});
     CallFault fault;
     const YAML::Node entry = reader.require(c, path, "entry", "an entry point name");
-    fault.entry_point =
+    const std::string name =
         reader.scalar(entry, YamlReader::join(path, "entry"), "an entry point name");
-    std::optional<Api> api = api_of_entry_point(fault.entry_point);
-    if (!api) {
-      reader.fail(entry, YamlReader::join(path, "entry"),
-                  "an exported entry point such as cuMemAlloc_v2", fault.entry_point);
-    }
-    fault.api = *api;
+    // The exported symbol or the base name error messages show (cuMemGetInfo_v2 or
+    // cuMemGetInfo); an unknown name is reported with the closest known ones.
+    std::optional<EntryPointName> resolved = resolve_entry_point(name);
+    if (!resolved)
+      reader.fail(entry, YamlReader::join(path, "entry"), expected_entry_point(name), name);
+    fault.entry_point = std::string(resolved->symbol);
+    fault.api = resolved->api;
     if (YAML::Node nth = c["nth"])
       fault.nth = reader.integer(nth, YamlReader::join(path, "nth"), 0, UINT64_MAX);
     fault.code = reader.code(reader.require(c, path, "code", "a result code"),

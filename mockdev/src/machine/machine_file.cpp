@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "machine/sections.h"
@@ -21,7 +22,9 @@
 namespace mockdev {
 
 MachineFileError::MachineFileError(std::string file, int line, const std::string& message)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
+    // Line 0: an error about the file as a whole (missing, not a regular file, too
+    // large), which has no line to name.
+    : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + message),
       file_(std::move(file)),
       line_(line) {}
 
@@ -53,12 +56,23 @@ class Fd {
   int fd_;
 };
 
-[[noreturn]] void unreadable(const std::string& path) {
+// A file that cannot be opened or read: "no such file" when it does not exist (for a name
+// without '/', which could have been a preset: "no such preset or file"), else the
+// system's reason.
+[[noreturn]] void unreadable(const std::string& path, int error) {
   std::string presets;
   for (const std::string& p : preset_names()) presets += (presets.empty() ? "" : ", ") + p;
+  const bool bare_name = path.find('/') == std::string::npos;
+  std::string why;
+  if (error == ENOENT || error == ENOTDIR) {
+    why = bare_name ? "no such preset or file" : "no such file";
+  } else {
+    why = std::string("cannot read it: ") + std::strerror(error);
+  }
+  const std::string what = bare_name ? "a preset (" + presets + ") or a machine file"
+                                     : "a machine file or a preset (" + presets + ")";
   throw MachineFileError(path, 0,
-                         "machine: expected a preset (" + presets +
-                             ") or a readable machine file, got '" + path + "'");
+                         "machine: expected " + what + ", got '" + path + "' (" + why + ")");
 }
 
 // The text of the machine file at `path`. Only a regular file of at most
@@ -67,9 +81,9 @@ class Fd {
 // so /dev/zero, a FIFO or a huge file can neither block the process nor exhaust memory.
 std::string read_machine_file(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) unreadable(path);
+  if (fd.get() < 0) unreadable(path, errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) unreadable(path);
+  if (::fstat(fd.get(), &st) != 0) unreadable(path, errno);
   if (!S_ISREG(st.st_mode)) {
     throw MachineFileError(
         path, 0,
@@ -89,7 +103,7 @@ std::string read_machine_file(const std::string& path) {
   while (size < text.size()) {
     ssize_t n = ::read(fd.get(), text.data() + size, text.size() - size);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) unreadable(path);
+    if (n < 0) unreadable(path, errno);
     if (n == 0) break;
     size += static_cast<std::size_t>(n);
   }

@@ -49,18 +49,18 @@ class MockMachineFileLimits : public ::testing::Test {
 
 TEST_F(MockMachineFileLimits, ACharacterDeviceIsRejected) {
   EXPECT_EQ(error_of("/dev/zero"),
-            "/dev/zero:0: machine: expected a regular file, got '/dev/zero' (a character device)");
+            "/dev/zero: machine: expected a regular file, got '/dev/zero' (a character device)");
 }
 
 TEST_F(MockMachineFileLimits, AFifoWithoutAWriterIsRejectedWithoutBlocking) {
   std::string path = (dir_ / "fifo.yaml").string();
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
   EXPECT_EQ(error_of(path),
-            path + ":0: machine: expected a regular file, got '" + path + "' (a FIFO)");
+            path + ": machine: expected a regular file, got '" + path + "' (a FIFO)");
 }
 
 TEST_F(MockMachineFileLimits, ADirectoryIsRejected) {
-  EXPECT_EQ(error_of(dir_.string()), dir_.string() + ":0: machine: expected a regular file, got '" +
+  EXPECT_EQ(error_of(dir_.string()), dir_.string() + ": machine: expected a regular file, got '" +
                                          dir_.string() + "' (a directory)");
 }
 
@@ -71,17 +71,37 @@ TEST_F(MockMachineFileLimits, AFileAtTheLimitIsReadAndOneByteMoreIsNot) {
   EXPECT_EQ(load_machine(write("limit.yaml", padded)).devices.size(), 1u);
   std::string big = write("big.yaml", padded + "\n");
   EXPECT_EQ(error_of(big), big +
-                               ":0: machine: expected a file of at most 1048576 bytes (1 MiB), "
+                               ": machine: expected a file of at most 1048576 bytes (1 MiB), "
                                "got '" +
                                big + "' (1048577 bytes)");
 }
 
-TEST_F(MockMachineFileLimits, AMissingFileKeepsItsMessage) {
+// A missing file says so, with its path, and names no line (a file-level error has none).
+TEST_F(MockMachineFileLimits, AMissingFileSaysNoSuchFile) {
   std::string path = (dir_ / "missing.yaml").string();
   EXPECT_EQ(error_of(path), path +
-                                ":0: machine: expected a preset (4xh100, 8xh100, 2xa100, "
-                                "1xa100, mixed, none) or a readable machine file, got '" +
-                                path + "'");
+                                ": machine: expected a machine file or a preset (4xh100, 8xh100, "
+                                "2xa100, 1xa100, mixed, none), got '" +
+                                path + "' (no such file)");
+  // A path through something that is not a directory is missing too (ENOTDIR).
+  std::string through_file = write("plain.yaml", "x") + "/machine.yaml";
+  EXPECT_EQ(error_of(through_file), through_file +
+                                        ": machine: expected a machine file or a preset (4xh100, "
+                                        "8xh100, 2xa100, 1xa100, mixed, none), got '" +
+                                        through_file + "' (no such file)");
+}
+
+TEST_F(MockMachineFileLimits, FileLevelErrorsHaveLineZeroAndNoLineInTheMessage) {
+  try {
+    load_machine("no/such.yaml");
+    FAIL() << "no error";
+  } catch (const MachineFileError& e) {
+    EXPECT_EQ(e.file(), "no/such.yaml");
+    EXPECT_EQ(e.line(), 0);
+    EXPECT_STREQ(e.what(),
+                 "no/such.yaml: machine: expected a machine file or a preset (4xh100, 8xh100, "
+                 "2xa100, 1xa100, mixed, none), got 'no/such.yaml' (no such file)");
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "core/device_ids.h"
@@ -13,6 +14,7 @@ namespace mockdev {
 namespace {
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
+constexpr std::string_view kPinnedUuid4xh100Device0 = "GPU-a27905a9-1b7c-c8ac-ef1a-39ab62e12aeb";
 
 std::string error_of(std::string_view yaml) {
   try {
@@ -80,6 +82,34 @@ TEST(MockPresets, GeneratedIdsAreStableAndDependOnTheMachineName) {
   EXPECT_NE(a.devices[0].uuid, c.devices[0].uuid);
   EXPECT_EQ(a.devices[0].pci_bus_id, "00000000:10:00.0");
   EXPECT_EQ(a.devices[3].pci_bus_id, "00000000:13:00.0");
+}
+
+// Generated UUIDs are a hash of the machine name and the index: stable (this value is
+// pinned so that a change to the generator is seen), and well spread, so that short
+// CUDA_VISIBLE_DEVICES prefixes tell devices apart (an FNV-1a hash without a finaliser
+// gave every UUID the same first five hex digits).
+TEST(MockPresets, GeneratedUuidsArePinnedAndWellSpread) {
+  EXPECT_EQ(core::generate_uuid("4xh100", 0), kPinnedUuid4xh100Device0);
+  std::set<std::string> first_digit, first_five;
+  int uuids = 0;
+  for (const std::string& name : preset_names()) {
+    for (const DeviceSpec& d : load_machine(name).devices) {
+      ++uuids;
+      first_digit.insert(d.uuid.substr(4, 1));
+      first_five.insert(d.uuid.substr(4, 5));
+    }
+  }
+  EXPECT_EQ(uuids, 17);
+  EXPECT_EQ(first_five.size(), 17u);  // every preset device differs in its first 5 digits
+  EXPECT_GE(first_digit.size(), 8u);
+  // Devices 0..63 of one machine, and device 0 of 64 machines.
+  std::set<std::string> by_index, by_machine;
+  for (int i = 0; i < 64; ++i) {
+    by_index.insert(core::generate_uuid("m", i).substr(4, 4));
+    by_machine.insert(core::generate_uuid("m" + std::to_string(i), 0).substr(4, 4));
+  }
+  EXPECT_EQ(by_index.size(), 64u);
+  EXPECT_EQ(by_machine.size(), 64u);
 }
 
 TEST(MockMachineFile, FullFileWithEveryField) {
@@ -268,9 +298,19 @@ TEST(MockMachineFile, FaultCodesAndEntryPoints) {
       error_of(head + "  nvml_init: NVML_SUCCESS\n"),
       "m.yaml:5: faults.nvml_init: expected a non-zero NVML result code (name or number), got "
       "'NVML_SUCCESS'");
-  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemAlloc, code: 2}\n"),
-            "m.yaml:6: faults.calls[0].entry: expected an exported entry point such as "
-            "cuMemAlloc_v2, got 'cuMemAlloc'");
+  // An unknown name lists the closest known names (edit distance, ignoring case).
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemAloc, code: 2}\n"),
+            "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs "
+            "(closest: cuMemAlloc, cuMemAlloc_v2), got 'cuMemAloc'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: cuMemGetInfo_v3, code: 2}\n"),
+            "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs "
+            "(closest: cuMemGetInfo, cuMemGetInfo_v2), got 'cuMemGetInfo_v3'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: nvmlinit, code: 2}\n"),
+            "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs "
+            "(closest: nvmlInit), got 'nvmlinit'");
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: launchKernel, code: 2}\n"),
+            "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs, by "
+            "exported symbol (cuMemAlloc_v2) or base name (cuMemAlloc), got 'launchKernel'");
   EXPECT_EQ(
       error_of(head + "  calls:\n    - {entry: cuInit, nth: -1, code: 2}\n"),
       "m.yaml:6: faults.calls[0].nth: expected an integer from 0 to 18446744073709551615, got "
@@ -317,12 +357,25 @@ TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
     load_machine("4xh10");
     FAIL() << "no error";
   } catch (const MachineFileError& e) {
-    EXPECT_STREQ(
-        e.what(),
-        "4xh10:0: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
-        "or a readable machine file, got '4xh10'");
+    EXPECT_STREQ(e.what(),
+                 "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
+                 "or a machine file, got '4xh10' (no such preset or file)");
   }
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
+}
+
+// accel_add_mock_test (cmake/AccelTesting.cmake) checks MACHINE against ACCEL_MOCKDEV_PRESETS
+// and the install rules install scenarios/machines/<preset>.yaml for each: both lists are
+// the presets, and each has its file.
+TEST(MockPresets, TheCMakeListIsThePresetsAndEachHasAFile) {
+  std::string joined;
+  for (const std::string& name : preset_names()) {
+    joined += (joined.empty() ? "" : ",") + name;
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::string(MOCKDEV_TEST_MACHINES_DIR) + "/" +
+                                                 name + ".yaml"))
+        << name;
+  }
+  EXPECT_EQ(joined, MOCKDEV_TEST_CMAKE_PRESETS);
 }
 
 TEST(MockMachineFile, EveryScenarioMachineParsesAndPresetFilesMatchThePresets) {
@@ -358,6 +411,27 @@ TEST(MockResultCodes, NamesAndNumbers) {
   EXPECT_FALSE(parse_result_code("").has_value());
   EXPECT_FALSE(parse_result_code("cuda_error_unknown").has_value());
   EXPECT_FALSE(parse_result_code("12abc").has_value());
+}
+
+// The name a user sees in an error message (the base name) and the exported symbol both
+// name the entry point; the spec holds the exported symbol.
+TEST(MockMachineFile, FaultEntriesAcceptBaseNamesAndSymbols) {
+  MachineSpec m = parse_machine(
+      "name: x\ndevices: []\nfaults:\n  calls:\n"
+      "    - {entry: cuMemGetInfo, code: 2}\n"
+      "    - {entry: cuMemGetInfo_v2, code: 2}\n"
+      "    - {entry: cuDeviceTotalMem, code: 2}\n"
+      "    - {entry: cuGetProcAddress, code: 2}\n"
+      "    - {entry: nvmlInit, code: NVML_ERROR_UNKNOWN}\n",
+      "m.yaml");
+  ASSERT_EQ(m.faults.calls.size(), 5u);
+  EXPECT_EQ(m.faults.calls[0].entry_point, "cuMemGetInfo_v2");
+  EXPECT_EQ(m.faults.calls[1].entry_point, "cuMemGetInfo_v2");
+  EXPECT_EQ(m.faults.calls[2].entry_point, "cuDeviceTotalMem_v2");
+  EXPECT_EQ(m.faults.calls[3].entry_point, "cuGetProcAddress");  // a symbol itself
+  EXPECT_EQ(m.faults.calls[4].entry_point, "nvmlInit");
+  EXPECT_EQ(m.faults.calls[4].api, Api::kNvml);
+  EXPECT_EQ(m.faults.calls[0].api, Api::kCuda);
 }
 
 }  // namespace

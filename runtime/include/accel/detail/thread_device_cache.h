@@ -2,7 +2,7 @@
 // Implementation detail of the public headers (not API): the per-thread cache of the
 // current device index, exposed so that DeviceIndexGuard can test it inline.
 //
-// Note [Thread-local current device] (runtime/src/core/thread_device.h) explains the
+// docs/ARCHITECTURE.md (installed in share/doc/accel/), decision 7, explains the
 // cache. What is here is only its encoding and fast-path tests. One 64-bit word per thread:
 //
 //   key = generation << 8 | index << 1 | pending        (index in [0, 127])

@@ -53,7 +53,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   once(info->add_option("--expect-devices", line.expect_devices,
                         "exit 1 when fewer than N devices are visible"))
       ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
 
   CLI::App* machines =
       app.add_subcommand("machines", "list the preset simulated machines (mockdev)");

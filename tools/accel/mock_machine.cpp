@@ -83,8 +83,17 @@ std::string summarise(const std::string& yaml) {
     const std::string item = trim(line);
     if (item.starts_with("- name:")) {
       kinds.emplace_back(trim(item.substr(7)), 1);
+    } else if (item.starts_with("- {")) {  // flow style: - {name: X, memory: ..., count: 2}
+      const std::size_t name = item.find("name:");
+      const std::size_t count = item.find("count:");
+      if (name == std::string::npos) return "(devices: see --show)";
+      const std::size_t end = item.find_first_of(",}", name);
+      kinds.emplace_back(trim(item.substr(name + 5, end - name - 5)), 1);
+      if (count != std::string::npos) kinds.back().second = std::atoi(item.c_str() + count + 6);
     } else if (item.starts_with("count:") && !kinds.empty()) {
       kinds.back().second = std::atoi(trim(item.substr(6)).c_str());
+    } else if (item.starts_with("-")) {
+      return "(devices: see --show)";  // a shape this summary does not read
     }
   }
   // Group equal names: "4 x NVIDIA H100 80GB HBM3".

@@ -126,7 +126,7 @@ std::string short_uuid(const std::string& uuid) {
   return uuid.substr(0, group_end);
 }
 
-InfoReport collect_info(std::optional<std::string> machine) {
+InfoReport collect_info(std::optional<std::string> machine, bool walk_devices) {
   InfoReport report;
   report.version = kVersionString;
   report.build = build_info();
@@ -137,7 +137,7 @@ InfoReport collect_info(std::optional<std::string> machine) {
     report.init_error = failure->what();
     if (!failure->driver_error_name().empty()) report.init_error_name = failure->driver_error_name();
   }
-  if (!report.backend.available) return report;
+  if (!report.backend.available || !walk_devices) return report;
 
   // device_count() is the fork-safe count the user's program would see; the report's
   // count is the same number, but ask the API the way a program would.
@@ -170,12 +170,6 @@ InfoReport collect_info(std::optional<std::string> machine) {
     if (e.kind() == ErrorKind::kConfig) throw;
   }
   return report;
-}
-
-int collect_count() {
-  const BackendReport report = backend_report();
-  (void)raise_configuration_error(report);
-  return device_count();
 }
 
 bool mock_rejected_machine(const InfoReport& report) {

@@ -82,11 +82,9 @@ std::vector<EnvironmentValue> environment_in_effect();
 std::string short_uuid(const std::string& uuid);
 
 // Collects the report. Runtime errors land in the rows; accel::Error of kind kConfig
-// propagates (see the file comment).
-InfoReport collect_info(std::optional<std::string> machine);
-
-// The number of visible devices, as `accel info --count` prints it. kConfig propagates.
-int collect_count();
+// propagates (see the file comment). With walk_devices=false (`accel info --count`) the
+// device rows are not queried: backend.device_count is the answer.
+InfoReport collect_info(std::optional<std::string> machine, bool walk_devices = true);
 
 // True when the report shows the simulated driver refusing its machine: the mock's cuInit
 // answers CUDA_ERROR_INVALID_VALUE when MOCKDEV_MACHINE cannot be loaded (after printing

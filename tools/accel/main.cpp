@@ -41,18 +41,19 @@ int run_info(const accel::tools::CommandLine& line) {
     // the driver.
     (void)accel::tools::select_mock_machine(*line.machine);
   }
-  if (line.count) {
-    const int count = accel::tools::collect_count();
-    std::cout << count << '\n';
-    return check_expected(line, count);
-  }
-  const accel::tools::InfoReport report = accel::tools::collect_info(line.machine);
+  const accel::tools::InfoReport report =
+      accel::tools::collect_info(line.machine, /*walk_devices=*/!line.count);
   if (line.machine && accel::tools::mock_rejected_machine(report)) {
     // The mock printed the file, line and field on stderr already.
     throw ConfigProblem{fmt::format(
         "--machine {}: the simulated driver rejected the machine (see the mockdev line "
         "above): {}",
         *line.machine, report.init_error.value_or("cuInit failed"))};
+  }
+  if (line.count) {
+    const int count = report.backend.available ? report.backend.device_count : 0;
+    std::cout << count << '\n';
+    return check_expected(line, count);
   }
   if (line.json) {
     accel::tools::render_json(report, std::cout);

@@ -45,8 +45,12 @@ struct MockSelection {
 // See Note [Finding the mock driver].
 std::string mock_facade_directory();
 
-// Locates the facades (throws NoMockError saying the install has no simulated hardware)
-// and sets MOCKDEV_MACHINE, ACCEL_CUDA_DRIVER and ACCEL_NVML_LIBRARY for this process.
+// The selection for the facades in `facade_dir` ("" when this build has none). Throws
+// NoMockError saying the install has no simulated hardware. Reads files only.
+MockSelection mock_selection(std::string facade_dir, std::string_view path_or_preset);
+
+// mock_selection(mock_facade_directory(), ...), then sets MOCKDEV_MACHINE,
+// ACCEL_CUDA_DRIVER and ACCEL_NVML_LIBRARY for this process.
 MockSelection select_mock_machine(std::string_view path_or_preset);
 
 // The directory of the preset machine files: <dir of this executable>/../<datadir>/accel/

@@ -130,10 +130,10 @@ std::string mock_facade_directory() {
   return ACCEL_TOOLS_MOCKDEV_BUILD_DIR;
 }
 
-MockSelection select_mock_machine(std::string_view path_or_preset) {
+MockSelection mock_selection(std::string facade_dir, std::string_view path_or_preset) {
   MockSelection selection;
   selection.machine = std::string(path_or_preset);
-  selection.facade_dir = mock_facade_directory();
+  selection.facade_dir = std::move(facade_dir);
   if (selection.facade_dir.empty()) {
     throw NoMockError(
         "this accel install has no simulated hardware (mockdev): --machine needs it");
@@ -150,6 +150,11 @@ MockSelection select_mock_machine(std::string_view path_or_preset) {
           file));
     }
   }
+  return selection;
+}
+
+MockSelection select_mock_machine(std::string_view path_or_preset) {
+  MockSelection selection = mock_selection(mock_facade_directory(), path_or_preset);
   // Overwrite: --machine means "this machine", whatever the shell had exported.
   ::setenv("MOCKDEV_MACHINE", selection.machine.c_str(), 1);
   ::setenv("ACCEL_CUDA_DRIVER", selection.driver_path.c_str(), 1);

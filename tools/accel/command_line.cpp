@@ -1,92 +1,106 @@
 #include "command_line.h"
 
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "accel/version.h"
+
 namespace accel::tools {
 namespace {
 
-constexpr std::string_view kMachineFlag = "--machine";
+constexpr int kExitUsage = 2;
 
-// Options that only `info` accepts.
-void parse_info_options(const std::vector<std::string_view>& args, std::size_t first,
-                        CommandLine& line) {
-  for (std::size_t i = first; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg == "--json") {
-      line.json = true;
-    } else if (arg == kMachineFlag) {
-      if (i + 1 >= args.size() || args[i + 1].empty()) {
-        throw UsageError("accel: --machine needs a value (a machine file or a preset name)");
-      }
-      line.machine = std::string(args[++i]);
-    } else if (arg.starts_with("--machine=")) {
-      const std::string_view value = arg.substr(kMachineFlag.size() + 1);
-      if (value.empty()) {
-        throw UsageError("accel: --machine needs a value (a machine file or a preset name)");
-      }
-      line.machine = std::string(value);
-    } else {
-      throw UsageError("accel: unknown option for 'info': '" + std::string(arg) + "'");
-    }
-  }
-}
+constexpr const char* kFooter = R"(environment:
+  ACCEL_BACKEND          compiled backend to use, or "none" for no accelerator
+  ACCEL_CUDA_DRIVER      CUDA driver file to load (default libcuda.so.1)
+  ACCEL_NVML_LIBRARY     NVML file to load (default libnvidia-ml.so.1)
+  MOCKDEV_MACHINE        simulated machine (file or preset) when the mock driver is loaded
+  ACCEL_MOCKDEV_DIR      directory holding the mock driver files used by --machine
+  CUDA_VISIBLE_DEVICES   which devices the driver exposes
 
-void expect_no_more(const std::vector<std::string_view>& args, std::size_t first,
-                    std::string_view command) {
-  if (first < args.size()) {
-    throw UsageError("accel: unexpected argument for '" + std::string(command) + "': '" +
-                     std::string(args[first]) + "'");
-  }
+exit status: 0 success (also when no accelerator is available: CPU fallback),
+             1 a runtime error, or fewer devices than --expect-devices,
+             2 a usage error or a configuration error (a bad variable or machine file).)";
+
+// Every option and flag: given twice is an error, not "the last one wins".
+template <class Option>
+Option* once(Option* option) {
+  option->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  return option;
 }
 
 }  // namespace
 
-CommandLine parse_command_line(const std::vector<std::string_view>& args) {
-  if (args.empty()) throw UsageError("accel: no command given");
+ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   CommandLine line;
-  const std::string_view first = args[0];
-  if (first == "info") {
-    line.command = Command::kInfo;
-    parse_info_options(args, 1, line);
-  } else if (first == "machines") {
-    line.command = Command::kMachines;
-    expect_no_more(args, 1, first);
-  } else if (first == "--help" || first == "-h" || first == "help") {
-    line.command = Command::kHelp;
-    expect_no_more(args, 1, first);
-  } else if (first == "--version") {
-    line.command = Command::kVersion;
-    expect_no_more(args, 1, first);
-  } else if (first.starts_with("-")) {
-    throw UsageError("accel: unknown option '" + std::string(first) + "'");
-  } else {
-    throw UsageError("accel: unknown command '" + std::string(first) + "'");
+  CLI::App app{"accel: the accelerator runtime's command-line tool", "accel"};
+  app.set_version_flag("-V,--version", std::string("accel ") + kVersionString);
+  app.footer(kFooter);
+  app.require_subcommand(1);
+
+  CLI::App* info = app.add_subcommand(
+      "info", "show the build, the environment, the backend, the driver files in use and a "
+              "table of the visible devices");
+  CLI::Option* json = once(info->add_flag("--json", line.json, "print the same facts as JSON"));
+  once(info->add_flag("--count", line.count, "print only the number of visible devices"))
+      ->excludes(json);
+  once(info->add_option("--machine", line.machine,
+                        "run on the simulated hardware (mockdev) described by a machine file "
+                        "or a preset (see `accel machines`)"))
+      ->type_name("FILE|PRESET");
+  once(info->add_option("--expect-devices", line.expect_devices,
+                        "exit 1 when fewer than N devices are visible"))
+      ->type_name("N")
+      ->check(CLI::Range(0, 4096));
+
+  CLI::App* machines =
+      app.add_subcommand("machines", "list the preset simulated machines (mockdev)");
+  once(machines->add_option("--show", line.show,
+                            "print the preset's machine file, a starting point for your own"))
+      ->type_name("NAME");
+
+  ParseOutcome outcome;
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's order
+  if (!args.empty() && !args[0].starts_with("-") && args[0] != "info" &&
+      args[0] != "machines") {
+    outcome.exit_status = kExitUsage;
+    outcome.error = fmt::format(
+        "accel: unknown command '{}' (commands: info, machines)\nRun 'accel --help' for "
+        "usage.\n",
+        args[0]);
+    return outcome;
   }
-  return line;
-}
-
-std::string usage_text() {
-  return R"(usage: accel <command> [options]
-
-commands:
-  info [--json] [--machine FILE|PRESET]
-                 show the accelerator backend, the driver and NVML files in use, and a
-                 table of the visible devices; --json prints the same as JSON.
-                 --machine runs on the simulated hardware (mockdev) described by a
-                 machine file or a built-in preset (see `accel machines`).
-  machines       list the built-in simulated machines
-  --help         show this text
-  --version      show the version
-
-environment:
-  ACCEL_BACKEND        compiled backend to use, or "none" for no accelerator
-  ACCEL_CUDA_DRIVER    CUDA driver file to load (default libcuda.so.1)
-  ACCEL_NVML_LIBRARY   NVML file to load (default libnvidia-ml.so.1)
-  MOCKDEV_MACHINE      simulated machine (file or preset) when the mock driver is loaded
-  ACCEL_MOCKDEV_DIR    directory holding the mock driver files used by --machine
-  CUDA_VISIBLE_DEVICES which devices the driver exposes
-
-exit status: 0 success (also when no accelerator is available: CPU fallback),
-             1 a runtime error, 2 a usage error or a malformed machine file.
-)";
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out;
+    std::ostringstream err;
+    const int status = app.exit(e, out, err);
+    if (status == 0) {  // --help, --version
+      outcome.output = out.str();
+      return outcome;
+    }
+    // One line and a hint, not the whole help. Name the subcommand whose help applies.
+    std::string scope = "accel";
+    if (info->parsed()) scope = "accel info";
+    if (machines->parsed()) scope = "accel machines";
+    std::string message = e.what();
+    if (const std::size_t at = message.find(": At Most 1 required but received");
+        at != std::string::npos) {
+      message = message.substr(0, at) + " given more than once";
+    }
+    if (e.get_name() == "RequiredError" && !info->parsed() && !machines->parsed()) {
+      message = "no command given (info or machines)";
+    }
+    outcome.exit_status = kExitUsage;
+    outcome.error = fmt::format("accel: {}\nRun '{} --help' for usage.\n", message, scope);
+    return outcome;
+  }
+  line.command = machines->parsed() ? Command::kMachines : Command::kInfo;
+  outcome.line = line;
+  return outcome;
 }
 
 }  // namespace accel::tools

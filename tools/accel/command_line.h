@@ -1,41 +1,43 @@
 #pragma once
-// The `accel` tool's command line: what the user asked for, parsed from argv.
+// The `accel` tool's command line: what the user asked for, parsed from argv with CLI11.
 //
 // Grammar:
-//   accel info [--json] [--machine FILE|PRESET]
-//   accel machines
-//   accel --help | -h | help
-//   accel --version
-// `--machine=VALUE` is accepted too. Parsing is pure: it reads argv only and never
-// touches the environment or the runtime. Values only; thread-safe.
+//   accel info [--json | --count] [--machine FILE|PRESET] [--expect-devices N]
+//   accel machines [--show NAME]
+//   accel --help | -h        accel info --help, accel machines --help
+//   accel --version | -V
+// `--machine=VALUE` is accepted too; an option given twice is a usage error. Parsing is
+// pure: it reads argv only and never touches the environment or the runtime. Values
+// only; thread-safe.
 
 #include <optional>
-#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace accel::tools {
 
-enum class Command { kInfo, kMachines, kHelp, kVersion };
+enum class Command { kInfo, kMachines };
 
 struct CommandLine {
-  Command command = Command::kHelp;
-  bool json = false;
-  std::optional<std::string> machine;  // --machine FILE|PRESET
+  Command command = Command::kInfo;
+  bool json = false;                   // info --json
+  bool count = false;                  // info --count: the number of devices only
+  std::optional<std::string> machine;  // info --machine FILE|PRESET
+  std::optional<int> expect_devices;   // info --expect-devices N
+  std::optional<std::string> show;     // machines --show NAME
 };
 
-// A command line that does not follow the grammar; what() says which word is wrong.
-// The tool prints it with the usage text on stderr and exits 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
+// What parsing decided: run `line`, or print `output` / `error` and exit with
+// `exit_status` (help and version: stdout and 0; a usage error: one line and a hint on
+// stderr, and 2).
+struct ParseOutcome {
+  std::optional<CommandLine> line;
+  int exit_status = 0;
+  std::string output;  // for stdout
+  std::string error;   // for stderr
 };
 
-// Parses the words after the program name. Throws UsageError.
-CommandLine parse_command_line(const std::vector<std::string_view>& args);
-
-// The usage text printed by --help (and, on stderr, after a UsageError).
-std::string usage_text();
+// Parses the words after the program name.
+ParseOutcome parse_command_line(const std::vector<std::string>& args);
 
 }  // namespace accel::tools

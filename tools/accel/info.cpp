@@ -1,26 +1,143 @@
 #include "info.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <set>
 #include <utility>
 
 #include "accel/error.h"
 #include "accel/version.h"
 
-namespace accel::tools {
+#ifndef ACCEL_TOOLS_COMPILER
+#define ACCEL_TOOLS_COMPILER "unknown"
+#endif
+#ifndef ACCEL_TOOLS_BUILD_TYPE
+#define ACCEL_TOOLS_BUILD_TYPE ""
+#endif
+#ifndef ACCEL_TOOLS_BACKENDS
+#define ACCEL_TOOLS_BACKENDS ""
+#endif
+#ifndef ACCEL_TOOLS_CUDA_ABI_CHECKED
+#define ACCEL_TOOLS_CUDA_ABI_CHECKED 0
+#endif
 
-bool InfoReport::has_errors() const {
-  for (const DeviceRow& row : devices) {
-    if (!row.error.empty()) return true;
-  }
-  return false;
+extern char** environ;
+
+namespace accel::tools {
+namespace {
+
+// The variables whose values decide what the runtime and the mock do; always listed.
+constexpr const char* kKnownVariables[] = {
+    "CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND",         "ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY",
+    "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR",    "MOCKDEV_MACHINE",
+};
+
+std::optional<std::string> getenv_value(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
 }
 
-InfoReport collect_info(std::optional<std::string> machine_source) {
+// Note [Configuration errors]
+// The runtime reports a misconfiguration (ACCEL_BACKEND names no compiled backend, a
+// driver path that does not exist, a machine file the simulated driver rejects) as
+// accel::Error of kind kConfig from every call that needs the device. backend_report()
+// never throws; if it carries a `config_error` (a field the runtime may add), that is the
+// same message, raised here as the same error. The one place to adapt when that field
+// changes shape.
+template <class Report>
+std::optional<std::string> reported_config_error(const Report& report) {
+  if constexpr (requires { report.config_error.has_value(); }) {
+    if (report.config_error && !report.config_error->empty()) return *report.config_error;
+  } else if constexpr (requires { report.config_error.empty(); }) {
+    if (!report.config_error.empty()) return std::string(report.config_error);
+  }
+  return std::nullopt;
+}
+
+// Raises the runtime's configuration error, if any. When the accelerator is unavailable,
+// asks a call that needs the device (it initialises the runtime, which the tool may do):
+// kConfig propagates; "nothing installed" (kUnavailable and the like) is the CPU fallback.
+// Returns that call's other error, if any.
+std::optional<Error> raise_configuration_error(const BackendReport& report) {
+  if (std::optional<std::string> message = reported_config_error(report)) {
+    throw Error(ErrorKind::kConfig, *message);
+  }
+  if (report.available) return std::nullopt;
+  try {
+    (void)current_device_index();
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kConfig) throw;
+    return e;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool InfoReport::has_errors() const {
+  return std::any_of(devices.begin(), devices.end(),
+                     [](const DeviceRow& row) { return row.error.has_value(); });
+}
+
+BuildInfo build_info() {
+  BuildInfo build;
+  build.compiler = ACCEL_TOOLS_COMPILER;
+  build.build_type = ACCEL_TOOLS_BUILD_TYPE;
+  std::string backends = ACCEL_TOOLS_BACKENDS;  // CMake's list: "cuda;level_zero"
+  std::size_t start = 0;
+  while (start < backends.size()) {
+    std::size_t end = backends.find(';', start);
+    if (end == std::string::npos) end = backends.size();
+    if (end > start) build.backends.push_back(backends.substr(start, end - start));
+    start = end + 1;
+  }
+  build.cuda_abi_checked = ACCEL_TOOLS_CUDA_ABI_CHECKED != 0;
+  return build;
+}
+
+std::vector<EnvironmentValue> environment_in_effect() {
+  std::vector<EnvironmentValue> values;
+  std::set<std::string> listed;
+  for (const char* name : kKnownVariables) {
+    values.push_back({name, getenv_value(name)});
+    listed.insert(name);
+  }
+  std::set<std::string> others;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos || !text.starts_with("ACCEL_")) continue;
+    std::string name(text.substr(0, equals));
+    if (!listed.contains(name)) others.insert(std::move(name));
+  }
+  for (const std::string& name : others) values.push_back({name, getenv_value(name.c_str())});
+  return values;
+}
+
+std::string short_uuid(const std::string& uuid) {
+  // "GPU-" / "MIG-" prefix, then the first group of hex digits.
+  const std::size_t prefix = uuid.find('-');
+  if (prefix == std::string::npos) return uuid;
+  const std::size_t group_end = uuid.find('-', prefix + 1);
+  if (group_end == std::string::npos) return uuid;
+  return uuid.substr(0, group_end);
+}
+
+InfoReport collect_info(std::optional<std::string> machine, bool walk_devices) {
   InfoReport report;
   report.version = kVersionString;
-  report.machine = std::move(machine_source);
+  report.build = build_info();
+  report.environment = environment_in_effect();
+  report.machine = std::move(machine);
   report.backend = backend_report();
-  if (!report.backend.available) return report;
+  if (std::optional<Error> failure = raise_configuration_error(report.backend)) {
+    report.init_error = failure->what();
+    if (!failure->driver_error_name().empty()) report.init_error_name = failure->driver_error_name();
+  }
+  if (!report.backend.available || !walk_devices) return report;
 
   // device_count() is the fork-safe count the user's program would see; the report's
   // count is the same number, but ask the API the way a program would.
@@ -33,11 +150,15 @@ InfoReport collect_info(std::optional<std::string> machine_source) {
       row.name = props.name;
       row.cc_major = props.major;
       row.cc_minor = props.minor;
+      row.multiprocessors = props.multi_processor_count;
       row.total_bytes = props.total_memory_bytes;
-      row.uuid = props.uuid;
+      if (!props.uuid.empty()) row.uuid = props.uuid;
       const MemoryInfo memory = get_memory_info(i);
       row.free_bytes = memory.free_bytes;
       if (memory.total_bytes != 0) row.total_bytes = memory.total_bytes;
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kConfig) throw;
+      row.error = e.what();
     } catch (const std::exception& e) {
       row.error = e.what();
     }
@@ -45,10 +166,14 @@ InfoReport collect_info(std::optional<std::string> machine_source) {
   }
   try {
     report.current_device = current_device_index();
-  } catch (const std::exception&) {
-    report.current_device = -1;
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kConfig) throw;
   }
   return report;
+}
+
+bool mock_rejected_machine(const InfoReport& report) {
+  return !report.backend.available && report.init_error_name == "CUDA_ERROR_INVALID_VALUE";
 }
 
 }  // namespace accel::tools

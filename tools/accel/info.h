@@ -4,9 +4,12 @@
 // collect_info() asks backend_report() first (which never initialises the runtime), and
 // only when the accelerator is available walks the devices with get_device_properties()
 // and get_memory_info(), which do initialise it. A failure on one device is recorded in
-// its row rather than aborting the report. Values only; call from one thread.
+// its row (the row keeps what was learned before the failure, its name included) rather
+// than aborting the report. A configuration error (accel::Error of kind kConfig: a bad
+// variable, driver path or machine file) is never a row: it propagates, and the tool
+// exits 2. Values only; call from one thread.
 
-#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,29 +18,77 @@
 
 namespace accel::tools {
 
+// Unknowns are nullopt (rendered "-" in text, null in JSON), never empty strings.
 struct DeviceRow {
   int index = 0;
+  std::optional<std::string> name;
+  std::optional<std::string> uuid;  // "GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148"
+  // PCI bus id ("00000000:00:06.0") and MIG mode ("Disabled"): the public runtime API does
+  // not offer them yet, so collect_info leaves them nullopt; the renderers show them.
+  std::optional<std::string> pci_bus_id;
+  std::optional<std::string> mig_mode;
+  std::optional<int> cc_major;
+  std::optional<int> cc_minor;
+  std::optional<int> multiprocessors;
+  std::optional<std::uint64_t> total_bytes;
+  std::optional<std::uint64_t> free_bytes;
+  std::optional<std::string> error;  // set when this device could not be fully queried
+};
+
+// How this `accel` was built (compile-time facts from CMake).
+struct BuildInfo {
+  std::string compiler;    // "GNU 12.2.0"
+  std::string build_type;  // "RelWithDebInfo"; "" when the generator sets none
+  std::vector<std::string> backends;
+  bool cuda_abi_checked = false;  // the CUDA ABI header was checked against cuda.h
+};
+
+// One environment variable that decides what the runtime does, and its value in effect
+// (after --machine set its variables); nullopt when unset.
+struct EnvironmentValue {
   std::string name;
-  int cc_major = 0;
-  int cc_minor = 0;
-  std::size_t total_bytes = 0;
-  std::size_t free_bytes = 0;
-  std::string uuid;
-  std::string error;  // non-empty when this device could not be queried
+  std::optional<std::string> value;
 };
 
 struct InfoReport {
-  std::string version;                 // accel::kVersionString
+  std::string version;  // accel::kVersionString
+  BuildInfo build;
+  std::vector<EnvironmentValue> environment;
   BackendReport backend;               // accel::backend_report()
-  std::optional<std::string> machine;  // the simulated machine's source, with --machine
-  std::vector<DeviceRow> devices;      // empty when unavailable
-  int current_device = -1;             // after the walk; -1 when unavailable
+  std::optional<std::string> machine;  // the --machine value, when given
+  // The driver's own version as the vendor prints it ("580.159.04"); the public API does
+  // not offer it yet (the driver component's `version` is the CUDA API level, "13.0").
+  std::optional<std::string> driver_version;
+  std::vector<DeviceRow> devices;  // empty when unavailable
+  std::optional<int> current_device;
+  // When unavailable: why a call that needs the device failed (accel::Error's message and
+  // its driver error name, e.g. "CUDA_ERROR_INVALID_VALUE"); nullopt when none failed.
+  std::optional<std::string> init_error;
+  std::optional<std::string> init_error_name;
 
   // True when any device row carries an error.
   bool has_errors() const;
 };
 
-// Collects the report. Never throws for runtime errors: they land in the rows.
-InfoReport collect_info(std::optional<std::string> machine_source);
+// The build this program was compiled in.
+BuildInfo build_info();
+
+// CUDA_VISIBLE_DEVICES, MOCKDEV_MACHINE and the ACCEL_* variables the runtime reads (each
+// listed, set or not), then any other ACCEL_* variable that is set, in name order.
+std::vector<EnvironmentValue> environment_in_effect();
+
+// "GPU-1c9b5fc9" from "GPU-1c9b5fc9-5afc-...": the prefix and the first 8 hex digits, the
+// way a person tells devices apart; a UUID without dashes is returned whole.
+std::string short_uuid(const std::string& uuid);
+
+// Collects the report. Runtime errors land in the rows; accel::Error of kind kConfig
+// propagates (see the file comment). With walk_devices=false (`accel info --count`) the
+// device rows are not queried: backend.device_count is the answer.
+InfoReport collect_info(std::optional<std::string> machine, bool walk_devices = true);
+
+// True when the report shows the simulated driver refusing its machine: the mock's cuInit
+// answers CUDA_ERROR_INVALID_VALUE when MOCKDEV_MACHINE cannot be loaded (after printing
+// "mockdev: cannot load the simulated machine: ..." on stderr). Meaningful with --machine.
+bool mock_rejected_machine(const InfoReport& report);
 
 }  // namespace accel::tools

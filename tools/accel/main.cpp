@@ -1,74 +1,104 @@
 // `accel`: the command-line face of the runtime (see command_line.h for the grammar).
 //
-// Exit status: 0 success (including "no accelerator: CPU fallback"), 1 a runtime error,
-// 2 a usage error or a malformed machine file.
+// Exit status: 0 success (including "no accelerator: CPU fallback"), 1 a runtime error or
+// fewer devices than --expect-devices, 2 a usage error or a configuration error (an
+// accel::Error of kind kConfig from the runtime, a machine file the simulated driver
+// rejects, --machine in an install without the simulation).
+#include <fmt/format.h>
+
 #include <exception>
 #include <iostream>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "accel/version.h"
+#include "accel/error.h"
 #include "command_line.h"
 #include "info.h"
 #include "mock_machine.h"
-#include "mockdev/machine.h"
 #include "render.h"
 
 namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
-constexpr int kExitUsage = 2;
+constexpr int kExitConfig = 2;
+
+// A configuration problem the tool found itself (not an accel::Error).
+struct ConfigProblem {
+  std::string message;
+};
+
+int check_expected(const accel::tools::CommandLine& line, int found) {
+  if (!line.expect_devices || found >= *line.expect_devices) return kExitOk;
+  std::cerr << fmt::format("accel: expected at least {} device{}, found {}\n",
+                           *line.expect_devices, *line.expect_devices == 1 ? "" : "s", found);
+  return kExitError;
+}
 
 int run_info(const accel::tools::CommandLine& line) {
-  std::optional<std::string> machine_source;
   if (line.machine) {
     // Before any runtime call: the runtime reads the driver variables when it first loads
     // the driver.
-    const accel::tools::MockSelection selection = accel::tools::select_mock_machine(*line.machine);
-    machine_source = selection.source;
+    (void)accel::tools::select_mock_machine(*line.machine);
   }
-  const accel::tools::InfoReport report = accel::tools::collect_info(machine_source);
+  const accel::tools::InfoReport report =
+      accel::tools::collect_info(line.machine, /*walk_devices=*/!line.count);
+  if (line.machine && accel::tools::mock_rejected_machine(report)) {
+    // The mock printed the file, line and field on stderr already.
+    throw ConfigProblem{fmt::format(
+        "--machine {}: the simulated driver rejected the machine (see the mockdev line "
+        "above): {}",
+        *line.machine, report.init_error.value_or("cuInit failed"))};
+  }
+  if (line.count) {
+    const int count = report.backend.available ? report.backend.device_count : 0;
+    std::cout << count << '\n';
+    return check_expected(line, count);
+  }
   if (line.json) {
     accel::tools::render_json(report, std::cout);
   } else {
     accel::tools::render_text(report, std::cout);
   }
   std::cout.flush();
-  return report.has_errors() ? kExitError : kExitOk;
+  const int expected = check_expected(line, static_cast<int>(report.devices.size()));
+  return report.has_errors() ? kExitError : expected;
 }
 
-int run(const accel::tools::CommandLine& line) {
-  switch (line.command) {
-    case accel::tools::Command::kHelp:
-      std::cout << accel::tools::usage_text();
-      return kExitOk;
-    case accel::tools::Command::kVersion:
-      std::cout << "accel " << accel::kVersionString << '\n';
-      return kExitOk;
-    case accel::tools::Command::kMachines:
-      std::cout << accel::tools::describe_presets();
-      return kExitOk;
-    case accel::tools::Command::kInfo:
-      return run_info(line);
+int run_machines(const accel::tools::CommandLine& line) {
+  if (line.show) {
+    std::cout << accel::tools::preset_text(*line.show);
+  } else {
+    std::cout << accel::tools::describe_presets();
   }
-  return kExitError;
+  return kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const accel::tools::ParseOutcome parsed = accel::tools::parse_command_line(args);
+  if (!parsed.line) {
+    std::cout << parsed.output;
+    std::cerr << parsed.error;
+    return parsed.exit_status;
+  }
   try {
-    return run(accel::tools::parse_command_line(args));
-  } catch (const accel::tools::UsageError& e) {
-    std::cerr << e.what() << "\n\n" << accel::tools::usage_text();
-    return kExitUsage;
-  } catch (const mockdev::MachineFileError& e) {
+    return parsed.line->command == accel::tools::Command::kMachines ? run_machines(*parsed.line)
+                                                                     : run_info(*parsed.line);
+  } catch (const accel::Error& e) {
     std::cerr << "accel: " << e.what() << '\n';
-    return kExitUsage;
+    return e.kind() == accel::ErrorKind::kConfig ? kExitConfig : kExitError;
+  } catch (const ConfigProblem& e) {
+    std::cerr << "accel: " << e.message << '\n';
+    return kExitConfig;
+  } catch (const accel::tools::NoMockError& e) {
+    std::cerr << "accel: " << e.what() << '\n';
+    return kExitConfig;
+  } catch (const accel::tools::UnknownPresetError& e) {
+    std::cerr << "accel: " << e.what() << '\n';
+    return kExitConfig;
   } catch (const std::exception& e) {
     std::cerr << "accel: " << e.what() << '\n';
     return kExitError;

@@ -1,20 +1,27 @@
 #include "mock_machine.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
-#include <stdexcept>
 #include <system_error>
 #include <vector>
-
-#include "mockdev/machine.h"
 
 #ifndef ACCEL_TOOLS_MOCKDEV_BUILD_DIR
 #define ACCEL_TOOLS_MOCKDEV_BUILD_DIR ""
 #endif
+#ifndef ACCEL_TOOLS_MACHINES_SOURCE_DIR
+#define ACCEL_TOOLS_MACHINES_SOURCE_DIR ""
+#endif
 #ifndef ACCEL_TOOLS_INSTALL_LIBDIR
 #define ACCEL_TOOLS_INSTALL_LIBDIR "lib"
+#endif
+#ifndef ACCEL_TOOLS_INSTALL_DATADIR
+#define ACCEL_TOOLS_INSTALL_DATADIR "share"
 #endif
 #ifndef ACCEL_TOOLS_CUDA_FACADE_NAME
 #define ACCEL_TOOLS_CUDA_FACADE_NAME "libcuda.so.1"
@@ -25,47 +32,129 @@
 
 namespace accel::tools {
 namespace fs = std::filesystem;
+namespace {
+
+fs::path executable_directory() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+std::vector<std::string> machine_names(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string trim(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\"'");
+  if (first == std::string_view::npos) return "";
+  const std::size_t last = text.find_last_not_of(" \t\r\"'");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+// Note [Summarising a machine file without the mock]
+// The tool does not link the mock's YAML parser, so `accel machines` summarises a preset
+// from its lines: each `- name:` item under `devices:` is a device kind, an item's
+// `count:` multiplies it. That is exactly the shape of the preset files; the mock remains
+// the only validator (`accel info --machine NAME` reports a file it rejects).
+std::string summarise(const std::string& yaml) {
+  std::vector<std::pair<std::string, int>> kinds;
+  bool in_devices = false;
+  std::istringstream lines(yaml);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] != ' ' && line[0] != '-') {
+      in_devices = line.starts_with("devices:");
+      continue;
+    }
+    if (!in_devices) continue;
+    const std::string item = trim(line);
+    if (item.starts_with("- name:")) {
+      kinds.emplace_back(trim(item.substr(7)), 1);
+    } else if (item.starts_with("- {")) {  // flow style: - {name: X, memory: ..., count: 2}
+      const std::size_t name = item.find("name:");
+      const std::size_t count = item.find("count:");
+      if (name == std::string::npos) return "(devices: see --show)";
+      const std::size_t end = item.find_first_of(",}", name);
+      kinds.emplace_back(trim(item.substr(name + 5, end - name - 5)), 1);
+      if (count != std::string::npos) kinds.back().second = std::atoi(item.c_str() + count + 6);
+    } else if (item.starts_with("count:") && !kinds.empty()) {
+      kinds.back().second = std::atoi(trim(item.substr(6)).c_str());
+    } else if (item.starts_with("-")) {
+      return "(devices: see --show)";  // a shape this summary does not read
+    }
+  }
+  // Group equal names: "4 x NVIDIA H100 80GB HBM3".
+  std::map<std::string, int> counts;
+  std::vector<std::string> order;
+  int total = 0;
+  for (const auto& [name, count] : kinds) {
+    if (counts[name] == 0) order.push_back(name);
+    counts[name] += count;
+    total += count;
+  }
+  std::vector<std::string> parts;
+  for (const std::string& name : order) parts.push_back(fmt::format("{} x {}", counts[name], name));
+  return fmt::format("{} {}{}{}", total, total == 1 ? "device" : "devices",
+                     parts.empty() ? "" : ": ", fmt::join(parts, ", "));
+}
+
+}  // namespace
 
 // Note [Finding the mock driver]
 // The same `accel` binary runs from the build tree (tests, ci/demo) and from an installed
 // prefix (a user's package). The facades are found relative to the executable first, so
 // an installed copy never loads the build tree's files even when both exist, and the
 // build tree's directory (compiled in) is the last resort. ACCEL_MOCKDEV_DIR overrides
-// both, e.g. for a relocated package.
+// both, e.g. for a relocated package. The machine files are found the same way.
 std::string mock_facade_directory() {
   if (const char* dir = std::getenv("ACCEL_MOCKDEV_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
   }
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed =
-        exe.parent_path() / ".." / ACCEL_TOOLS_INSTALL_LIBDIR / "accel" / "mockdev";
-    if (fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec).string();
-  }
+  const fs::path installed =
+      executable_directory() / ".." / ACCEL_TOOLS_INSTALL_LIBDIR / "accel" / "mockdev";
+  if (fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec).string();
   return ACCEL_TOOLS_MOCKDEV_BUILD_DIR;
 }
 
-MockSelection select_mock_machine(std::string_view path_or_preset) {
-  const mockdev::MachineSpec spec = mockdev::load_machine(path_or_preset);
-
+MockSelection mock_selection(std::string facade_dir, std::string_view path_or_preset) {
   MockSelection selection;
   selection.machine = std::string(path_or_preset);
-  selection.source = spec.source;
-  selection.device_count = static_cast<int>(spec.devices.size());
-  selection.facade_dir = mock_facade_directory();
+  selection.facade_dir = std::move(facade_dir);
+  if (selection.facade_dir.empty()) {
+    throw NoMockError(
+        "this accel install has no simulated hardware (mockdev): --machine needs it");
+  }
   const fs::path dir(selection.facade_dir);
   selection.driver_path = (dir / ACCEL_TOOLS_CUDA_FACADE_NAME).string();
   selection.nvml_path = (dir / ACCEL_TOOLS_NVML_FACADE_NAME).string();
-
   std::error_code ec;
   for (const std::string& file : {selection.driver_path, selection.nvml_path}) {
     if (!fs::is_regular_file(file, ec)) {
-      throw std::runtime_error("--machine: mock driver file not found (path=" + file +
-                               "); build the mockdev facades or set ACCEL_MOCKDEV_DIR");
+      throw NoMockError(fmt::format(
+          "this accel install has no simulated hardware (mockdev): --machine needs it "
+          "(no mock driver file {}; build mockdev, or set ACCEL_MOCKDEV_DIR)",
+          file));
     }
   }
+  return selection;
+}
 
+MockSelection select_mock_machine(std::string_view path_or_preset) {
+  MockSelection selection = mock_selection(mock_facade_directory(), path_or_preset);
   // Overwrite: --machine means "this machine", whatever the shell had exported.
   ::setenv("MOCKDEV_MACHINE", selection.machine.c_str(), 1);
   ::setenv("ACCEL_CUDA_DRIVER", selection.driver_path.c_str(), 1);
@@ -73,29 +162,34 @@ MockSelection select_mock_machine(std::string_view path_or_preset) {
   return selection;
 }
 
+fs::path machines_directory() {
+  std::error_code ec;
+  const fs::path installed =
+      executable_directory() / ".." / ACCEL_TOOLS_INSTALL_DATADIR / "accel" / "machines";
+  if (fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec);
+  const fs::path source(ACCEL_TOOLS_MACHINES_SOURCE_DIR);
+  if (!source.empty() && fs::is_directory(source, ec)) return source;
+  return {};
+}
+
 std::string describe_presets() {
-  std::ostringstream out;
-  for (const std::string& name : mockdev::preset_names()) {
-    out << name;
-    for (std::size_t pad = name.size(); pad < 10; ++pad) out << ' ';
-    try {
-      const mockdev::MachineSpec spec = mockdev::load_machine(name);
-      out << spec.devices.size() << (spec.devices.size() == 1 ? " device" : " devices");
-      // Group equal names: "4 x NVIDIA H100 80GB HBM3".
-      std::map<std::string, int> counts;
-      std::vector<std::string> order;
-      for (const mockdev::DeviceSpec& device : spec.devices) {
-        if (counts[device.name]++ == 0) order.push_back(device.name);
-      }
-      for (std::size_t i = 0; i < order.size(); ++i) {
-        out << (i == 0 ? ": " : ", ") << counts[order[i]] << " x " << order[i];
-      }
-    } catch (const std::exception& e) {
-      out << "(unreadable: " << e.what() << ")";
-    }
-    out << '\n';
+  const fs::path dir = machines_directory();
+  if (dir.empty()) return "(no machine files found: this accel install has none)\n";
+  std::string out;
+  for (const std::string& name : machine_names(dir)) {
+    out += fmt::format("{:<15} {}\n", name, summarise(read_file(dir / (name + ".yaml"))));
   }
-  return out.str();
+  return out;
+}
+
+std::string preset_text(std::string_view name) {
+  const fs::path dir = machines_directory();
+  const std::vector<std::string> names = dir.empty() ? std::vector<std::string>{} : machine_names(dir);
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw UnknownPresetError(fmt::format("no preset machine '{}' (presets: {})", name,
+                                         names.empty() ? "none installed" : fmt::format("{}", fmt::join(names, ", "))));
+  }
+  return read_file(dir / (std::string(name) + ".yaml"));
 }
 
 }  // namespace accel::tools

@@ -1,22 +1,39 @@
 #pragma once
-// Running the `accel` tool on simulated hardware: `--machine FILE|PRESET`.
+// Running the `accel` tool on simulated hardware (`--machine FILE|PRESET`) and the preset
+// machine files (`accel machines`), without linking the simulation.
 //
-// The runtime picks its driver at run time from ACCEL_CUDA_DRIVER / ACCEL_NVML_LIBRARY,
-// and the mock driver picks its machine from MOCKDEV_MACHINE. `--machine` only sets
-// those three variables (after validating the machine, so a bad file is reported by the
-// tool with file:line instead of surfacing later as "driver unavailable"). It must run
-// before the first runtime call, because the runtime reads them when it first loads the
-// driver. Not thread-safe (setenv); call from main() before starting threads.
+// The tool never links mockdev: an `accel` process loads the mock only when --machine asks
+// for it, and then only the way any program would — the runtime dlopens the file named by
+// ACCEL_CUDA_DRIVER / ACCEL_NVML_LIBRARY, and the mock picks its machine from
+// MOCKDEV_MACHINE. `--machine` sets those three variables; the simulated driver itself
+// validates the machine (its "mockdev: cannot load the simulated machine: ..." line on
+// stderr names the file, line and field) and the tool turns that failure into exit 2.
+// select_mock_machine must run before the first runtime call, because the runtime reads
+// the variables when it first loads the driver. Not thread-safe (setenv); call from main()
+// before starting threads.
 
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace accel::tools {
 
+// This install (or build) has no mock driver files, or names a directory without them.
+class NoMockError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A preset name that no machine file in the machines directory carries.
+class UnknownPresetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct MockSelection {
   std::string machine;      // the --machine value, as given
-  std::string source;       // "preset:4xh100" or the file path
-  int device_count = 0;     // devices the machine file declares
   std::string facade_dir;   // where the mock libcuda.so.1 / libnvidia-ml.so.1 live
   std::string driver_path;  // <facade_dir>/libcuda.so.1
   std::string nvml_path;    // <facade_dir>/libnvidia-ml.so.1
@@ -24,15 +41,29 @@ struct MockSelection {
 
 // The directory holding the mock driver facades: $ACCEL_MOCKDEV_DIR if set; else
 // <dir of this executable>/../<libdir>/accel/mockdev when it exists (installed layout);
-// else the build tree's facade directory compiled in. See Note [Finding the mock driver].
+// else the build tree's facade directory compiled in ("" when mockdev was not built).
+// See Note [Finding the mock driver].
 std::string mock_facade_directory();
 
-// Validates the machine (throws mockdev::MachineFileError), locates the facades (throws
-// std::runtime_error naming the paths tried when they are missing), and sets
-// MOCKDEV_MACHINE, ACCEL_CUDA_DRIVER and ACCEL_NVML_LIBRARY for this process.
+// The selection for the facades in `facade_dir` ("" when this build has none). Throws
+// NoMockError saying the install has no simulated hardware. Reads files only.
+MockSelection mock_selection(std::string facade_dir, std::string_view path_or_preset);
+
+// mock_selection(mock_facade_directory(), ...), then sets MOCKDEV_MACHINE,
+// ACCEL_CUDA_DRIVER and ACCEL_NVML_LIBRARY for this process.
 MockSelection select_mock_machine(std::string_view path_or_preset);
 
-// One line per built-in preset: name, device count, device names.
+// The directory of the preset machine files: <dir of this executable>/../<datadir>/accel/
+// machines when it exists (installed), else the source tree's scenarios/machines compiled
+// in. Empty when neither exists.
+std::filesystem::path machines_directory();
+
+// One line per machine file in machines_directory(): name, device count, device names
+// (read from the file's `devices:` entries; see the note in mock_machine.cpp).
 std::string describe_presets();
+
+// The text of <machines_directory>/<name>.yaml. Throws UnknownPresetError naming the
+// machines there.
+std::string preset_text(std::string_view name);
 
 }  // namespace accel::tools

@@ -1,12 +1,14 @@
 #pragma once
 // Rendering an InfoReport for people (render_text) and for programs (render_json).
 //
-// The text form is what `accel info` prints; its lines are stable enough for tests to
-// match (one "<role>: <path> (loaded, version 13.0)" line per backend component,
-// "device count: 4 (from nvml)", one "  <index>  <name> ..." row per device,
-// "fallback: cpu" when unavailable). The JSON form carries the same facts with byte counts
-// as integers and the components as a list of {role, path, loaded, version}. Neither knows
-// which backend it renders. Pure functions of their input; thread-safe.
+// The text form is what `accel info` prints: a header (build, environment in effect,
+// backend, one "<role>: <path> (loaded, version 13.0)" line per backend component,
+// "device count: 4 (from nvml)"), then one "  <index>  <name>  <uuid> ..." row per device
+// with "-" for what is unknown and, under a device whose query failed, its error on its own
+// line; "fallback: cpu" when unavailable. The JSON form carries the same facts (and the full
+// UUIDs), with byte counts as integers, `null` for every unknown, and is valid UTF-8
+// whatever the driver returned (invalid bytes become U+FFFD). Neither knows which backend
+// it renders. Pure functions of their input; thread-safe.
 
 #include <cstdint>
 #include <ostream>

@@ -1,74 +1,73 @@
-// render_json (declared in render.h).
-#include <cstdint>
+// render_json (declared in render.h), with nlohmann-json.
+#include <nlohmann/json.hpp>
 
-#include "json_writer.h"
 #include "render.h"
 
 namespace accel::tools {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template <class T>
+Json or_null(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json or_null(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
+
+}  // namespace
 
 void render_json(const InfoReport& report, std::ostream& out) {
   const BackendReport& b = report.backend;
-  JsonWriter json(out);
-  json.begin_object();
-  json.field("version", report.version);
-  json.field("backend", b.backend);
-  json.key("compiled_backends");
-  json.begin_array();
-  for (const std::string& name : b.compiled_backends) json.value(name);
-  json.end_array();
-  json.key("machine");
-  if (report.machine) {
-    json.value(*report.machine);
-  } else {
-    json.null();
+  Json json;
+  json["version"] = report.version;
+  json["build"] = {{"compiler", report.build.compiler},
+                   {"build_type", or_null(report.build.build_type)},
+                   {"backends", report.build.backends},
+                   {"cuda_abi_checked", report.build.cuda_abi_checked}};
+  Json environment = Json::object();
+  for (const EnvironmentValue& variable : report.environment) {
+    environment[variable.name] = or_null(variable.value);
   }
-  json.field("available", b.available);
-  json.field("unavailable_reason", b.unavailable_reason);
+  json["environment"] = environment;
+  json["backend"] = b.backend;
+  json["compiled_backends"] = b.compiled_backends;
+  json["machine"] = or_null(report.machine);
+  json["available"] = b.available;
+  json["unavailable_reason"] = or_null(b.unavailable_reason);
   // The backend's components, each with its role: the same facts for every backend.
-  json.key("components");
-  json.begin_array();
+  Json components = Json::array();
   for (const BackendComponent& c : b.components) {
-    json.begin_object();
-    json.field("role", c.role);
-    json.field("path", c.path);
-    json.field("loaded", c.loaded);
-    json.key("version");
-    if (c.version.empty()) {
-      json.null();
-    } else {
-      json.value(c.version);
-    }
-    json.end_object();
+    components.push_back({{"role", c.role},
+                          {"path", or_null(c.path)},
+                          {"loaded", c.loaded},
+                          {"version", or_null(c.version)}});
   }
-  json.end_array();
-  json.field("device_count", b.device_count);
-  json.field("count_source", b.count_source);
-  json.key("fallback");
-  if (b.available) {
-    json.null();
-  } else {
-    json.value("cpu");
-  }
-  json.key("devices");
-  json.begin_array();
+  json["components"] = components;
+  json["driver_version"] = or_null(report.driver_version);
+  json["device_count"] = b.device_count;
+  json["count_source"] = or_null(b.count_source == "none" ? std::string() : b.count_source);
+  json["fallback"] = b.available ? Json(nullptr) : Json("cpu");
+  Json devices = Json::array();
   for (const DeviceRow& row : report.devices) {
-    json.begin_object();
-    json.field("index", row.index);
-    if (!row.error.empty()) {
-      json.field("error", row.error);
-      json.end_object();
-      continue;
-    }
-    json.field("name", row.name);
-    json.field("compute_capability",
-               std::to_string(row.cc_major) + "." + std::to_string(row.cc_minor));
-    json.field("total_memory_bytes", static_cast<std::uint64_t>(row.total_bytes));
-    json.field("free_memory_bytes", static_cast<std::uint64_t>(row.free_bytes));
-    json.field("uuid", row.uuid);
-    json.end_object();
+    Json capability = nullptr;
+    if (row.cc_major && row.cc_minor) capability = std::to_string(*row.cc_major) + "." + std::to_string(*row.cc_minor);
+    devices.push_back({{"index", row.index},
+                       {"name", or_null(row.name)},
+                       {"uuid", or_null(row.uuid)},
+                       {"uuid_short", row.uuid ? Json(short_uuid(*row.uuid)) : Json(nullptr)},
+                       {"pci_bus_id", or_null(row.pci_bus_id)},
+                       {"compute_capability", capability},
+                       {"multiprocessors", or_null(row.multiprocessors)},
+                       {"mig_mode", or_null(row.mig_mode)},
+                       {"total_memory_bytes", or_null(row.total_bytes)},
+                       {"free_memory_bytes", or_null(row.free_bytes)},
+                       {"error", or_null(row.error)}});
   }
-  json.end_array();
-  json.end_object();
+  json["devices"] = devices;
+  json["current_device"] = or_null(report.current_device);
+  // Invalid UTF-8 from a driver (a device name) becomes U+FFFD: the output always parses.
+  out << json.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace accel::tools

@@ -1,7 +1,9 @@
 // render_text and format_bytes (declared in render.h).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <string_view>
 #include <vector>
 
@@ -10,77 +12,95 @@
 namespace accel::tools {
 namespace {
 
-std::string join(const std::vector<std::string>& items, std::string_view separator) {
-  std::string joined;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i != 0) joined += separator;
-    joined += items[i];
-  }
-  return joined;
+constexpr std::size_t kLabelWidth = 16;  // "driver version: " is the longest label
+
+// "label:" padded to the value column; an empty label continues the previous field.
+void field(std::ostream& out, std::string_view label, std::string_view value) {
+  out << fmt::format("{:<{}}{}\n", label.empty() ? "" : fmt::format("{}:", label), kLabelWidth,
+                     value);
 }
 
-void field(std::ostream& out, std::string_view label, const std::string& value) {
-  out << label << ':';
-  for (std::size_t pad = label.size() + 1; pad < 15; ++pad) out << ' ';
-  out << value << '\n';
+std::string or_dash(const std::optional<std::string>& value) { return value ? *value : "-"; }
+
+template <class T>
+std::string or_dash(const std::optional<T>& value) {
+  return value ? fmt::format("{}", *value) : "-";
 }
 
-// Left-aligned columns, two spaces apart.
+// Left-aligned columns, two spaces apart; a row of one cell (an error line) does not
+// widen the columns.
 void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
+    if (row.size() < 2) continue;
     widths.resize(std::max(widths.size(), row.size()), 0);
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
   for (const auto& row : rows) {
     std::string line = "  ";
     for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+      if (c + 1 < row.size()) {
+        line += fmt::format("{:<{}}  ", row[c], widths[c]);
+      } else {
+        line += row[c];
+      }
     }
     out << line << '\n';
   }
+}
+
+std::string build_line(const BuildInfo& build) {
+  return fmt::format("{}{}, backends: {}, CUDA ABI checked against cuda.h: {}", build.compiler,
+                     build.build_type.empty() ? "" : ", " + build.build_type,
+                     build.backends.empty() ? "none" : fmt::format("{}", fmt::join(build.backends, ", ")),
+                     build.cuda_abi_checked ? "yes" : "no");
 }
 
 }  // namespace
 
 std::string format_bytes(std::uint64_t bytes) {
   static constexpr std::array<const char*, 5> kUnits = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
+  if (bytes < 1024) return fmt::format("{} B", bytes);
   double value = static_cast<double>(bytes) / 1024.0;
   std::size_t unit = 0;
   while (value >= 1024.0 && unit + 1 < kUnits.size()) {
     value /= 1024.0;
     ++unit;
   }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f %s", value, kUnits[unit]);
-  return text;
+  return fmt::format("{:.2f} {}", value, kUnits[unit]);
 }
 
 void render_text(const InfoReport& report, std::ostream& out) {
   const BackendReport& b = report.backend;
-  out << "accel " << report.version << '\n';
+  out << fmt::format("accel {}\n", report.version);
+  field(out, "build", build_line(report.build));
+  // The variables in effect (after --machine set its own); unset ones only in --json.
+  bool any_set = false;
+  for (const EnvironmentValue& variable : report.environment) {
+    if (!variable.value) continue;
+    field(out, any_set ? "" : "environment", fmt::format("{}={}", variable.name, *variable.value));
+    any_set = true;
+  }
+  if (!any_set) field(out, "environment", "(none set of CUDA_VISIBLE_DEVICES, ACCEL_*, MOCKDEV_MACHINE)");
   field(out, "backend",
-        b.backend + " (compiled: " +
-            (b.compiled_backends.empty() ? "none" : join(b.compiled_backends, ", ")) + ")");
-  if (report.machine) field(out, "machine", *report.machine + " (simulated by mockdev)");
-  field(out, "available", b.available ? "yes" : "no (" + b.unavailable_reason + ")");
+        fmt::format("{} (compiled: {})", b.backend,
+                    b.compiled_backends.empty() ? "none"
+                                                : fmt::format("{}", fmt::join(b.compiled_backends, ", "))));
+  if (report.machine) field(out, "machine", fmt::format("{} (simulated by mockdev)", *report.machine));
+  field(out, "available", b.available ? "yes" : fmt::format("no ({})", b.unavailable_reason));
   // One line per component the backend loads, labelled with its role: any backend
   // renders without this program knowing which one it is.
   for (const BackendComponent& c : b.components) {
-    std::string line = c.path.empty() ? "(none)" : c.path;
-    if (!c.loaded) {
-      line += " (not loaded)";
-    } else {
-      line += c.version.empty() ? " (loaded)" : " (loaded, version " + c.version + ")";
-    }
-    field(out, c.role, line);
+    std::string state = !c.loaded          ? "not loaded"
+                        : c.version.empty() ? "loaded"
+                                            : fmt::format("loaded, version {}", c.version);
+    field(out, c.role, fmt::format("{} ({})", c.path.empty() ? "(none)" : c.path, state));
   }
+  if (report.driver_version) field(out, "driver version", *report.driver_version);
   field(out, "device count",
-        std::to_string(b.device_count) + (b.count_source.empty() || b.count_source == "none"
-                                              ? ""
-                                              : " (from " + b.count_source + ")"));
+        b.count_source.empty() || b.count_source == "none"
+            ? fmt::format("{}", b.device_count)
+            : fmt::format("{} (from {})", b.device_count, b.count_source));
 
   if (!b.available) {
     // The contract of `accel info` without a usable accelerator: say so, and that
@@ -91,15 +111,18 @@ void render_text(const InfoReport& report, std::ostream& out) {
 
   out << "devices:\n";
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"index", "name", "capability", "total memory", "free memory"});
+  rows.push_back({"index", "name", "uuid", "pci bus id", "capability", "SMs", "MIG",
+                  "total memory", "free memory"});
   for (const DeviceRow& row : report.devices) {
-    if (!row.error.empty()) {
-      rows.push_back({std::to_string(row.index), "error: " + row.error});
-      continue;
-    }
-    rows.push_back({std::to_string(row.index), row.name,
-                    std::to_string(row.cc_major) + "." + std::to_string(row.cc_minor),
-                    format_bytes(row.total_bytes), format_bytes(row.free_bytes)});
+    const std::string capability =
+        row.cc_major && row.cc_minor ? fmt::format("{}.{}", *row.cc_major, *row.cc_minor) : "-";
+    rows.push_back({std::to_string(row.index), or_dash(row.name),
+                    row.uuid ? short_uuid(*row.uuid) : "-", or_dash(row.pci_bus_id), capability,
+                    or_dash(row.multiprocessors), or_dash(row.mig_mode),
+                    row.total_bytes ? format_bytes(*row.total_bytes) : "-",
+                    row.free_bytes ? format_bytes(*row.free_bytes) : "-"});
+    // The error on its own line, under the name.
+    if (row.error) rows.push_back({fmt::format("{:<{}}error: {}", "", 7, *row.error)});
   }
   print_table(out, rows);
 }

@@ -1,7 +1,8 @@
-// Rendering of `accel info`: byte formatting, the text layout, the JSON layout.
+// Rendering of `accel info`: byte formatting, the exact text layout, the JSON layout.
 #include "render.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <sstream>
 #include <string>
@@ -19,10 +20,23 @@ TEST(FormatBytes, UsesBinaryUnitsWithTwoDecimals) {
   EXPECT_EQ(format_bytes(3ULL << 40), "3.00 TiB");
 }
 
+TEST(ShortUuid, KeepsThePrefixAndTheFirstGroup) {
+  EXPECT_EQ(short_uuid("GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148"), "GPU-1c9b5fc9");
+  EXPECT_EQ(short_uuid("MIG-7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"), "MIG-7a6b5c4d");
+  EXPECT_EQ(short_uuid("GPU-abc"), "GPU-abc");
+  EXPECT_EQ(short_uuid("abc"), "abc");
+}
+
+BuildInfo test_build() { return {"GNU 12.2.0", "RelWithDebInfo", {"cuda"}, true}; }
+
 InfoReport available_report() {
   InfoReport report;
   report.version = "0.1.0";
-  report.machine = "preset:2xa100";
+  report.build = test_build();
+  report.environment = {{"CUDA_VISIBLE_DEVICES", "1,0"},
+                        {"ACCEL_BACKEND", std::nullopt},
+                        {"MOCKDEV_MACHINE", "2xa100"}};
+  report.machine = "2xa100";
   report.backend.backend = "cuda";
   report.backend.compiled_backends = {"cuda"};
   report.backend.available = true;
@@ -30,31 +44,68 @@ InfoReport available_report() {
                                {"nvml", "/d/libnvidia-ml.so.1", true, ""}};
   report.backend.count_source = "nvml";
   report.backend.device_count = 2;
-  report.devices.push_back({0, "GPU A", 8, 0, 40ULL << 30, 39ULL << 30, "GPU-a", ""});
-  report.devices.push_back({1, "", 0, 0, 0, 0, "", "get_memory_info: failed"});
+  DeviceRow good;
+  good.index = 0;
+  good.name = "GPU A";
+  good.uuid = "GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148";
+  good.pci_bus_id = "00000000:00:06.0";
+  good.mig_mode = "Disabled";
+  good.cc_major = 8;
+  good.cc_minor = 0;
+  good.multiprocessors = 108;
+  good.total_bytes = 40ULL << 30;
+  good.free_bytes = 39ULL << 30;
+  report.devices.push_back(good);
+  // A device whose memory query failed keeps what was learned first, its name included.
+  DeviceRow failed;
+  failed.index = 1;
+  failed.name = "GPU B";
+  failed.cc_major = 8;
+  failed.cc_minor = 0;
+  failed.error = "get_memory_info: failed";
+  report.devices.push_back(failed);
+  report.current_device = 0;
   return report;
 }
 
-TEST(RenderText, ShowsBackendDriverAndDeviceTable) {
+TEST(RenderText, ShowsHeaderAndWhichGpuIsWhich) {
   std::ostringstream out;
   render_text(available_report(), out);
   EXPECT_EQ(out.str(),
             "accel 0.1.0\n"
-            "backend:       cuda (compiled: cuda)\n"
-            "machine:       preset:2xa100 (simulated by mockdev)\n"
-            "available:     yes\n"
-            "driver:        /d/libcuda.so.1 (loaded, version 12.4)\n"
-            "nvml:          /d/libnvidia-ml.so.1 (loaded)\n"
-            "device count:  2 (from nvml)\n"
+            "build:          GNU 12.2.0, RelWithDebInfo, backends: cuda, CUDA ABI checked "
+            "against cuda.h: yes\n"
+            "environment:    CUDA_VISIBLE_DEVICES=1,0\n"
+            "                MOCKDEV_MACHINE=2xa100\n"
+            "backend:        cuda (compiled: cuda)\n"
+            "machine:        2xa100 (simulated by mockdev)\n"
+            "available:      yes\n"
+            "driver:         /d/libcuda.so.1 (loaded, version 12.4)\n"
+            "nvml:           /d/libnvidia-ml.so.1 (loaded)\n"
+            "device count:   2 (from nvml)\n"
             "devices:\n"
-            "  index  name                            capability  total memory  free memory\n"
-            "  0      GPU A                           8.0         40.00 GiB     39.00 GiB\n"
-            "  1      error: get_memory_info: failed\n");
+            "  index  name   uuid          pci bus id        capability  SMs  MIG       "
+            "total memory  free memory\n"
+            "  0      GPU A  GPU-1c9b5fc9  00000000:00:06.0  8.0         108  Disabled  "
+            "40.00 GiB     39.00 GiB\n"
+            "  1      GPU B  -             -                 8.0         -    -         "
+            "-             -\n"
+            "         error: get_memory_info: failed\n");
+}
+
+TEST(RenderText, VendorDriverVersionWhenKnown) {
+  InfoReport report = available_report();
+  report.driver_version = "580.159.04";
+  std::ostringstream out;
+  render_text(report, out);
+  EXPECT_NE(out.str().find("\ndriver version: 580.159.04\n"), std::string::npos) << out.str();
 }
 
 TEST(RenderText, UnavailableReportsCpuFallback) {
   InfoReport report;
   report.version = "0.1.0";
+  report.build = {"Clang 14.0.6", "", {}, false};
+  report.environment = {{"CUDA_VISIBLE_DEVICES", std::nullopt}};
   report.backend.backend = "cuda";
   report.backend.compiled_backends = {"cuda"};
   report.backend.unavailable_reason = "no driver";
@@ -65,33 +116,21 @@ TEST(RenderText, UnavailableReportsCpuFallback) {
   render_text(report, out);
   EXPECT_EQ(out.str(),
             "accel 0.1.0\n"
-            "backend:       cuda (compiled: cuda)\n"
-            "available:     no (no driver)\n"
-            "driver:        libcuda.so.1 (not loaded)\n"
-            "nvml:          libnvidia-ml.so.1 (not loaded)\n"
-            "device count:  0\n"
+            "build:          Clang 14.0.6, backends: none, CUDA ABI checked against cuda.h: no\n"
+            "environment:    (none set of CUDA_VISIBLE_DEVICES, ACCEL_*, MOCKDEV_MACHINE)\n"
+            "backend:        cuda (compiled: cuda)\n"
+            "available:      no (no driver)\n"
+            "driver:         libcuda.so.1 (not loaded)\n"
+            "nvml:           libnvidia-ml.so.1 (not loaded)\n"
+            "device count:   0\n"
             "fallback: cpu\n");
-}
-
-TEST(RenderJson, CarriesTheSameFacts) {
-  std::ostringstream out;
-  render_json(available_report(), out);
-  const std::string json = out.str();
-  for (const char* fragment :
-       {"\"backend\": \"cuda\"", "\"machine\": \"preset:2xa100\"", "\"available\": true",
-        "\"components\": [", "\"role\": \"driver\"", "\"path\": \"/d/libcuda.so.1\"",
-        "\"version\": \"12.4\"", "\"role\": \"nvml\"", "\"version\": null", "\"device_count\": 2",
-        "\"count_source\": \"nvml\"", "\"fallback\": null", "\"compute_capability\": \"8.0\"",
-        "\"total_memory_bytes\": 42949672960", "\"free_memory_bytes\": 41875931136",
-        "\"uuid\": \"GPU-a\"", "\"error\": \"get_memory_info: failed\""}) {
-    EXPECT_NE(json.find(fragment), std::string::npos) << fragment << "\n" << json;
-  }
 }
 
 // Another backend's components render the same way, with its own roles.
 TEST(RenderText, AnyBackendsComponentsByRole) {
   InfoReport report;
   report.version = "0.1.0";
+  report.build = test_build();
   report.backend.backend = "level_zero";
   report.backend.compiled_backends = {"level_zero"};
   report.backend.unavailable_reason = "no device";
@@ -99,13 +138,74 @@ TEST(RenderText, AnyBackendsComponentsByRole) {
   report.backend.count_source = "none";
   std::ostringstream out;
   render_text(report, out);
-  EXPECT_EQ(out.str(),
-            "accel 0.1.0\n"
-            "backend:       level_zero (compiled: level_zero)\n"
-            "available:     no (no device)\n"
-            "loader:        libze_loader.so.1 (loaded, version 1.17.0)\n"
-            "device count:  0\n"
-            "fallback: cpu\n");
+  EXPECT_NE(out.str().find("\nloader:         libze_loader.so.1 (loaded, version 1.17.0)\n"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(RenderJson, CarriesEverythingTheTextShowsWithNullForUnknowns) {
+  std::ostringstream out;
+  render_json(available_report(), out);
+  const nlohmann::json json = nlohmann::json::parse(out.str());
+  const nlohmann::json expected = nlohmann::json::parse(R"({
+    "version": "0.1.0",
+    "build": {"compiler": "GNU 12.2.0", "build_type": "RelWithDebInfo", "backends": ["cuda"],
+              "cuda_abi_checked": true},
+    "environment": {"CUDA_VISIBLE_DEVICES": "1,0", "ACCEL_BACKEND": null,
+                    "MOCKDEV_MACHINE": "2xa100"},
+    "backend": "cuda",
+    "compiled_backends": ["cuda"],
+    "machine": "2xa100",
+    "available": true,
+    "unavailable_reason": null,
+    "components": [
+      {"role": "driver", "path": "/d/libcuda.so.1", "loaded": true, "version": "12.4"},
+      {"role": "nvml", "path": "/d/libnvidia-ml.so.1", "loaded": true, "version": null}],
+    "driver_version": null,
+    "device_count": 2,
+    "count_source": "nvml",
+    "fallback": null,
+    "devices": [
+      {"index": 0, "name": "GPU A", "uuid": "GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148",
+       "uuid_short": "GPU-1c9b5fc9", "pci_bus_id": "00000000:00:06.0",
+       "compute_capability": "8.0", "multiprocessors": 108, "mig_mode": "Disabled",
+       "total_memory_bytes": 42949672960, "free_memory_bytes": 41875931136, "error": null},
+      {"index": 1, "name": "GPU B", "uuid": null, "uuid_short": null, "pci_bus_id": null,
+       "compute_capability": "8.0", "multiprocessors": null, "mig_mode": null,
+       "total_memory_bytes": null, "free_memory_bytes": null,
+       "error": "get_memory_info: failed"}],
+    "current_device": 0
+  })");
+  EXPECT_EQ(json, expected) << out.str();
+}
+
+TEST(RenderJson, NoEmptyStringsBesideNulls) {
+  InfoReport report;
+  report.version = "0.1.0";
+  report.build = {"GNU 12.2.0", "", {}, false};
+  report.backend.backend = "none";
+  report.backend.count_source = "none";
+  report.backend.components = {{"driver", "", false, ""}};
+  std::ostringstream out;
+  render_json(report, out);
+  EXPECT_EQ(out.str().find("\"\""), std::string::npos) << out.str();
+  const nlohmann::json json = nlohmann::json::parse(out.str());
+  EXPECT_TRUE(json["build"]["build_type"].is_null());
+  EXPECT_TRUE(json["unavailable_reason"].is_null());
+  EXPECT_TRUE(json["count_source"].is_null());
+  EXPECT_TRUE(json["components"][0]["path"].is_null());
+  EXPECT_EQ(json["fallback"], "cpu");
+}
+
+// A driver that returns a name that is not UTF-8 must not make the output unreadable.
+TEST(RenderJson, InvalidUtf8StaysValidJson) {
+  InfoReport report = available_report();
+  report.devices[0].name = std::string("GPU \xff\xfe A");
+  std::ostringstream out;
+  render_json(report, out);
+  nlohmann::json json;
+  ASSERT_NO_THROW(json = nlohmann::json::parse(out.str())) << out.str();
+  EXPECT_EQ(json["devices"][0]["name"], "GPU \xEF\xBF\xBD\xEF\xBF\xBD A");
 }
 
 }  // namespace

@@ -15,6 +15,10 @@
 //  - Letter case in UUIDs: the driver ignores it, PyTorch's parser does not.
 //  - Ordinals of 2^32 and more: the driver cuts them to 32 bits ("4294967296" is 0);
 //    PyTorch's parser reads them exactly (out of range).
+//  - "GPU-" alone: PyTorch's prefix match lets it match every device (one device: that
+//    one); the driver selects nothing.
+// And accel differs from PyTorch itself where PyTorch raises: a bare sign ("+", "-") is a
+// ValueError in PyTorch's _strtoul; accel reads it as an entry without digits.
 // Rows state both answers separately so such a difference is explicit, never silent.
 
 #include <gtest/gtest.h>
@@ -94,8 +98,10 @@ const std::vector<Row>& rows() {
       {"BadEmpty", kEightGpus, "", 0, {}, ""},
       {"BadBlank", kEightGpus, "   ", 0, {}, ""},
       {"BadCommaOnly", kEightGpus, ",", 0, {}, ""},
-      {"BadSignOnly", kEightGpus, "-", 0, {}, ""},
-      {"BadPlusOnly", kEightGpus, "+", 0, {}, ""},
+      // Deliberate difference from PyTorch: its _strtoul raises ValueError on a bare sign;
+      // accel reads it as an entry without digits (the list stops), like the driver.
+      {"BadSignOnly", kEightGpus, "-", 0, {}, "differs from PyTorch (ValueError there)"},
+      {"BadPlusOnly", kEightGpus, "+", 0, {}, "differs from PyTorch (ValueError there)"},
       {"BadMinusOne", kEightGpus, "-1", 0, {}, ""},
       {"BadHugeOrdinal", kEightGpus, "99999999999999999999", 0, {}, ""},
       {"BadOrdinalPastEnd", kEightGpus, "8", 0, {}, ""},

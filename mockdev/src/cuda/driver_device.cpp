@@ -1,6 +1,6 @@
 // Device queries of the simulated driver (declared in driver_api.h): count, ordinal, name,
-// attributes, total memory, UUID, PCI bus id. They read the core's machine through the CUDA adapter's
-// visible-device map; none touches the device (sticky errors do not apply).
+// attributes, total memory, UUID, PCI bus id. They read the core's machine through the CUDA
+// adapter's visible-device map; none touches the device (sticky errors do not apply).
 
 #include <algorithm>
 #include <cctype>

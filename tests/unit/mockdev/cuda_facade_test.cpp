@@ -176,7 +176,7 @@ TEST_F(MockCuda, PciBusIdInTheDriversFormat) {
   ASSERT_EQ(cu().cuDeviceGetPCIBusId(id, sizeof id, 1), CUDA_SUCCESS);
   EXPECT_STREQ(id, "1A2B3:C4:1F.3");  // a domain above 0xFFFF keeps its digits
   ASSERT_EQ(cu().cuDeviceGetPCIBusId(id, 13, 2), CUDA_SUCCESS);  // exactly enough
-  EXPECT_STREQ(id, "0000:12:00.0");  // generated: 0x10 + index
+  EXPECT_STREQ(id, "0000:12:00.0");                              // generated: 0x10 + index
   std::memset(id, 'x', sizeof id);
   EXPECT_EQ(cu().cuDeviceGetPCIBusId(id, 12, 2), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(id[0], 'x');  // nothing written

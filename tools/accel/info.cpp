@@ -133,6 +133,9 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices) {
   report.environment = environment_in_effect();
   report.machine = std::move(machine);
   report.backend = backend_report();
+  if (!report.backend.driver_release.empty()) {
+    report.driver_version = report.backend.driver_release;
+  }
   if (std::optional<Error> failure = raise_configuration_error(report.backend)) {
     report.init_error = failure->what();
     if (!failure->driver_error_name().empty()) report.init_error_name = failure->driver_error_name();
@@ -153,6 +156,8 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices) {
       row.multiprocessors = props.multi_processor_count;
       row.total_bytes = props.total_memory_bytes;
       if (!props.uuid.empty()) row.uuid = props.uuid;
+      if (!props.pci_bus_id.empty()) row.pci_bus_id = props.pci_bus_id;
+      if (props.mig_enabled) row.mig_mode = *props.mig_enabled ? "Enabled" : "Disabled";
       const MemoryInfo memory = get_memory_info(i);
       row.free_bytes = memory.free_bytes;
       if (memory.total_bytes != 0) row.total_bytes = memory.total_bytes;

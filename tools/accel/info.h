@@ -23,8 +23,8 @@ struct DeviceRow {
   int index = 0;
   std::optional<std::string> name;
   std::optional<std::string> uuid;  // "GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148"
-  // PCI bus id ("00000000:00:06.0") and MIG mode ("Disabled"): the public runtime API does
-  // not offer them yet, so collect_info leaves them nullopt; the renderers show them.
+  // PCI bus id ("00000000:00:06.0", DeviceProperties::pci_bus_id) and MIG mode
+  // ("Enabled"/"Disabled" as nvidia-smi prints it, from DeviceProperties::mig_enabled).
   std::optional<std::string> pci_bus_id;
   std::optional<std::string> mig_mode;
   std::optional<int> cc_major;
@@ -56,8 +56,8 @@ struct InfoReport {
   std::vector<EnvironmentValue> environment;
   BackendReport backend;               // accel::backend_report()
   std::optional<std::string> machine;  // the --machine value, when given
-  // The driver's own version as the vendor prints it ("580.159.04"); the public API does
-  // not offer it yet (the driver component's `version` is the CUDA API level, "13.0").
+  // The driver's own version as the vendor prints it ("580.159.04",
+  // BackendReport::driver_release); the driver component's `version` is the CUDA API level.
   std::optional<std::string> driver_version;
   std::vector<DeviceRow> devices;  // empty when unavailable
   std::optional<int> current_device;

@@ -206,6 +206,9 @@ enum EntryTraits : unsigned {
     (bytes, dev), kNeedsInit | kLegalInCapture)                                                    \
   R(X, E, cuDeviceGetUuid, 11040, cuDeviceGetUuid_v2, (CUuuid * uuid, CUdevice dev), (uuid, dev),  \
     kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuDeviceGetPCIBusId, 4010, cuDeviceGetPCIBusId,                                         \
+    (char* pci_bus_id, int len, CUdevice dev), (pci_bus_id, len, dev),                             \
+    kNeedsInit | kLegalInCapture)                                                                  \
   R(X, E, cuDevicePrimaryCtxRetain, 7000, cuDevicePrimaryCtxRetain,                                \
     (CUcontext * ctx, CUdevice dev), (ctx, dev), kNeedsInit | kLegalInCapture)                     \
   R(X, E, cuDevicePrimaryCtxRelease, 11000, cuDevicePrimaryCtxRelease_v2, (CUdevice dev), (dev),   \

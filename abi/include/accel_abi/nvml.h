@@ -57,6 +57,11 @@ inline constexpr unsigned kDeviceUuidBufferSize = 80;
 inline constexpr unsigned kDeviceUuidV2BufferSize = 96;
 inline constexpr unsigned kDeviceNameBufferSize = 64;
 inline constexpr unsigned kDeviceNameV2BufferSize = 96;
+inline constexpr unsigned kSystemDriverVersionBufferSize = 80;
+
+// nvmlDeviceGetMigMode's modes (NVML_DEVICE_MIG_DISABLE / _ENABLE).
+inline constexpr unsigned kDeviceMigDisable = 0;
+inline constexpr unsigned kDeviceMigEnable = 1;
 
 // Traits of an NVML entry point: the last column of ACCEL_NVML_TABLE (bit flags).
 // Named apart from accel::cuda_abi's traits, so code that uses both namespaces stays
@@ -85,7 +90,14 @@ enum NvmlEntryTraits : unsigned {
   R(X, E, nvmlDeviceGetName, nvmlReturn_t, (nvmlDevice_t device, char* name, unsigned int length), \
     (device, name, length), kNvmlNeedsInit)                                                        \
   R(X, E, nvmlDeviceGetMemoryInfo, nvmlReturn_t, (nvmlDevice_t device, nvmlMemory_t * memory),     \
-    (device, memory), kNvmlNeedsInit)
+    (device, memory), kNvmlNeedsInit)                                                              \
+  R(X, E, nvmlDeviceGetHandleByUUID, nvmlReturn_t, (const char* uuid, nvmlDevice_t* device),       \
+    (uuid, device), kNvmlNeedsInit)                                                                \
+  R(X, E, nvmlDeviceGetMigMode, nvmlReturn_t,                                                      \
+    (nvmlDevice_t device, unsigned int* current_mode, unsigned int* pending_mode),                 \
+    (device, current_mode, pending_mode), kNvmlNeedsInit)                                          \
+  R(X, E, nvmlSystemGetDriverVersion, nvmlReturn_t, (char* version, unsigned int length),         \
+    (version, length), kNvmlNeedsInit)
 
 // E is always empty; E ## symbol keeps the name from being macro-expanded on its way to X
 // (the vendor's nvml.h defines e.g. nvmlInit as nvmlInit_v2): see ACCEL_CUDA_APPLY_ROW_.

@@ -1,9 +1,11 @@
 // Device queries of the simulated driver (declared in driver_api.h): count, ordinal, name,
-// attributes, total memory, UUID. They read the core's machine through the CUDA adapter's
-// visible-device map; none touches the device (sticky errors do not apply).
+// attributes, total memory, UUID, PCI bus id. They read the core's machine through the CUDA
+// adapter's visible-device map; none touches the device (sticky errors do not apply).
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <string>
 
 #include "core/device_ids.h"
 #include "core/engine.h"
@@ -88,6 +90,25 @@ CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
   auto bytes = core::uuid_bytes(spec(*p).uuid);
   if (!bytes) return CUDA_ERROR_UNKNOWN;  // the parser guarantees a valid UUID
   std::memcpy(uuid->bytes, bytes->data(), bytes->size());
+  return CUDA_SUCCESS;
+}
+
+// The driver's format, as cuda.h documents it ("[domain]:[bus]:[device].[function]", 13
+// characters with the terminator): a four-digit domain, upper-case hex ("0000:1B:00.0").
+// The machine file's id has nvidia-smi's eight-digit domain; its leading zeros beyond four
+// are dropped (a domain above 0xFFFF keeps all its digits). Modelling choice: a buffer too
+// short for the whole id (terminator included) is CUDA_ERROR_INVALID_VALUE, not a
+// truncated string as cuDeviceGetName gives.
+CUresult cuDeviceGetPCIBusId(char* pci_bus_id, int len, CUdevice dev) {
+  if (pci_bus_id == nullptr || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  std::optional<int> p = physical_device(dev);
+  if (!p) return CUDA_ERROR_INVALID_DEVICE;
+  std::string text = spec(*p).pci_bus_id;  // "dddddddd:bb:dd.f" (the parser checked it)
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::size_t zeros = text.find_first_not_of('0');
+  text.erase(0, std::min<std::size_t>(zeros, 4));
+  if (text.size() + 1 > static_cast<std::size_t>(len)) return CUDA_ERROR_INVALID_VALUE;
+  std::memcpy(pci_bus_id, text.c_str(), text.size() + 1);
   return CUDA_SUCCESS;
 }
 

@@ -117,4 +117,39 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) 
   return NVML_SUCCESS;
 }
 
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
+  if (uuid == nullptr || device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const NvmlState& s = nvml_state();
+  const auto& devices = core::engine().machine.devices;
+  for (std::size_t i = 0; i < devices.size() && i < s.handles.size(); ++i) {
+    if (devices[i].uuid == uuid) {
+      *device = s.handles[i];
+      return NVML_SUCCESS;
+    }
+  }
+  return NVML_ERROR_NOT_FOUND;
+}
+
+// Every simulated device supports MIG; a device whose machine file gives a mig_uuid is in
+// MIG mode, with nothing pending (current and pending modes are equal).
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* current_mode,
+                                  unsigned int* pending_mode) {
+  std::optional<int> p = device_of(device);
+  if (!p || current_mode == nullptr || pending_mode == nullptr) {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  unsigned int mode = spec(*p).mig_uuid.empty() ? kDeviceMigDisable : kDeviceMigEnable;
+  *current_mode = mode;
+  *pending_mode = mode;
+  return NVML_SUCCESS;
+}
+
+// The simulated driver has no release number of its own: "mock-<major>.<minor>" of the
+// machine's driver_version ("mock-13.0" for 13000), documented in docs/MACHINE_FILES.md.
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+  const int v = core::engine().machine.driver_version;
+  return copy_text("mock-" + std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10),
+                   version, length);
+}
+
 }  // namespace mockdev::nvml::impl

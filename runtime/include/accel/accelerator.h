@@ -107,6 +107,12 @@ struct DeviceProperties {
   std::size_t total_memory_bytes = 0;
   int multi_processor_count = 0;
   std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  // PCI address as nvidia-smi prints it: "00000000:1B:00.0" (eight-digit domain, upper-case
+  // hex); empty when the backend has none.
+  std::string pci_bus_id;
+  // Whether the device is in MIG mode (its current mode; a pending change is not shown);
+  // nullopt when unknown (no NVML, or NVML cannot say for this device).
+  std::optional<bool> mig_enabled;
 };
 
 // Static properties of `device` (the current device when none). Initialises.
@@ -140,6 +146,10 @@ struct BackendReport {
   int driver_version = 0;  // CUDA's encoding (13000 = "13.0"); 0 when unknown
   std::string nvml_path;
   bool nvml_loaded = false;
+
+  // The driver's own release as the vendor prints it ("580.159.04", from NVML); empty
+  // when unknown (no NVML, or it cannot say).
+  std::string driver_release;
 
   // Note [Misconfiguration is an error]: non-empty when the accelerator is configured but
   // unusable, with the text device calls throw: an unknown ACCEL_BACKEND, an explicitly

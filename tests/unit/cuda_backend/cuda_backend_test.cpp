@@ -101,9 +101,83 @@ TEST(CudaBackendTest, PropertiesMatchTheMachine) {
     EXPECT_EQ(properties->multi_processor_count, 132);
     EXPECT_EQ(properties->total_memory_bytes, 80 * kGiB);
     EXPECT_EQ(properties->uuid, machine.devices[i].uuid);
+    EXPECT_EQ(properties->pci_bus_id, machine.devices[i].pci_bus_id);  // "00000000:1i:00.0"
+    EXPECT_EQ(properties->mig_enabled, std::optional<bool>(false));
   }
   // Properties need no context.
   EXPECT_EQ(mockdev::control::live_objects().primary_contexts_active, 0u);
+}
+
+// CUDA_VISIBLE_DEVICES reorders the devices: bus ids and MIG modes follow the UUID, not
+// NVML's order.
+TEST(CudaBackendTest, PciBusIdAndMigModeFollowCudaVisibleDevices) {
+  mockdev::control::reset(mockdev::parse_machine(
+      "name: p\ndevices:\n"
+      "  - {name: a, memory: 1GiB, compute_capability: '9.0', multiprocessors: 1,\n"
+      "     pci_bus_id: 00000000:1b:00.0}\n"
+      "  - {name: b, memory: 1GiB, compute_capability: '9.0', multiprocessors: 1,\n"
+      "     pci_bus_id: 0001A2B3:C4:1F.3,\n"
+      "     mig_uuid: MIG-7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d}\n"
+      "  - {name: c, memory: 1GiB, compute_capability: '9.0', multiprocessors: 1}\n",
+      "p.yaml"));
+  CvdScope cvd("1,2,0");
+  auto backend = create_cuda_backend();
+  ASSERT_TRUE(backend->initialize().ok());
+  ASSERT_EQ(backend->device_count(), 3);
+  struct Expected {
+    const char* name;
+    const char* pci_bus_id;
+    bool mig;
+  };
+  const Expected expected[] = {{"b", "0001A2B3:C4:1F.3", true},
+                               {"c", "00000000:12:00.0", false},
+                               {"a", "00000000:1B:00.0", false}};
+  for (int i = 0; i < 3; ++i) {
+    Result<DeviceProperties> properties = backend->device_properties(i);
+    ASSERT_TRUE(properties.ok()) << properties.status().message();
+    EXPECT_EQ(properties->name, expected[i].name);
+    EXPECT_EQ(properties->pci_bus_id, expected[i].pci_bus_id) << "device " << i;
+    EXPECT_EQ(properties->mig_enabled, std::optional<bool>(expected[i].mig)) << "device " << i;
+  }
+  EXPECT_GE(mockdev::control::call_count("nvmlDeviceGetHandleByUUID"), 3u);
+}
+
+// Without NVML the MIG mode and the driver's release are unknown, never an error; the bus id
+// comes from the driver.
+TEST(CudaBackendTest, WithoutNvmlMigModeAndReleaseAreUnknown) {
+  auto backend = create_cuda_backend(CudaBackendPaths{std::nullopt, ACCEL_TEST_MISSING_DRIVER});
+  ASSERT_TRUE(backend->initialize().ok());
+  Result<DeviceProperties> properties = backend->device_properties(2);
+  ASSERT_TRUE(properties.ok()) << properties.status().message();
+  EXPECT_EQ(properties->pci_bus_id, "00000000:12:00.0");
+  EXPECT_EQ(properties->mig_enabled, std::nullopt);
+  EXPECT_EQ(backend->report().driver_release, "");
+}
+
+// NVML that cannot answer for a device (here: the query faults) leaves the mode unknown.
+TEST(CudaBackendTest, MigModeQueryFailureIsUnknown) {
+  mockdev::control::reset(mockdev::parse_machine(
+      "name: f\ndevices:\n"
+      "  - {name: a, memory: 1GiB, compute_capability: '9.0', multiprocessors: 1}\n"
+      "faults:\n  calls:\n"
+      "    - {entry: nvmlDeviceGetMigMode, nth: 1, code: NVML_ERROR_NOT_SUPPORTED}\n",
+      "f.yaml"));
+  auto backend = create_cuda_backend();
+  ASSERT_TRUE(backend->initialize().ok());
+  Result<DeviceProperties> first = backend->device_properties(0);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->mig_enabled, std::nullopt);
+  Result<DeviceProperties> second = backend->device_properties(0);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->mig_enabled, std::optional<bool>(false));
+}
+
+TEST(CudaBackendTest, FormatsPciBusIdsAsNvidiaSmi) {
+  EXPECT_EQ(format_pci_bus_id("0000:1b:00.0"), "00000000:1B:00.0");
+  EXPECT_EQ(format_pci_bus_id("0000:00:06.0"), "00000000:00:06.0");
+  EXPECT_EQ(format_pci_bus_id("00000000:3b:00.0"), "00000000:3B:00.0");
+  EXPECT_EQ(format_pci_bus_id("1a2b3:c4:1f.3"), "0001A2B3:C4:1F.3");
+  EXPECT_EQ(format_pci_bus_id("nonsense"), "NONSENSE");
 }
 
 TEST(CudaBackendTest, MemoryInfoUsesTheDevicesContextAndSwitchesBack) {
@@ -271,6 +345,7 @@ TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {
   EXPECT_EQ(report.device_count, 4);
   EXPECT_TRUE(report.available);
   EXPECT_EQ(report.unavailable_reason, "");
+  EXPECT_EQ(report.driver_release, "mock-13.0");  // nvmlSystemGetDriverVersion
   EXPECT_EQ(cu_init_calls(), 0u);
 }
 
@@ -348,6 +423,27 @@ TEST(CudaPublicApiTest, CapabilityMemoryAndProperties) {
   EXPECT_EQ(info.total_bytes, 80 * kGiB);
   DeviceProperties properties = get_device_properties();
   EXPECT_EQ(properties.uuid, mockdev::control::machine().devices[0].uuid);
+}
+
+// The public API on the 4xh100 machine: bus ids in visible order, also reordered.
+TEST(CudaPublicApiTest, PciBusIdsInVisibleOrder) {
+  const mockdev::MachineSpec machine = mockdev::control::machine();
+  ASSERT_EQ(device_count(), 4);
+  for (int i = 0; i < 4; ++i) {
+    const DeviceProperties properties = get_device_properties(i);
+    EXPECT_EQ(properties.pci_bus_id, machine.devices[static_cast<std::size_t>(i)].pci_bus_id);
+    EXPECT_EQ(properties.mig_enabled, std::optional<bool>(false));
+  }
+  EXPECT_EQ(machine.devices[1].pci_bus_id, "00000000:11:00.0");
+}
+
+TEST(CudaPublicApiTest, PciBusIdsUnderCudaVisibleDevices) {
+  CvdScope cvd("1,0");  // before the runtime's first look at it
+  const mockdev::MachineSpec machine = mockdev::control::machine();
+  ASSERT_EQ(device_count(), 2);
+  EXPECT_EQ(get_device_properties(0).pci_bus_id, machine.devices[1].pci_bus_id);
+  EXPECT_EQ(get_device_properties(1).pci_bus_id, machine.devices[0].pci_bus_id);
+  EXPECT_EQ(get_device_properties(0).uuid, machine.devices[1].uuid);
 }
 
 TEST(CudaPublicApiTest, OlderGpusLackBfloat16AndFloat8) {

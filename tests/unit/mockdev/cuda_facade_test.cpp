@@ -52,6 +52,7 @@ TEST_F(MockCuda, EveryEntryPointButTheQueriesNeedsCuInit) {
             CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cu().cuDeviceTotalMem_v2(&bytes, 0), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cu().cuDeviceGetUuid_v2(&uuid, 0), CUDA_ERROR_NOT_INITIALIZED);
+  EXPECT_EQ(cu().cuDeviceGetPCIBusId(name, 64, 0), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cu().cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cu().cuDevicePrimaryCtxRelease_v2(0), CUDA_ERROR_NOT_INITIALIZED);
   EXPECT_EQ(cu().cuDevicePrimaryCtxGetState(0, &flags, &value), CUDA_ERROR_NOT_INITIALIZED);
@@ -155,6 +156,46 @@ TEST_F(MockCuda, UuidBytesSpellTheMachineUuid) {
   EXPECT_EQ(std::memcmp(uuid.bytes, expected, 16), 0);
   EXPECT_EQ(cu().cuDeviceGetUuid_v2(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cu().cuDeviceGetUuid_v2(&uuid, 1), CUDA_ERROR_INVALID_DEVICE);
+}
+
+// The driver's format ("0000:1B:00.0": four-digit domain, upper-case hex, 13 bytes with the
+// terminator) from the machine file's nvidia-smi-style id, in visible order; a buffer too
+// short for the whole id is CUDA_ERROR_INVALID_VALUE (a modelling choice).
+TEST_F(MockCuda, PciBusIdInTheDriversFormat) {
+  use_yaml(
+      "name: p\ndevices:\n"
+      "  - {name: a, memory: 1GiB, compute_capability: '9.0', multiprocessors: 1,\n"
+      "     pci_bus_id: 00000000:1b:0a.0}\n"
+      "  - {name: b, memory: 1GiB, compute_capability: '9.0', multiprocessors: 1,\n"
+      "     pci_bus_id: 0001A2B3:C4:1F.3}\n"
+      "  - {name: c, memory: 1GiB, compute_capability: '9.0', multiprocessors: 1}\n");
+  ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+  char id[64];
+  ASSERT_EQ(cu().cuDeviceGetPCIBusId(id, sizeof id, 0), CUDA_SUCCESS);
+  EXPECT_STREQ(id, "0000:1B:0A.0");
+  ASSERT_EQ(cu().cuDeviceGetPCIBusId(id, sizeof id, 1), CUDA_SUCCESS);
+  EXPECT_STREQ(id, "1A2B3:C4:1F.3");  // a domain above 0xFFFF keeps its digits
+  ASSERT_EQ(cu().cuDeviceGetPCIBusId(id, 13, 2), CUDA_SUCCESS);  // exactly enough
+  EXPECT_STREQ(id, "0000:12:00.0");                              // generated: 0x10 + index
+  std::memset(id, 'x', sizeof id);
+  EXPECT_EQ(cu().cuDeviceGetPCIBusId(id, 12, 2), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(id[0], 'x');  // nothing written
+  EXPECT_EQ(cu().cuDeviceGetPCIBusId(id, 0, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuDeviceGetPCIBusId(nullptr, 64, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuDeviceGetPCIBusId(id, 64, 3), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(cu().cuDeviceGetPCIBusId(id, 64, -1), CUDA_ERROR_INVALID_DEVICE);
+}
+
+TEST_F(MockCuda, PciBusIdFollowsCudaVisibleDevices) {
+  setenv("CUDA_VISIBLE_DEVICES", "1,0", 1);
+  use_machine("mixed");
+  ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+  char id[64];
+  ASSERT_EQ(cu().cuDeviceGetPCIBusId(id, sizeof id, 0), CUDA_SUCCESS);
+  EXPECT_STREQ(id, "0000:11:00.0");
+  ASSERT_EQ(cu().cuDeviceGetPCIBusId(id, sizeof id, 1), CUDA_SUCCESS);
+  EXPECT_STREQ(id, "0000:10:00.0");
+  unsetenv("CUDA_VISIBLE_DEVICES");
 }
 
 TEST_F(MockCuda, ErrorNamesAndStrings) {

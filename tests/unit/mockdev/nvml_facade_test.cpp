@@ -40,6 +40,10 @@ TEST_F(MockNvml, EverythingButInitNeedsInit) {
   EXPECT_EQ(nv().nvmlDeviceGetUUID(h, buf, sizeof buf), NVML_ERROR_UNINITIALIZED);
   EXPECT_EQ(nv().nvmlDeviceGetName(h, buf, sizeof buf), NVML_ERROR_UNINITIALIZED);
   EXPECT_EQ(nv().nvmlDeviceGetMemoryInfo(h, &memory), NVML_ERROR_UNINITIALIZED);
+  EXPECT_EQ(nv().nvmlDeviceGetHandleByUUID("GPU-0", &h), NVML_ERROR_UNINITIALIZED);
+  unsigned current = 0, pending = 0;
+  EXPECT_EQ(nv().nvmlDeviceGetMigMode(h, &current, &pending), NVML_ERROR_UNINITIALIZED);
+  EXPECT_EQ(nv().nvmlSystemGetDriverVersion(buf, sizeof buf), NVML_ERROR_UNINITIALIZED);
   EXPECT_EQ(nv().nvmlShutdown(), NVML_ERROR_UNINITIALIZED);
   EXPECT_STREQ(nv().nvmlErrorString(NVML_ERROR_UNINITIALIZED), "Uninitialized");
 }
@@ -126,6 +130,63 @@ TEST_F(MockNvml, HandlesFromBeforeAResetAreRejected) {
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   char buf[96];
   EXPECT_EQ(nv().nvmlDeviceGetUUID(h, buf, sizeof buf), NVML_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(MockNvml, HandleByUuidFindsThePhysicalDevice) {
+  setenv("CUDA_VISIBLE_DEVICES", "2", 1);  // NVML ignores it
+  ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
+  MachineSpec machine = control::machine();
+  for (unsigned i = 0; i < 4; ++i) {
+    nvmlDevice_t by_uuid = nullptr;
+    nvmlDevice_t by_index = nullptr;
+    ASSERT_EQ(nv().nvmlDeviceGetHandleByUUID(machine.devices[i].uuid.c_str(), &by_uuid),
+              NVML_SUCCESS);
+    ASSERT_EQ(nv().nvmlDeviceGetHandleByIndex_v2(i, &by_index), NVML_SUCCESS);
+    EXPECT_EQ(by_uuid, by_index);
+  }
+  nvmlDevice_t h = nullptr;
+  EXPECT_EQ(nv().nvmlDeviceGetHandleByUUID("GPU-00000000-0000-0000-0000-000000000000", &h),
+            NVML_ERROR_NOT_FOUND);
+  EXPECT_EQ(nv().nvmlDeviceGetHandleByUUID(nullptr, &h), NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nv().nvmlDeviceGetHandleByUUID(machine.devices[0].uuid.c_str(), nullptr),
+            NVML_ERROR_INVALID_ARGUMENT);
+  unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+// A device whose machine file gives a mig_uuid is in MIG mode (current = pending = 1).
+TEST_F(MockNvml, MigModeComesFromTheMachineFile) {
+  use_machine(MOCKDEV_TEST_MACHINES_DIR "/8_uuids.yaml");
+  ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
+  for (unsigned i = 0; i < 8; ++i) {
+    nvmlDevice_t h = nullptr;
+    ASSERT_EQ(nv().nvmlDeviceGetHandleByIndex_v2(i, &h), NVML_SUCCESS);
+    unsigned current = 7, pending = 7;
+    ASSERT_EQ(nv().nvmlDeviceGetMigMode(h, &current, &pending), NVML_SUCCESS);
+    const unsigned expected = (i == 3 || i == 6) ? kDeviceMigEnable : kDeviceMigDisable;
+    EXPECT_EQ(current, expected) << "device " << i;
+    EXPECT_EQ(pending, expected) << "device " << i;
+  }
+  nvmlDevice_t h = nullptr;
+  ASSERT_EQ(nv().nvmlDeviceGetHandleByIndex_v2(0, &h), NVML_SUCCESS);
+  unsigned mode = 0;
+  EXPECT_EQ(nv().nvmlDeviceGetMigMode(h, nullptr, &mode), NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nv().nvmlDeviceGetMigMode(h, &mode, nullptr), NVML_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nv().nvmlDeviceGetMigMode(nullptr, &mode, &mode), NVML_ERROR_INVALID_ARGUMENT);
+}
+
+// The simulated driver's release: "mock-<major>.<minor>" of the machine's driver_version.
+TEST_F(MockNvml, DriverVersionIsDerivedFromTheMachine) {
+  ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
+  char text[kSystemDriverVersionBufferSize];
+  ASSERT_EQ(nv().nvmlSystemGetDriverVersion(text, sizeof text), NVML_SUCCESS);
+  EXPECT_STREQ(text, "mock-13.0");
+  EXPECT_EQ(nv().nvmlSystemGetDriverVersion(text, 9), NVML_ERROR_INSUFFICIENT_SIZE);
+  EXPECT_EQ(nv().nvmlSystemGetDriverVersion(text, 10), NVML_SUCCESS);
+  EXPECT_EQ(nv().nvmlSystemGetDriverVersion(nullptr, 80), NVML_ERROR_INVALID_ARGUMENT);
+  use_yaml("name: v\ndriver_version: 12040\ndevices: []\n");
+  ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
+  ASSERT_EQ(nv().nvmlSystemGetDriverVersion(text, sizeof text), NVML_SUCCESS);
+  EXPECT_STREQ(text, "mock-12.4");
 }
 
 TEST_F(MockNvml, ErrorStrings) {

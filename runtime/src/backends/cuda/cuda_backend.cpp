@@ -276,6 +276,14 @@ class CudaBackend final : public Backend {
       rc = api.cuDeviceGetUuid(&uuid, device);
       if (rc != CUDA_SUCCESS) return status(rc, "device_properties: cuDeviceGetUuid", index);
       properties.uuid = format_uuid(uuid);
+      char pci_bus_id[64] = {};  // the driver needs 13 bytes; room for a wider domain
+      rc = api.cuDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id) - 1, device);
+      if (rc != CUDA_SUCCESS) return status(rc, "device_properties: cuDeviceGetPCIBusId", index);
+      properties.pci_bus_id = format_pci_bus_id(pci_bus_id);
+      // NVML is optional here: without it (or when it cannot say) the mode is unknown.
+      if (NvmlLibrary* nvml_library = nvml()) {
+        properties.mig_enabled = nvml_library->mig_enabled(properties.uuid);
+      }
       return properties;
     } catch (...) {
       return host_out_of_memory();
@@ -341,6 +349,9 @@ class CudaBackend final : public Backend {
         report.driver_version = drv->driver_version();
       }
       nvml_component.loaded = nvml() != nullptr;
+      if (NvmlLibrary* nvml_library = nvml()) {
+        report.driver_release = nvml_library->driver_release();
+      }
       report.driver_path = driver_component.path;
       report.driver_loaded = driver_component.loaded;
       report.nvml_path = nvml_component.path;

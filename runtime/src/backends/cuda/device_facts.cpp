@@ -1,6 +1,8 @@
 // Pure CUDA facts: dtypes by compute capability, UUID and driver-version text.
 #include "backends/cuda/device_facts.h"
 
+#include <cctype>
+
 namespace accel::detail::cuda {
 
 // Note [Supported dtypes]: every dtype can be allocated and converted on any CUDA device
@@ -29,6 +31,14 @@ std::string format_uuid(const cuda_abi::CUuuid& uuid) {
     out += kHex[byte >> 4];
     out += kHex[byte & 0xf];
   }
+  return out;
+}
+
+std::string format_pci_bus_id(const std::string& driver_text) {
+  std::string out = driver_text;
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::size_t colon = out.find(':');
+  if (colon != std::string::npos && colon < 8) out.insert(0, 8 - colon, '0');
   return out;
 }
 

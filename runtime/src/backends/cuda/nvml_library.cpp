@@ -102,4 +102,38 @@ Result<std::vector<std::string>> NvmlLibrary::device_uuids() noexcept {
   }
 }
 
+std::optional<bool> NvmlLibrary::mig_enabled(const std::string& uuid) noexcept {
+  try {
+    if (nvmlDeviceGetHandleByUUID_ == nullptr || nvmlDeviceGetMigMode_ == nullptr) {
+      return std::nullopt;
+    }
+    if (!ensure_initialized().ok()) return std::nullopt;
+    nvml_abi::nvmlDevice_t device = nullptr;
+    if (nvmlDeviceGetHandleByUUID_(uuid.c_str(), &device) != nvml_abi::NVML_SUCCESS) {
+      return std::nullopt;
+    }
+    unsigned int current = 0;
+    unsigned int pending = 0;
+    if (nvmlDeviceGetMigMode_(device, &current, &pending) != nvml_abi::NVML_SUCCESS) {
+      return std::nullopt;
+    }
+    return current == nvml_abi::kDeviceMigEnable;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string NvmlLibrary::driver_release() noexcept {
+  try {
+    if (nvmlSystemGetDriverVersion_ == nullptr) return "";
+    if (!ensure_initialized().ok()) return "";
+    char buffer[nvml_abi::kSystemDriverVersionBufferSize] = {};
+    if (nvmlSystemGetDriverVersion_(buffer, sizeof(buffer)) != nvml_abi::NVML_SUCCESS) return "";
+    buffer[sizeof(buffer) - 1] = '\0';
+    return buffer;
+  } catch (...) {
+    return "";
+  }
+}
+
 }  // namespace accel::detail::cuda

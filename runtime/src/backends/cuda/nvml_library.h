@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ class NvmlLibrary {
   Result<int> device_count() noexcept;
   // UUID of every physical GPU in NVML order ("GPU-..."), initialising NVML for this pid.
   Result<std::vector<std::string>> device_uuids() noexcept;
+  // Whether the GPU with this UUID ("GPU-...") is in MIG mode (its current mode), found by
+  // nvmlDeviceGetHandleByUUID (NVML order is not CUDA's). nullopt whenever NVML cannot
+  // say: entry point missing, init or query failing, device not found or not supported.
+  std::optional<bool> mig_enabled(const std::string& uuid) noexcept;
+  // The driver's release as the vendor prints it ("580.159.04"); empty when NVML cannot
+  // say (nvmlSystemGetDriverVersion missing or failing).
+  std::string driver_release() noexcept;
 
  private:
   NvmlLibrary() = default;

@@ -20,8 +20,7 @@ namespace {
 // PyTorch's text (torch/cuda/__init__.py, _lazy_init), with the backend's name.
 std::string fork_message_for(std::string_view upper_name) {
   return "Cannot re-initialize " + std::string(upper_name) + " in forked subprocess. To use " +
-         std::string(upper_name) +
-         " with multiprocessing, you must use the 'spawn' start method";
+         std::string(upper_name) + " with multiprocessing, you must use the 'spawn' start method";
 }
 
 BackendProfile cuda_profile(std::string name, bool on_mock) {
@@ -144,9 +143,8 @@ bool load_nvml(const BackendProfile& profile, Nvml* nvml, std::string* error) {
 
 }  // namespace
 
-int physical_device_count(const BackendProfile& profile, std::string* error) {
-  Nvml nvml;
-  if (!load_nvml(profile, &nvml, error)) return -1;
+namespace {
+int count_devices(const Nvml& nvml, std::string* error) {
   unsigned int devices = 0;
   if (int rc = nvml.count(&devices); rc != 0) {
     if (error) *error = "nvmlDeviceGetCount_v2 returned " + std::to_string(rc);
@@ -154,12 +152,18 @@ int physical_device_count(const BackendProfile& profile, std::string* error) {
   }
   return static_cast<int>(devices);
 }
+}  // namespace
 
-std::vector<std::string> physical_device_uuids(const BackendProfile& profile,
-                                               std::string* error) {
-  const int count = physical_device_count(profile, error);
+int physical_device_count(const BackendProfile& profile, std::string* error) {
   Nvml nvml;
-  if (count < 0 || !load_nvml(profile, &nvml, error)) return {};
+  return load_nvml(profile, &nvml, error) ? count_devices(nvml, error) : -1;
+}
+
+std::vector<std::string> physical_device_uuids(const BackendProfile& profile, std::string* error) {
+  Nvml nvml;
+  if (!load_nvml(profile, &nvml, error)) return {};
+  const int count = count_devices(nvml, error);
+  if (count < 0) return {};
   std::vector<std::string> uuids;
   for (int i = 0; i < count; ++i) {
     void* device = nullptr;

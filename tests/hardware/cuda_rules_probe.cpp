@@ -42,15 +42,8 @@ Nvml nvml;
 bool have_nvml = false;
 
 std::string result_text(int rc) {
-  switch (rc) {
-#define ACCEL_PROBE_RESULT_CASE(name, value) \
-  case value:                                \
-    return std::to_string(value) + " " #name;
-    ACCEL_CUDA_RESULTS(ACCEL_PROBE_RESULT_CASE)
-#undef ACCEL_PROBE_RESULT_CASE
-    default:
-      return std::to_string(rc) + " (unknown)";
-  }
+  const char* name = cuda_abi::result_name(rc);
+  return std::to_string(rc) + (name != nullptr ? std::string(" ") + name : " (unknown)");
 }
 
 void line(const std::string& rule, const std::string& value) {

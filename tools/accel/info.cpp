@@ -30,8 +30,8 @@ namespace {
 
 // The variables whose values decide what the runtime and the mock do; always listed.
 constexpr const char* kKnownVariables[] = {
-    "CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND",         "ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY",
-    "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR",    "MOCKDEV_MACHINE",
+    "CUDA_VISIBLE_DEVICES",  "ACCEL_BACKEND",     "ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY",
+    "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR", "MOCKDEV_MACHINE",
 };
 
 std::optional<std::string> getenv_value(const char* name) {
@@ -44,27 +44,14 @@ std::optional<std::string> getenv_value(const char* name) {
 // The runtime reports a misconfiguration (ACCEL_BACKEND names no compiled backend, a
 // driver path that does not exist, a machine file the simulated driver rejects) as
 // accel::Error of kind kConfig from every call that needs the device. backend_report()
-// never throws; if it carries a `config_error` (a field the runtime may add), that is the
-// same message, raised here as the same error. The one place to adapt when that field
-// changes shape.
-template <class Report>
-std::optional<std::string> reported_config_error(const Report& report) {
-  if constexpr (requires { report.config_error.has_value(); }) {
-    if (report.config_error && !report.config_error->empty()) return *report.config_error;
-  } else if constexpr (requires { report.config_error.empty(); }) {
-    if (!report.config_error.empty()) return std::string(report.config_error);
-  }
-  return std::nullopt;
-}
+// never throws; it carries the same message in `config_error`, raised here as that error.
 
 // Raises the runtime's configuration error, if any. When the accelerator is unavailable,
 // asks a call that needs the device (it initialises the runtime, which the tool may do):
 // kConfig propagates; "nothing installed" (kUnavailable and the like) is the CPU fallback.
 // Returns that call's other error, if any.
 std::optional<Error> raise_configuration_error(const BackendReport& report) {
-  if (std::optional<std::string> message = reported_config_error(report)) {
-    throw Error(ErrorKind::kConfig, *message);
-  }
+  if (!report.config_error.empty()) throw Error(ErrorKind::kConfig, report.config_error);
   if (report.available) return std::nullopt;
   try {
     (void)current_device_index();
@@ -138,7 +125,8 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices) {
   }
   if (std::optional<Error> failure = raise_configuration_error(report.backend)) {
     report.init_error = failure->what();
-    if (!failure->driver_error_name().empty()) report.init_error_name = failure->driver_error_name();
+    if (!failure->driver_error_name().empty())
+      report.init_error_name = failure->driver_error_name();
   }
   if (!report.backend.available || !walk_devices) return report;
 

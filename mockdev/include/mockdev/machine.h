@@ -9,6 +9,7 @@
 // NVML facade, so both always agree.
 // Values only; parsing is pure (no global state) and thread-safe.
 
+#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -110,6 +111,14 @@ std::optional<std::string> preset_yaml(std::string_view name);
 
 // The preset used when MOCKDEV_MACHINE is unset.
 inline constexpr std::string_view kDefaultPreset = "1xa100";
+
+// What MOCKDEV_MACHINE names (a path or a preset): its value, or kDefaultPreset when it is
+// unset or empty. The one reading of the variable, shared by the engine, the control API
+// and the gtest fixture.
+inline std::string_view machine_name_from_environment() {
+  const char* value = std::getenv("MOCKDEV_MACHINE");
+  return value != nullptr && value[0] != '\0' ? std::string_view(value) : kDefaultPreset;
+}
 
 // Driver result code from a name ("CUDA_ERROR_OUT_OF_MEMORY", "NVML_ERROR_UNKNOWN") or a
 // decimal number; nullopt if neither.

@@ -21,9 +21,7 @@ void reset(const MachineSpec& machine) {
 }
 
 void reset_from_environment() {
-  const char* value = std::getenv("MOCKDEV_MACHINE");
-  std::string_view name = (value != nullptr && value[0] != '\0') ? value : kDefaultPreset;
-  MachineSpec machine = load_machine(name);  // throws MachineFileError before any change
+  MachineSpec machine = load_machine(machine_name_from_environment());  // throws before any change
   reset(machine);
 }
 

@@ -9,8 +9,7 @@ namespace {
 
 // Reads MOCKDEV_MACHINE (a path or a preset; kDefaultPreset when unset or empty).
 std::pair<MachineSpec, std::optional<std::string>> machine_from_environment() {
-  const char* value = std::getenv("MOCKDEV_MACHINE");
-  std::string_view name = (value != nullptr && value[0] != '\0') ? value : kDefaultPreset;
+  const std::string_view name = machine_name_from_environment();
   try {
     return {load_machine(name), std::nullopt};
   } catch (const std::exception& e) {

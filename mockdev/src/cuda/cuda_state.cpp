@@ -50,17 +50,15 @@ CUctx_st* current_context() {
   return t_current.generation == cuda_state().generation ? t_current.ctx : nullptr;
 }
 
-CUctx_st* active_current_context() {
-  CUctx_st* ctx = current_context();
-  if (ctx == nullptr || cuda_state().live_contexts.count(ctx) == 0 || ctx->refcount == 0)
-    return nullptr;
-  return ctx;
+bool is_registered(const CUctx_st* ctx) {
+  return ctx != nullptr && cuda_state().live_contexts.count(ctx) != 0;
 }
+
+CUctx_st* active_current_context() { return context_for_work().ctx; }
 
 WorkContext context_for_work() {
   CUctx_st* ctx = current_context();
-  if (ctx == nullptr || cuda_state().live_contexts.count(ctx) == 0)
-    return {nullptr, accel::cuda_abi::CUDA_ERROR_INVALID_CONTEXT};
+  if (!is_registered(ctx)) return {nullptr, accel::cuda_abi::CUDA_ERROR_INVALID_CONTEXT};
   if (ctx->refcount == 0) return {nullptr, accel::cuda_abi::CUDA_ERROR_CONTEXT_IS_DESTROYED};
   return {ctx, accel::cuda_abi::CUDA_SUCCESS};
 }

@@ -51,6 +51,8 @@ bool driver_ready() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // earlier machine), and its setter.
 CUctx_st* current_context() MOCKDEV_REQUIRES(core::g_engine_mutex);
 void set_current_context(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// Whether `ctx` is a context handle this machine handed out (never dereferences it).
+bool is_registered(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The current context if it is alive and active (retained), else nullptr.
 CUctx_st* active_current_context() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // For calls that do work on the current context: the context, or the code to fail with --

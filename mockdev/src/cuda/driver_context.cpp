@@ -52,7 +52,7 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, int* acti
 }
 
 CUresult cuCtxSetCurrent(CUcontext ctx) {
-  if (ctx != nullptr && (cuda_state().live_contexts.count(ctx) == 0 || ctx->refcount == 0)) {
+  if (ctx != nullptr && (!is_registered(ctx) || ctx->refcount == 0)) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   set_current_context(ctx);

@@ -59,8 +59,7 @@ YAML::Node YamlReader::require(const YAML::Node& map, const std::string& path, s
   YAML::Node v = map[std::string(key)];
   if (!v || v.IsNull()) {
     const int line = v && line_of(v) > 0 ? line_of(v) : line_of(map);
-    throw MachineFileError(
-        source_, line, join(path, key) + ": expected " + std::string(what) + " (required), got ''");
+    fail_at(line, join(path, key), std::string(what) + " (required)", "");
   }
   return v;
 }

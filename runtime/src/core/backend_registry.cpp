@@ -40,12 +40,7 @@ BackendSelection select_backend(std::optional<std::string_view> requested) {
   if (*requested == "none") return selection;
   for (const BackendEntry& entry : compiled_backends()) {
     if (*requested != entry.name) continue;
-    Result<std::unique_ptr<Backend>> backend = create_backend(entry.name);
-    if (backend.ok()) {
-      selection.backend = std::move(backend).value();
-    } else {
-      selection.error = backend.status();
-    }
+    selection.backend = entry.create();
     return selection;
   }
   selection.error =

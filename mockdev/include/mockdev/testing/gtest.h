@@ -45,9 +45,7 @@ class MockMachineTest : public ::testing::Test {
   // kDefaultPreset when unset). Override to pin one in code. A machine file that cannot be
   // loaded fails the test with the file's error (MachineFileError).
   virtual MachineSpec test_machine() {
-    const char* value = std::getenv("MOCKDEV_MACHINE");
-    return load_machine((value != nullptr && value[0] != '\0') ? std::string_view(value)
-                                                               : kDefaultPreset);
+    return load_machine(machine_name_from_environment());
   }
 
   void SetUp() override {

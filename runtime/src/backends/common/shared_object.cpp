@@ -7,11 +7,6 @@
 
 namespace accel::detail {
 
-std::string library_path_from_environment(const char* variable, const char* default_name) {
-  const char* value = std::getenv(variable);
-  return value != nullptr && *value != '\0' ? std::string(value) : std::string(default_name);
-}
-
 void* open_shared_object(const std::string& path, const char* what, const char* hint,
                          std::string* reason) noexcept {
   try {

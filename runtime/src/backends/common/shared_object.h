@@ -12,9 +12,6 @@
 
 namespace accel::detail {
 
-// The value of `variable` when set and non-empty, else `default_name`.
-std::string library_path_from_environment(const char* variable, const char* default_name);
-
 // Opens `path` (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE). On failure returns nullptr and sets
 // *reason to "cannot load <what> '<path>': <dlerror> (<hint>)" (left empty if even that
 // message cannot be built).

@@ -77,6 +77,28 @@ LibraryLoad<LoadResult>* choose_library(const std::optional<std::string>& given,
 const DriverLoad kDriverNotLoadedOutOfMemory{{nullptr, "out of memory", false, false}, {}, nullptr};
 const NvmlLoad kNvmlNotLoadedOutOfMemory{{nullptr, "out of memory"}, {}, nullptr};
 
+// The published load in `slot`, loading `Library` (choose_library) and publishing it on
+// first use. Racing first users may each load; the first published result wins and the
+// others are discarded. Returns `out_of_memory` when even a failure cannot be recorded.
+template <class Library>
+const LibraryLoad<typename Library::LoadResult>* load_once(
+    std::atomic<const LibraryLoad<typename Library::LoadResult>*>& slot,
+    const std::optional<std::string>& given, const char* variable, const char* default_name,
+    const LibraryLoad<typename Library::LoadResult>* out_of_memory) noexcept {
+  using Load = LibraryLoad<typename Library::LoadResult>;
+  const Load* loaded = slot.load(std::memory_order_acquire);
+  if (loaded != nullptr) return loaded;
+  try {
+    Load* fresh = choose_library<typename Library::LoadResult>(given, variable, default_name);
+    fresh->result = Library::load(fresh->path);
+    if (slot.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) return fresh;
+    delete fresh;  // another thread published first; `loaded` is its result
+    return loaded;
+  } catch (...) {
+    return out_of_memory;
+  }
+}
+
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(CudaBackendPaths paths)
@@ -348,8 +370,8 @@ class CudaBackend final : public Backend {
         driver_component.version = format_driver_version(drv->driver_version());
         report.driver_version = drv->driver_version();
       }
-      nvml_component.loaded = nvml() != nullptr;
       if (NvmlLibrary* nvml_library = nvml()) {
+        nvml_component.loaded = true;
         report.driver_release = nvml_library->driver_release();
       }
       report.driver_path = driver_component.path;
@@ -382,10 +404,9 @@ class CudaBackend final : public Backend {
       report.device_count = count;
       report.available = count > 0;
       if (count == 0 && report.unavailable_reason.empty()) {
-        auto visible = visible_devices_variable();
-        report.unavailable_reason = visible ? "no CUDA device is visible (CUDA_VISIBLE_DEVICES='" +
-                                                  std::string(*visible) + "')"
-                                            : "no CUDA device found";
+        const std::string filter = visibility_filter();
+        report.unavailable_reason =
+            filter.empty() ? "no CUDA device found" : "no CUDA device is visible (" + filter + ")";
       }
     } catch (...) {
     }
@@ -393,40 +414,16 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // What loading the driver found, loading it on first use. Lock-free (cuda_backend.h):
-  // racing first users may each load; one result is published, the others discarded.
+  // What loading the driver (NVML) found, loading it on first use. Lock-free
+  // (cuda_backend.h): racing first users may each load; one result is published, the
+  // others discarded.
   const DriverLoad* driver_load() noexcept {
-    const DriverLoad* loaded = driver_load_.load(std::memory_order_acquire);
-    if (loaded != nullptr) return loaded;
-    try {
-      DriverLoad* fresh = choose_library<DriverLibrary::LoadResult>(
-          paths_.driver, "ACCEL_CUDA_DRIVER", "libcuda.so.1");
-      fresh->result = DriverLibrary::load(fresh->path);
-      if (driver_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
-        return fresh;
-      }
-      delete fresh;  // another thread published first; `loaded` is its result
-      return loaded;
-    } catch (...) {
-      return &kDriverNotLoadedOutOfMemory;
-    }
+    return load_once<DriverLibrary>(driver_load_, paths_.driver, "ACCEL_CUDA_DRIVER",
+                                    "libcuda.so.1", &kDriverNotLoadedOutOfMemory);
   }
-
   const NvmlLoad* nvml_load() noexcept {
-    const NvmlLoad* loaded = nvml_load_.load(std::memory_order_acquire);
-    if (loaded != nullptr) return loaded;
-    try {
-      NvmlLoad* fresh = choose_library<NvmlLibrary::LoadResult>(paths_.nvml, "ACCEL_NVML_LIBRARY",
-                                                                "libnvidia-ml.so.1");
-      fresh->result = NvmlLibrary::load(fresh->path);
-      if (nvml_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
-        return fresh;
-      }
-      delete fresh;
-      return loaded;
-    } catch (...) {
-      return &kNvmlNotLoadedOutOfMemory;
-    }
+    return load_once<NvmlLibrary>(nvml_load_, paths_.nvml, "ACCEL_NVML_LIBRARY",
+                                  "libnvidia-ml.so.1", &kNvmlNotLoadedOutOfMemory);
   }
 
   // The loaded driver, or nullptr (driver_unusable() says why).

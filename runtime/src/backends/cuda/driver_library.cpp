@@ -34,10 +34,6 @@ std::string stub_reason(const std::string& path) {
 
 }  // namespace
 
-std::string DriverLibrary::path_from_environment() {
-  return library_path_from_environment("ACCEL_CUDA_DRIVER", "libcuda.so.1");
-}
-
 DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept {
   LoadResult result;
   try {

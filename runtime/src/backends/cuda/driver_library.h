@@ -43,8 +43,6 @@ class DriverLibrary {
 
   // Loads `path` ("libcuda.so.1" is searched like any dlopen name). Never throws.
   static LoadResult load(const std::string& path) noexcept;
-  // The path from ACCEL_CUDA_DRIVER, or "libcuda.so.1".
-  static std::string path_from_environment();
 
   const DriverApi& api() const noexcept { return api_; }
   const std::string& path() const noexcept { return path_; }

@@ -10,10 +10,6 @@ namespace accel::detail::cuda {
 
 using nvml_abi::nvmlReturn_t;
 
-std::string NvmlLibrary::path_from_environment() {
-  return library_path_from_environment("ACCEL_NVML_LIBRARY", "libnvidia-ml.so.1");
-}
-
 NvmlLibrary::LoadResult NvmlLibrary::load(const std::string& path) noexcept {
   LoadResult result;
   try {

@@ -43,8 +43,6 @@ class NvmlLibrary {
 
   // Loads `path` and resolves the entry points it needs. Never throws.
   static LoadResult load(const std::string& path) noexcept;
-  // The path from ACCEL_NVML_LIBRARY, or "libnvidia-ml.so.1".
-  static std::string path_from_environment();
 
   const std::string& path() const noexcept { return path_; }
 

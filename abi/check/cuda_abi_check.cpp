@@ -45,6 +45,51 @@ template <>
 struct ToToolkit<abi::CUdriverProcAddressQueryResult> {
   using type = ::CUdriverProcAddressQueryResult;
 };
+template <>
+struct ToToolkit<abi::CUstream_st> {
+  using type = ::CUstream_st;
+};
+template <>
+struct ToToolkit<abi::CUevent_st> {
+  using type = ::CUevent_st;
+};
+template <>
+struct ToToolkit<abi::CUmod_st> {
+  using type = ::CUmod_st;
+};
+template <>
+struct ToToolkit<abi::CUfunc_st> {
+  using type = ::CUfunc_st;
+};
+template <>
+struct ToToolkit<abi::CUgraph_st> {
+  using type = ::CUgraph_st;
+};
+template <>
+struct ToToolkit<abi::CUgraphExec_st> {
+  using type = ::CUgraphExec_st;
+};
+template <>
+struct ToToolkit<abi::CUgraphNode_st> {
+  using type = ::CUgraphNode_st;
+};
+template <>
+struct ToToolkit<abi::CUgraphEdgeData> {
+  using type = ::CUgraphEdgeData;
+};
+template <>
+struct ToToolkit<abi::CUstreamCaptureStatus> {
+  using type = ::CUstreamCaptureStatus;
+};
+template <>
+struct ToToolkit<abi::CUstreamCaptureMode> {
+  using type = ::CUstreamCaptureMode;
+};
+template <>
+struct ToToolkit<abi::CUdevice_P2PAttribute> {
+  using type = ::CUdevice_P2PAttribute;
+};
+// Flag parameters are plain unsigned int in cuda.h; the ABI's flag enums are for values.
 template <class T>
 struct ToToolkit<T*> {
   using type = to_toolkit_t<T>*;
@@ -96,5 +141,39 @@ static_assert(static_cast<int>(abi::CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT) 
 static_assert(static_cast<int>(abi::CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND) ==
               static_cast<int>(::CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND));
 static_assert(abi::kCudaAbiVersion <= CUDA_VERSION);
+// Values the ABI header restates from cuda.h.
+#define CHECK_VALUE(name) \
+  static_assert(static_cast<long long>(abi::name) == static_cast<long long>(::name), #name);
+CHECK_VALUE(CU_STREAM_DEFAULT)
+CHECK_VALUE(CU_STREAM_NON_BLOCKING)
+CHECK_VALUE(CU_EVENT_DEFAULT)
+CHECK_VALUE(CU_EVENT_BLOCKING_SYNC)
+CHECK_VALUE(CU_EVENT_DISABLE_TIMING)
+CHECK_VALUE(CU_EVENT_INTERPROCESS)
+CHECK_VALUE(CU_EVENT_RECORD_DEFAULT)
+CHECK_VALUE(CU_EVENT_RECORD_EXTERNAL)
+CHECK_VALUE(CU_EVENT_WAIT_DEFAULT)
+CHECK_VALUE(CU_EVENT_WAIT_EXTERNAL)
+static_assert(abi::kMemHostAllocPortable == CU_MEMHOSTALLOC_PORTABLE);
+static_assert(abi::kMemHostAllocDeviceMap == CU_MEMHOSTALLOC_DEVICEMAP);
+static_assert(abi::kMemHostAllocWriteCombined == CU_MEMHOSTALLOC_WRITECOMBINED);
+static_assert(abi::kMemHostRegisterPortable == CU_MEMHOSTREGISTER_PORTABLE);
+static_assert(abi::kMemHostRegisterDeviceMap == CU_MEMHOSTREGISTER_DEVICEMAP);
+static_assert(abi::kMemHostRegisterIoMemory == CU_MEMHOSTREGISTER_IOMEMORY);
+static_assert(abi::kMemHostRegisterReadOnly == CU_MEMHOSTREGISTER_READ_ONLY);
+CHECK_VALUE(CU_STREAM_CAPTURE_STATUS_NONE)
+CHECK_VALUE(CU_STREAM_CAPTURE_STATUS_ACTIVE)
+CHECK_VALUE(CU_STREAM_CAPTURE_STATUS_INVALIDATED)
+CHECK_VALUE(CU_STREAM_CAPTURE_MODE_GLOBAL)
+CHECK_VALUE(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+CHECK_VALUE(CU_STREAM_CAPTURE_MODE_RELAXED)
+CHECK_VALUE(CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK)
+CHECK_VALUE(CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED)
+CHECK_VALUE(CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED)
+CHECK_VALUE(CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED)
+CHECK_VALUE(CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED)
+#undef CHECK_VALUE
+static_assert(sizeof(abi::CUgraphEdgeData) == sizeof(::CUgraphEdgeData));
+
 
 }  // namespace

@@ -136,6 +136,82 @@ using cuuint64_t = std::uint64_t;
 
 struct CUctx_st;  // opaque; the driver (or the mock) defines it
 using CUcontext = CUctx_st*;
+struct CUstream_st;  // opaque handles: the driver (or the mock) defines them
+using CUstream = CUstream_st*;
+struct CUevent_st;
+using CUevent = CUevent_st*;
+struct CUmod_st;
+using CUmodule = CUmod_st*;
+struct CUfunc_st;
+using CUfunction = CUfunc_st*;
+struct CUgraph_st;
+using CUgraph = CUgraph_st*;
+struct CUgraphExec_st;
+using CUgraphExec = CUgraphExec_st*;
+struct CUgraphNode_st;
+using CUgraphNode = CUgraphNode_st*;
+
+struct CUgraphEdgeData {
+  unsigned char from_port;
+  unsigned char to_port;
+  unsigned char type;
+  unsigned char reserved[5];
+};
+
+using CUhostFn = void (*)(void* user_data);
+using CUstreamCallback = void (*)(CUstream stream, CUresult status, void* user_data);
+
+// The special stream handles (cuda.h's CU_STREAM_LEGACY / CU_STREAM_PER_THREAD are casts
+// of these values); 0 is "the default stream" of the entry point's flavour (legacy here).
+inline constexpr std::uintptr_t kStreamLegacy = 0x1;
+inline constexpr std::uintptr_t kStreamPerThread = 0x2;
+
+// Flags, with the vendor's names and values.
+enum CUstream_flags : unsigned {
+  CU_STREAM_DEFAULT = 0x0,
+  CU_STREAM_NON_BLOCKING = 0x1,
+};
+enum CUevent_flags : unsigned {
+  CU_EVENT_DEFAULT = 0x0,
+  CU_EVENT_BLOCKING_SYNC = 0x1,
+  CU_EVENT_DISABLE_TIMING = 0x2,
+  CU_EVENT_INTERPROCESS = 0x4,
+};
+enum CUevent_record_flags : unsigned {
+  CU_EVENT_RECORD_DEFAULT = 0x0,
+  CU_EVENT_RECORD_EXTERNAL = 0x1,
+};
+enum CUevent_wait_flags : unsigned {
+  CU_EVENT_WAIT_DEFAULT = 0x0,
+  CU_EVENT_WAIT_EXTERNAL = 0x1,
+};
+// cuda.h defines the host-memory flags as macros, so they cannot keep the vendor's
+// spelling here (abi/check would not compile); each names its macro.
+inline constexpr unsigned kMemHostAllocPortable = 0x01;        // CU_MEMHOSTALLOC_PORTABLE
+inline constexpr unsigned kMemHostAllocDeviceMap = 0x02;       // CU_MEMHOSTALLOC_DEVICEMAP
+inline constexpr unsigned kMemHostAllocWriteCombined = 0x04;   // CU_MEMHOSTALLOC_WRITECOMBINED
+inline constexpr unsigned kMemHostRegisterPortable = 0x01;     // CU_MEMHOSTREGISTER_PORTABLE
+inline constexpr unsigned kMemHostRegisterDeviceMap = 0x02;    // CU_MEMHOSTREGISTER_DEVICEMAP
+inline constexpr unsigned kMemHostRegisterIoMemory = 0x04;     // CU_MEMHOSTREGISTER_IOMEMORY
+inline constexpr unsigned kMemHostRegisterReadOnly = 0x08;     // CU_MEMHOSTREGISTER_READ_ONLY
+
+enum CUstreamCaptureStatus : int {
+  CU_STREAM_CAPTURE_STATUS_NONE = 0,
+  CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+  CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+};
+enum CUstreamCaptureMode : int {
+  CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+};
+enum CUdevice_P2PAttribute : int {
+  CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK = 0x01,
+  CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED = 0x02,
+  CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED = 0x03,
+  CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED = 0x04,
+  CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED = 0x05,
+};
 
 struct CUuuid {
   char bytes[16];
@@ -167,7 +243,12 @@ enum EntryTraits : unsigned {
   kNoTraits = 0,
   kNeedsInit = 1u << 0,       // before a successful cuInit: CUDA_ERROR_NOT_INITIALIZED
   kTouchesDevice = 1u << 1,   // runs on the current context's device (sticky errors apply)
-  kLegalInCapture = 1u << 2,  // allowed while a stream is being captured (global mode)
+  kLegalInCapture = 1u << 2,  // not "potentially unsafe" during capture (spec cuda_streams
+                              // section 4.3): without it, a call that the thread's capture
+                              // mode prohibits fails with 900 and invalidates the captures
+                              // that prohibit it. Stream- and event-specific capture rules
+                              // (906 on the legacy stream, 900 on a captured event) apply on
+                              // top, whatever the trait.
   kAnswersAfterFork = 1u << 3,  // answers in a child forked after cuInit (no pid gate);
                                 // recorded on real hardware (docs/HARDWARE.md)
 };
@@ -228,7 +309,63 @@ enum EntryTraits : unsigned {
     kNeedsInit | kTouchesDevice | kLegalInCapture)                                                 \
   R(X, E, cuMemAlloc, 3020, cuMemAlloc_v2, (CUdeviceptr * dptr, std::size_t bytes), (dptr, bytes), \
     kNeedsInit | kTouchesDevice)                                                                   \
-  R(X, E, cuMemFree, 3020, cuMemFree_v2, (CUdeviceptr dptr), (dptr), kNeedsInit | kTouchesDevice)
+  R(X, E, cuMemFree, 3020, cuMemFree_v2, (CUdeviceptr dptr), (dptr), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuCtxGetStreamPriorityRange, 5050, cuCtxGetStreamPriorityRange, (int* least_priority, int* greatest_priority), (least_priority, greatest_priority), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamCreate, 2000, cuStreamCreate, (CUstream * stream, unsigned int flags), (stream, flags), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuStreamCreateWithPriority, 5050, cuStreamCreateWithPriority, (CUstream * stream, unsigned int flags, int priority), (stream, flags, priority), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuStreamGetPriority, 5050, cuStreamGetPriority, (CUstream stream, int* priority), (stream, priority), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamGetFlags, 5050, cuStreamGetFlags, (CUstream stream, unsigned int* flags), (stream, flags), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamGetId, 12000, cuStreamGetId, (CUstream stream, unsigned long long* stream_id), (stream, stream_id), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamGetCtx, 9020, cuStreamGetCtx, (CUstream stream, CUcontext * ctx), (stream, ctx), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamDestroy, 4000, cuStreamDestroy_v2, (CUstream stream), (stream), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamQuery, 2000, cuStreamQuery, (CUstream stream), (stream), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuStreamSynchronize, 2000, cuStreamSynchronize, (CUstream stream), (stream), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuStreamWaitEvent, 3020, cuStreamWaitEvent, (CUstream stream, CUevent event, unsigned int flags), (stream, event, flags), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuStreamAddCallback, 5000, cuStreamAddCallback, (CUstream stream, CUstreamCallback callback, void* user_data, unsigned int flags), (stream, callback, user_data, flags), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuLaunchHostFunc, 10000, cuLaunchHostFunc, (CUstream stream, CUhostFn fn, void* user_data), (stream, fn, user_data), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuEventCreate, 2000, cuEventCreate, (CUevent * event, unsigned int flags), (event, flags), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuEventRecord, 2000, cuEventRecord, (CUevent event, CUstream stream), (event, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuEventRecordWithFlags, 11010, cuEventRecordWithFlags, (CUevent event, CUstream stream, unsigned int flags), (event, stream, flags), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuEventQuery, 2000, cuEventQuery, (CUevent event), (event), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuEventSynchronize, 2000, cuEventSynchronize, (CUevent event), (event), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuEventDestroy, 4000, cuEventDestroy_v2, (CUevent event), (event), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuEventElapsedTime, 12080, cuEventElapsedTime_v2, (float* milliseconds, CUevent start, CUevent end), (milliseconds, start, end), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuMemAllocHost, 3020, cuMemAllocHost_v2, (void** pointer, std::size_t bytes), (pointer, bytes), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuMemHostAlloc, 2020, cuMemHostAlloc, (void** pointer, std::size_t bytes, unsigned int flags), (pointer, bytes, flags), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuMemFreeHost, 2000, cuMemFreeHost, (void* pointer), (pointer), kNeedsInit) \
+  R(X, E, cuMemHostRegister, 6050, cuMemHostRegister_v2, (void* pointer, std::size_t bytes, unsigned int flags), (pointer, bytes, flags), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuMemHostUnregister, 4000, cuMemHostUnregister, (void* pointer), (pointer), kNeedsInit) \
+  R(X, E, cuMemcpyHtoD, 3020, cuMemcpyHtoD_v2, (CUdeviceptr dst, const void* src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyDtoH, 3020, cuMemcpyDtoH_v2, (void* dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyDtoD, 3020, cuMemcpyDtoD_v2, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpy, 4000, cuMemcpy, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyPeer, 4000, cuMemcpyPeer, (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes), (dst, dst_ctx, src, src_ctx, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyHtoDAsync, 3020, cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyDtoHAsync, 3020, cuMemcpyDtoHAsync_v2, (void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyDtoDAsync, 3020, cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyAsync, 4000, cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemcpyPeerAsync, 4000, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes, CUstream stream), (dst, dst_ctx, src, src_ctx, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemsetD8, 3020, cuMemsetD8_v2, (CUdeviceptr dst, unsigned char value, std::size_t count), (dst, value, count), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemsetD32, 3020, cuMemsetD32_v2, (CUdeviceptr dst, unsigned int value, std::size_t count), (dst, value, count), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemsetD8Async, 3020, cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream), (dst, value, count, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuMemsetD32Async, 3020, cuMemsetD32Async, (CUdeviceptr dst, unsigned int value, std::size_t count, CUstream stream), (dst, value, count, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuModuleLoadData, 2000, cuModuleLoadData, (CUmodule * module, const void* image), (module, image), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuModuleUnload, 2000, cuModuleUnload, (CUmodule module), (module), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuModuleGetFunction, 2000, cuModuleGetFunction, (CUfunction * function, CUmodule module, const char* name), (function, module, name), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuLaunchKernel, 4000, cuLaunchKernel, (CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, CUstream stream, void** params, void** extra), (f, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes, stream, params, extra), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuStreamBeginCapture, 10010, cuStreamBeginCapture_v2, (CUstream stream, CUstreamCaptureMode mode), (stream, mode), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamEndCapture, 10000, cuStreamEndCapture, (CUstream stream, CUgraph * graph), (stream, graph), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamIsCapturing, 10000, cuStreamIsCapturing, (CUstream stream, CUstreamCaptureStatus * status), (stream, status), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuStreamGetCaptureInfo, 12030, cuStreamGetCaptureInfo_v3, (CUstream stream, CUstreamCaptureStatus * status, cuuint64_t * id, CUgraph * graph, const CUgraphNode** dependencies, const CUgraphEdgeData** edge_data, std::size_t * dependency_count), (stream, status, id, graph, dependencies, edge_data, dependency_count), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuThreadExchangeStreamCaptureMode, 10010, cuThreadExchangeStreamCaptureMode, (CUstreamCaptureMode * mode), (mode), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuGraphInstantiateWithFlags, 11040, cuGraphInstantiateWithFlags, (CUgraphExec * exec, CUgraph graph, unsigned long long flags), (exec, graph, flags), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuGraphLaunch, 10000, cuGraphLaunch, (CUgraphExec exec, CUstream stream), (exec, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  R(X, E, cuGraphDestroy, 10000, cuGraphDestroy, (CUgraph graph), (graph), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuGraphExecDestroy, 10000, cuGraphExecDestroy, (CUgraphExec exec), (exec), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuDeviceCanAccessPeer, 4000, cuDeviceCanAccessPeer, (int* can_access, CUdevice device, CUdevice peer), (can_access, device, peer), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuDeviceGetP2PAttribute, 8000, cuDeviceGetP2PAttribute, (int* value, CUdevice_P2PAttribute attrib, CUdevice src, CUdevice dst), (value, attrib, src, dst), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuCtxEnablePeerAccess, 4000, cuCtxEnablePeerAccess, (CUcontext peer, unsigned int flags), (peer, flags), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuCtxDisablePeerAccess, 4000, cuCtxDisablePeerAccess, (CUcontext peer), (peer), kNeedsInit | kLegalInCapture)
 
 // E is always empty: pasting it onto a name (E ## name) keeps the preprocessor from
 // expanding the name on its way to X. Without it, where the toolkit's cuda.h is included

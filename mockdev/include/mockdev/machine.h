@@ -72,12 +72,27 @@ struct FaultSchedule {
   std::vector<StickyError> sticky;
 };
 
+// What to do when the race detector finds a race (`streams.races` in a machine file;
+// MOCKDEV_RACES overrides it).
+enum class RacePolicy { kReport, kAbort, kOff };
+
+// The stream simulation: scheduler, seed, timing model (`streams:` section,
+// docs/MACHINE_FILES.md). The fields are the streams work's; see core/timeline.h.
+struct StreamSettings {
+  RacePolicy races = RacePolicy::kReport;
+};
+
+// Which device pairs are peers, and over what (`topology:` section, docs/MACHINE_FILES.md).
+struct Topology {};
+
 struct MachineSpec {
   std::string name;            // preset name or the file's `name:`
   std::string source;          // "preset:4xh100" or the file path
   int driver_version = 13000;  // what cuDriverGetVersion reports
   std::vector<DeviceSpec> devices;
   FaultSchedule faults;
+  StreamSettings streams;
+  Topology topology;
 };
 
 // A malformed machine file or an unknown preset. what() is

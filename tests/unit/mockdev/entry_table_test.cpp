@@ -29,11 +29,26 @@ TEST(MockEntryTable, CudaTraitsAreTheDocumentedOnes) {
             (std::set<std::string>{"cuInit", "cuDriverGetVersion", "cuGetErrorName",
                                    "cuGetErrorString", "cuGetProcAddress_v2", "cuGetProcAddress"}));
   EXPECT_EQ(cuda_symbols_with(accel::cuda_abi::kTouchesDevice, true),
-            (std::set<std::string>{"cuCtxSynchronize", "cuMemGetInfo_v2", "cuMemAlloc_v2",
-                                   "cuMemFree_v2"}));
+            (std::set<std::string>{
+                "cuCtxSynchronize", "cuMemGetInfo_v2", "cuMemAlloc_v2", "cuMemFree_v2",
+                "cuStreamCreate", "cuStreamCreateWithPriority", "cuStreamQuery",
+                "cuStreamSynchronize", "cuStreamWaitEvent", "cuStreamAddCallback",
+                "cuLaunchHostFunc", "cuEventRecord", "cuEventRecordWithFlags", "cuEventQuery",
+                "cuEventSynchronize", "cuMemAllocHost_v2", "cuMemHostAlloc",
+                "cuMemHostRegister_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2",
+                "cuMemcpy", "cuMemcpyPeer", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2",
+                "cuMemcpyDtoDAsync_v2", "cuMemcpyAsync", "cuMemcpyPeerAsync", "cuMemsetD8_v2",
+                "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD32Async", "cuLaunchKernel",
+                "cuGraphLaunch"}));
+  // The "potentially unsafe" calls of spec cuda_streams section 4.3 (900 + invalidation
+  // in a prohibiting capture mode).
   EXPECT_EQ(cuda_symbols_with(accel::cuda_abi::kLegalInCapture, false),
             (std::set<std::string>{"cuDevicePrimaryCtxRelease_v2", "cuCtxSynchronize",
-                                   "cuMemAlloc_v2", "cuMemFree_v2"}));
+                                   "cuMemAlloc_v2", "cuMemFree_v2", "cuStreamQuery",
+                                   "cuStreamSynchronize", "cuStreamAddCallback", "cuEventQuery",
+                                   "cuEventSynchronize", "cuMemAllocHost_v2", "cuMemHostAlloc",
+                                   "cuMemFreeHost", "cuMemHostRegister_v2",
+                                   "cuMemHostUnregister"}));
   EXPECT_TRUE(cuda::is_entry_point("cuMemAlloc_v2"));
   EXPECT_FALSE(cuda::is_entry_point("cuMemAlloc"));
 }

@@ -308,9 +308,9 @@ TEST(MockMachineFile, FaultCodesAndEntryPoints) {
   EXPECT_EQ(error_of(head + "  calls:\n    - {entry: nvmlinit, code: 2}\n"),
             "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs "
             "(closest: nvmlInit), got 'nvmlinit'");
-  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: launchKernel, code: 2}\n"),
+  EXPECT_EQ(error_of(head + "  calls:\n    - {entry: reticulateSplines, code: 2}\n"),
             "m.yaml:6: faults.calls[0].entry: expected an entry point of the mock's APIs, by "
-            "exported symbol (cuMemAlloc_v2) or base name (cuMemAlloc), got 'launchKernel'");
+            "exported symbol (cuMemAlloc_v2) or base name (cuMemAlloc), got 'reticulateSplines'");
   EXPECT_EQ(
       error_of(head + "  calls:\n    - {entry: cuInit, nth: -1, code: 2}\n"),
       "m.yaml:6: faults.calls[0].nth: expected an integer from 0 to 18446744073709551615, got "

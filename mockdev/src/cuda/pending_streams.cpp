@@ -1,0 +1,184 @@
+// WORK IN PROGRESS -- deleted before the streams work lands. Entry points of
+// ACCEL_CUDA_DRIVER_TABLE whose implementation is being written (streams); each answers
+// CUDA_ERROR_NOT_SUPPORTED until its real body replaces it here, so that the mock libcuda
+// keeps loading with RTLD_NOW in the meantime.
+
+#include "cuda/driver_api.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+namespace mockdev::cuda::impl {
+
+CUresult cuCtxGetStreamPriorityRange(int* least_priority, int* greatest_priority) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamCreate(CUstream * stream, unsigned int flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamCreateWithPriority(CUstream * stream, unsigned int flags, int priority) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamGetPriority(CUstream stream, int* priority) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamGetFlags(CUstream stream, unsigned int* flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamGetId(CUstream stream, unsigned long long* stream_id) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamGetCtx(CUstream stream, CUcontext * ctx) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamDestroy(CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamQuery(CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback callback, void* user_data, unsigned int flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void* user_data) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuEventCreate(CUevent * event, unsigned int flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned int flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuEventQuery(CUevent event) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuEventDestroy(CUevent event) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemAllocHost(void** pointer, std::size_t bytes) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemHostAlloc(void** pointer, std::size_t bytes, unsigned int flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemFreeHost(void* pointer) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemHostRegister(void* pointer, std::size_t bytes, unsigned int flags) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemHostUnregister(void* pointer) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void* src, std::size_t bytes) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyDtoH(void* dst, CUdeviceptr src, std::size_t bytes) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, std::size_t count) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, std::size_t count) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, std::size_t count, CUstream stream) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuModuleLoadData(CUmodule * module, const void* image) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuModuleUnload(CUmodule module) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuModuleGetFunction(CUfunction * function, CUmodule module, const char* name) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, CUstream stream, void** params, void** extra) {
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+}  // namespace mockdev::cuda::impl

@@ -11,11 +11,14 @@
 // At least RC_PARAMS' max_success programs run per schedule; a failure prints rapidcheck's
 // reproduce string and the program.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+#include <unistd.h>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -51,6 +54,34 @@ std::vector<int> host_function_log() {
   return g_log;
 }
 
+// Racy programs are the point of the property, and the simulation prints each race it finds on
+// stderr; while a program runs, stderr goes to /dev/null (the model's verdict and the control
+// API's race list are what the property compares).
+class QuietStderr {
+ public:
+  QuietStderr() {
+    std::fflush(stderr);
+    saved_ = ::dup(2);
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+      ::dup2(null, 2);
+      ::close(null);
+    }
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      ::dup2(saved_, 2);
+      ::close(saved_);
+    }
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 #define CU_OK(call) RC_ASSERT((call) == CUDA_SUCCESS)
 
 struct Coverage {
@@ -64,8 +95,11 @@ struct Coverage {
 class Machine {
  public:
   explicit Machine(Schedule schedule, std::uint64_t seed) {
-    mockdev::control::reset(mockdev::load_machine("4xh100"));
-    mockdev::streams::set_schedule(schedule_name(schedule), seed);
+    mockdev::MachineSpec spec = mockdev::load_machine("4xh100");
+    spec.streams.schedule = to_settings(schedule);
+    spec.streams.seed = seed;
+    spec.streams.races = mockdev::RacePolicy::kReport;
+    mockdev::control::reset(spec);
     {
       std::lock_guard lock(g_log_mutex);
       g_log.clear();
@@ -108,7 +142,7 @@ class Machine {
       CU_OK(cuda().cuCtxSetCurrent(contexts_[d]));
       CU_OK(cuda().cuCtxSynchronize());
     }
-    mockdev::races::clear();
+    mockdev::control::clear_races();
   }
 
   ~Machine() {
@@ -118,16 +152,16 @@ class Machine {
     }
   }
 
-  static const char* schedule_name(Schedule s) {
+  static mockdev::StreamSettings::Schedule to_settings(Schedule s) {
     switch (s) {
       case Schedule::kEager:
-        return "eager";
+        return mockdev::StreamSettings::Schedule::kEager;
       case Schedule::kRandom:
-        return "random";
+        return mockdev::StreamSettings::Schedule::kRandom;
       case Schedule::kAdversarial:
-        return "adversarial";
+        return mockdev::StreamSettings::Schedule::kAdversarial;
     }
-    return "?";
+    return mockdev::StreamSettings::Schedule::kEager;
   }
 
   void use_device(int device) { CU_OK(cuda().cuCtxSetCurrent(contexts_[device])); }
@@ -261,6 +295,7 @@ void check_program(Schedule schedule, const Program& program, std::uint64_t seed
   std::vector<int> ids(static_cast<std::size_t>(host_functions));
   for (int i = 0; i < host_functions; ++i) ids[static_cast<std::size_t>(i)] = i;
 
+  QuietStderr quiet;
   Machine machine(schedule, seed);
   std::size_t checkpoint = 0;
   for (const Command& c : program) {
@@ -305,14 +340,14 @@ void check_program(Schedule schedule, const Program& program, std::uint64_t seed
               std::to_string(after));
     }
   }
-  const std::size_t detected = mockdev::races::races().size();
+  const std::uint64_t detected = mockdev::control::race_count();
   if (prediction.racy) {
     ++coverage.racy;
     if (detected == 0) RC_FAIL("the model finds a race the detector missed");
   } else {
     if (detected != 0) {
       RC_FAIL("the detector reports a race in a race-free program: " +
-              mockdev::races::races().front().text);
+              mockdev::control::races().front().text);
     }
     for (int b = 0; b < kBuffers; ++b) {
       for (int k = 0; k < kChunks; ++k) {

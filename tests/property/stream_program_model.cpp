@@ -340,7 +340,10 @@ rc::Gen<Command> gen_command() {
 
 rc::Gen<Program> gen_program(int max_commands) {
   return rc::gen::map(
-      rc::gen::resize(max_commands, rc::gen::container<Program>(gen_command())),
+      // rapidcheck scales gen::inRange by the size parameter; the commands' choices must span
+      // their whole ranges whatever the program length, so they are generated at full size.
+      rc::gen::resize(max_commands,
+                      rc::gen::container<Program>(rc::gen::resize(100, gen_command()))),
       [](Program program) {
         int id = 0;
         for (Command& c : program) {

@@ -277,10 +277,10 @@ rc::Gen<Command> gen_command() {
     c.last_chunk = *inRange(c.first_chunk + 1, kChunks + 1);
     c.value = *inRange<std::uint8_t>(1, 100);
     const int pick = *inRange(0, 100);
-    if (pick < 14) {
+    if (pick < 10) {
       c.kind = Kind::kMemset;
       c.dst = local_buffer + *inRange(0, kDeviceBuffersPerDevice);
-    } else if (pick < 42) {
+    } else if (pick < 32) {
       c.kind = Kind::kCopy;
       const int shape = *inRange(0, 4);
       const int mine = local_buffer + *inRange(0, kDeviceBuffersPerDevice);
@@ -312,15 +312,15 @@ rc::Gen<Command> gen_command() {
           c.dst = host;
           break;
       }
-    } else if (pick < 50) {
+    } else if (pick < 40) {
       c.kind = Kind::kHostFunction;
-    } else if (pick < 65) {
+    } else if (pick < 56) {
       c.kind = Kind::kRecord;
       c.event = device * kEventsPerDevice + *inRange(0, kEventsPerDevice);
-    } else if (pick < 80) {
+    } else if (pick < 76) {
       c.kind = Kind::kWait;
       c.event = *inRange(0, kEvents);
-    } else if (pick < 86) {
+    } else if (pick < 85) {
       c.kind = Kind::kStreamSync;
       if (is_legacy(c.stream)) c.stream += *inRange(1, kStreamsPerDevice);  // Note [Legacy sync]
     } else if (pick < 90) {

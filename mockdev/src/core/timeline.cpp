@@ -76,7 +76,10 @@ TimelineState& timeline() MOCKDEV_REQUIRES(g_engine_mutex) {
     // A fork child (Note [Deadlocks]): host functions other threads were running never end.
     state->pid = current_pid();
     for (Op& op : state->ops) {
-      if (op.state == OpState::kRunning) op.state = OpState::kCancelled;
+      if (op.state != OpState::kRunning) continue;
+      op.state = OpState::kCancelled;
+      --state->queues[op.queue - 1].pending;
+      --state->stats.pending;
     }
   }
   return *state;

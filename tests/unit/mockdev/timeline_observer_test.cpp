@@ -45,6 +45,12 @@ class Recorder : public core::OpObserver {
 class ObserverTest : public StreamTest {
  protected:
   std::ostringstream log;
+  // The recorder writes into `log`: drop it (a machine installation flushes and replaces the
+  // observers) before the log goes away.
+  void TearDown() override {
+    control::reset(load_machine("4xh100"));
+    StreamTest::TearDown();
+  }
   void observe() {
     core::EngineLock lock;
     core::engine().observers.push_back(std::make_unique<Recorder>(&log));
@@ -106,6 +112,27 @@ TEST_F(ObserverTest, EagerCompletesInEnqueueOrderAndQueryTellsTheHost) {
             "complete 1 4000..4001\n"
             "host_wait 1 epoch 1\n"
             "destroyed 1\n");
+}
+
+TEST_F(ObserverTest, HostFunctionsCarryTheirDeclaredAccesses) {
+  start(Schedule::kEager);
+  observe();
+  CUstream s = make_stream(CU_STREAM_NON_BLOCKING);
+  CUdeviceptr d = alloc(64);
+  int user = 0;
+  streams::declare_host_function_accesses(&user, {{d, 16, false}}, {{0x1000, 8, true}});
+  ASSERT_EQ(cu().cuLaunchHostFunc(s, [](void* p) { ++*static_cast<int*>(p); }, &user),
+            CUDA_SUCCESS);
+  streams::declare_host_function_accesses(&user, {}, {});  // removed: nothing declared
+  ASSERT_EQ(cu().cuLaunchHostFunc(s, [](void* p) { ++*static_cast<int*>(p); }, &user),
+            CUDA_SUCCESS);
+  EXPECT_EQ(user, 2);
+  EXPECT_EQ(log.str(),
+            "queue 1 dev0 'dev0/stream 1 (non-blocking)'\n"
+            "enqueue 1 q1 cuLaunchHostFunc deps[] epoch 0 wh8 rd16\n"
+            "complete 1 4000..5000\n"
+            "enqueue 2 q1 cuLaunchHostFunc deps[1] epoch 0\n"
+            "complete 2 5000..6000\n");
 }
 
 TEST_F(ObserverTest, ObserversAreFlushedWhenTheMachineIsReplaced) {

@@ -1,7 +1,9 @@
 // The scheduler modes (Note [Scheduler] in core/timeline.h), the legacy-stream rules (Note
 // [Legacy stream] in cuda/stream_objects.h), host waits and the deadlock report.
 
+#include <atomic>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "core/engine.h"
@@ -148,6 +150,66 @@ TEST_F(StreamTest, RandomScheduleStillCompletesEverythingOnSynchronize) {
   unsigned char host[64] = {};
   ASSERT_EQ(cu().cuMemcpyDtoH_v2(host, d, 64), CUDA_SUCCESS);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(host[i], i + 1) << i;
+}
+
+// Completed operations are pruned from the op list (Note [Op path cost]); the end times an
+// event needs survive it.
+TEST_F(StreamTest, EventTimesSurvivePruning) {
+  MachineSpec m = load_machine("4xh100");
+  m.streams.timing.memset_gb_per_s = 0.064;  // 64 bytes -> 1000 ns
+  control::reset(m);
+  init_and_make_current(0);
+  CUstream s = make_stream();
+  CUevent a = nullptr, b = nullptr;
+  ASSERT_EQ(cu().cuEventCreate(&a, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventCreate(&b, 0), CUDA_SUCCESS);
+  CUdeviceptr d = alloc(64);
+  ASSERT_EQ(cu().cuEventRecord(a, s), CUDA_SUCCESS);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(cu().cuMemsetD8Async(d, 1, 64, s), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventRecord(b, s), CUDA_SUCCESS);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(cu().cuMemsetD8Async(d, 2, 64, s), CUDA_SUCCESS);
+  float ms = 0;
+  ASSERT_EQ(cu().cuEventElapsedTime_v2(&ms, a, b), CUDA_SUCCESS);
+  EXPECT_FLOAT_EQ(ms, 3.0f);  // 3000 x 1000 ns
+  EXPECT_EQ(streams::stats().completed, 6002u);
+}
+
+// Several host threads enqueue, run host functions and synchronise at once (random
+// schedule): every thread's bytes arrive and nothing hangs.
+TEST_F(StreamTest, ThreadsShareTheEngine) {
+  start(Schedule::kRandom, 5);
+  CUcontext ctx = nullptr;
+  cu().cuCtxGetCurrent(&ctx);
+  CUdeviceptr d = alloc(4 * 256);
+  std::atomic<int> host_calls{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      cu().cuCtxSetCurrent(ctx);
+      CUstream s = nullptr;
+      ASSERT_EQ(cu().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+      for (int i = 0; i < 256; ++i) {
+        const CUdeviceptr at = d + static_cast<CUdeviceptr>(t * 256 + i);
+        ASSERT_EQ(cu().cuMemsetD8Async(at, static_cast<unsigned char>(t + i), 1, s), CUDA_SUCCESS);
+        if (i % 64 == 0) {
+          ASSERT_EQ(cu().cuLaunchHostFunc(
+                        s, [](void* p) { ++*static_cast<std::atomic<int>*>(p); }, &host_calls),
+                    CUDA_SUCCESS);
+        }
+      }
+      ASSERT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+      ASSERT_EQ(cu().cuStreamDestroy_v2(s), CUDA_SUCCESS);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(host_calls.load(), 16);
+  std::vector<unsigned char> host(4 * 256);
+  ASSERT_EQ(cu().cuMemcpyDtoH_v2(host.data(), d, host.size()), CUDA_SUCCESS);
+  for (int t = 0; t < 4; ++t) {
+    for (int i = 0; i < 256; ++i) {
+      ASSERT_EQ(host[static_cast<std::size_t>(t * 256 + i)], static_cast<unsigned char>(t + i));
+    }
+  }
 }
 
 TEST_F(StreamTest, ScheduleFromTheMachineFile) {

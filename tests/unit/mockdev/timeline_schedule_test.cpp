@@ -57,10 +57,10 @@ TEST_F(StreamTest, LegacyStreamBarrierOrdersBlockingStreams) {
   CUstream s2 = make_stream();
   CUstream nb = make_stream(CU_STREAM_NON_BLOCKING);
   CUdeviceptr d = alloc(256);
-  cu().cuMemsetD8Async(d, 1, 1, s2);        // k1 on blocking s2
-  cu().cuMemsetD8Async(d + 1, 1, 1, nb);    // on the non-blocking stream
+  cu().cuMemsetD8Async(d, 1, 1, s2);           // k1 on blocking s2
+  cu().cuMemsetD8Async(d + 1, 1, 1, nb);       // on the non-blocking stream
   cu().cuMemsetD8Async(d + 2, 2, 1, nullptr);  // k2 on legacy: after k1
-  cu().cuMemsetD8Async(d + 3, 3, 1, s1);    // k3 on blocking s1: after k2
+  cu().cuMemsetD8Async(d + 3, 3, 1, s1);       // k3 on blocking s1: after k2
   EXPECT_EQ(cu().cuStreamSynchronize(s1), CUDA_SUCCESS);
   EXPECT_EQ(pending(s2), 0u);
   EXPECT_EQ(pending(nullptr), 0u);
@@ -85,7 +85,7 @@ TEST_F(StreamTest, PerThreadStreamWaitsForLegacyButNotForCreatedStreams) {
   cu().cuMemsetD8Async(d, 1, 1, s);
   EXPECT_EQ(cu().cuMemsetD8Async(d + 1, 1, 1, pt), CUDA_SUCCESS);
   EXPECT_EQ(cu().cuStreamSynchronize(pt), CUDA_SUCCESS);
-  EXPECT_EQ(pending(s), 1u);  // not synchronised with created streams
+  EXPECT_EQ(pending(s), 1u);                   // not synchronised with created streams
   cu().cuMemsetD8Async(d + 2, 1, 1, nullptr);  // legacy: waits for s and pt
   cu().cuMemsetD8Async(d + 3, 1, 1, pt);       // pt: waits for that legacy op
   EXPECT_EQ(cu().cuStreamSynchronize(pt), CUDA_SUCCESS);
@@ -118,7 +118,7 @@ std::string random_run() {
   cu.cuMemAlloc_v2(&d, 4096);
   for (int i = 0; i < 40; ++i) {
     cu.cuMemsetD8Async(d + static_cast<CUdeviceptr>(i), static_cast<unsigned char>(i), 1,
-                         i % 3 == 0 ? b : a);
+                       i % 3 == 0 ? b : a);
     answers += cu.cuStreamQuery(a) == CUDA_SUCCESS ? 'a' : '.';
     answers += cu.cuStreamQuery(b) == CUDA_SUCCESS ? 'b' : '.';
   }
@@ -214,7 +214,8 @@ TEST_F(StreamTest, ThreadsShareTheEngine) {
 
 TEST_F(StreamTest, ScheduleFromTheMachineFile) {
   MachineSpec m = parse_machine(
-      "name: m\ndevices: [{name: d, memory: 1GiB, compute_capability: '9.0', multiprocessors: 132}]\nstreams: {schedule: adversarial, seed: 9}\n",
+      "name: m\ndevices: [{name: d, memory: 1GiB, compute_capability: '9.0', multiprocessors: "
+      "132}]\nstreams: {schedule: adversarial, seed: 9}\n",
       "m.yaml");
   EXPECT_EQ(m.streams.schedule, Schedule::kAdversarial);
   EXPECT_EQ(m.streams.seed, 9u);
@@ -243,9 +244,10 @@ TEST(MockStreamEnvironment, OverridesAndMalformedValues) {
       core::apply_stream_environment(s);
       ADD_FAILURE() << "no error for '" << bad << "'";
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()),
-                std::string("MOCKDEV_SEED: expected an unsigned decimal integer below 2^64, got '") +
-                    bad + "'");
+      EXPECT_EQ(
+          std::string(e.what()),
+          std::string("MOCKDEV_SEED: expected an unsigned decimal integer below 2^64, got '") +
+              bad + "'");
     }
   }
   unsetenv("MOCKDEV_SCHEDULE");
@@ -264,7 +266,7 @@ TEST_F(StreamTest, WaitOnCancelledWorkIsADeadlockNotAHang) {
   ASSERT_EQ(cu().cuDevicePrimaryCtxRetain(&ctx1, 1), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuCtxSetCurrent(ctx1), CUDA_SUCCESS);
   CUstream s1 = make_stream();
-  ASSERT_EQ(cu().cuStreamWaitEvent(s1, e, 0), CUDA_SUCCESS);  // across devices: allowed
+  ASSERT_EQ(cu().cuStreamWaitEvent(s1, e, 0), CUDA_SUCCESS);      // across devices: allowed
   ASSERT_EQ(cu().cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);  // cancels s0's work
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(cu().cuStreamSynchronize(s1), CUDA_ERROR_ILLEGAL_STATE);

@@ -13,7 +13,7 @@
 // Note [Scheduler]
 // When an operation completes is decided by StreamSettings::schedule. eager: at enqueue, as
 // soon as every dependency has completed (the behaviour every test before streams saw).
-// random: at each stream call (enqueue, query, synchronize), every operation whose
+// random: at each enqueue, query and elapsed-time call, every operation whose
 // dependencies are complete completes with probability 1/2, drawn from a SplitMix64 stream
 // seeded by StreamSettings::seed, visiting operations in id order. adversarial: nothing
 // completes until a host wait needs it; a query never forces progress. Decisions use only

@@ -41,7 +41,7 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   if (kind != CUstream_st::Kind::kLegacy && (flags & CU_STREAM_NON_BLOCKING) == 0) {
     cs.blocking.push_back(s);
   }
-  r.live_streams.emplace(s, true);
+  r.live_streams.insert(s);
   return s;
 }
 
@@ -135,7 +135,7 @@ void kill_context_streams(CUctx_st* ctx) {
   ContextStreams& cs = streams_of(ctx);
   for (std::uint64_t q : cs.queues) core::cancel_queue(q);
   for (auto it = r.live_streams.begin(); it != r.live_streams.end();) {
-    it = it->first->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
+    it = (*it)->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
   }
   for (const CUevent_st* e : cs.events) r.live_events.erase(e);
   cs = ContextStreams{};

@@ -16,10 +16,10 @@
 // random: at each driver call (cuda/driver_call.cpp) and after each enqueue, every
 // operation whose dependencies are complete completes with probability 1/2, drawn from a
 // SplitMix64 stream seeded by StreamSettings::seed, visiting operations in id order.
-// adversarial: nothing
-// completes until a host wait needs it; a query never forces progress. Decisions use only
-// op ids, the seed and the call sequence: no wall clock, no addresses, no unordered
-// iteration, so the same program with the same seed runs the same, bit for bit.
+// adversarial: nothing completes until a host wait needs it; a query never forces
+// progress. Decisions use only op ids, the seed and the call sequence: no wall clock, no
+// addresses, no unordered iteration, so the same program with the same seed runs the same,
+// bit for bit.
 //
 // Note [Virtual time]
 // Times are virtual nanoseconds since the machine was installed. An operation enqueued when

@@ -9,55 +9,7 @@
 
 namespace mockdev::cuda::impl {
 
-CUresult cuCtxGetStreamPriorityRange(int* least_priority, int* greatest_priority) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamCreate(CUstream * stream, unsigned int flags) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamCreateWithPriority(CUstream * stream, unsigned int flags, int priority) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamGetPriority(CUstream stream, int* priority) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamGetFlags(CUstream stream, unsigned int* flags) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamGetId(CUstream stream, unsigned long long* stream_id) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamGetCtx(CUstream stream, CUcontext * ctx) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamDestroy(CUstream stream) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamQuery(CUstream stream) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamSynchronize(CUstream stream) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
 CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback callback, void* user_data, unsigned int flags) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void* user_data) {
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -146,22 +98,6 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUst
 }
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes, CUstream stream) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, std::size_t count) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, std::size_t count) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream) {
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, std::size_t count, CUstream stream) {
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 

@@ -233,13 +233,15 @@ CUresult exchange_mode(CUstreamCaptureMode* mode) {
 
 // ---- hooks -------------------------------------------------------------------------------
 
-CUresult submit(const StreamRef& s, GraphNode node, bool* captured) {
+bool any_capture() { return !state().sequences.empty(); }
+
+CUresult submit(const StreamRef& s, core::OpDesc& op, bool* captured) {
   *captured = false;
   Found f = find_member(s.key);
   if (f.member == nullptr) return s.legacy ? legacy_use(s.device) : CUDA_SUCCESS;
   if (f.sequence->invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-  node.deps = f.member->deps;
-  const NodeIndex index = graph::add_node(f.sequence->graph, std::move(node));
+  const NodeIndex index =
+      graph::add_node(f.sequence->graph, GraphNode{f.member->deps, std::move(op)});
   f.member->deps.assign(1, index);
   *captured = true;
   return CUDA_SUCCESS;

@@ -108,11 +108,13 @@ CUresult info(const StreamRef& s, CUstreamCaptureStatus* status, cuuint64_t* id,
 CUresult exchange_mode(CUstreamCaptureMode* mode) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // ---- hooks for the stream code ---------------------------------------------------------
-// The submit path, before an operation is enqueued on `s`: when `s` is a member, `node`
-// becomes a node of the sequence's graph (after its dependency set) and *captured is set;
-// the legacy stream next to a blocking capture answers 906. `node.deps` is overwritten.
-CUresult submit(const StreamRef& s, GraphNode node, bool* captured)
+// The submit path, before an operation is enqueued on `s`: when `s` is a member, `op` is
+// moved into a new node of the sequence's graph (after the member's dependency set) and
+// *captured is set; the legacy stream next to a blocking capture answers 906.
+CUresult submit(const StreamRef& s, core::OpDesc& op, bool* captured)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
+// Whether any capture is in progress (the submit path's fast test).
+bool any_capture() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // A synchronous call that uses the legacy stream of `device` (a synchronous copy or
 // memset) without a StreamRef at hand: 906 next to a blocking capture.
 CUresult legacy_use(int device) MOCKDEV_REQUIRES(core::g_engine_mutex);

@@ -10,40 +10,41 @@
 // earlier machine are then unknown). Thread safety: engine lock.
 //
 // Note [Graph launch]
-// cuGraphLaunch(exec, s) enqueues each node as an operation of its own, in node order
-// (nodes only ever depend on earlier nodes), with the node's captured dependencies as its
-// happens-before predecessors; nodes without dependencies follow the launch's start point
-// (s's earlier work and the end of the previous launch of the same exec), and one barrier
-// after every node ends the launch, so that s's later work waits for the whole graph. The
-// race detector and the trace therefore see every node with its own memory accesses, and
-// two nodes the DAG leaves unordered are unordered for the detector too.
+// cuGraphLaunch(exec, s) enqueues, on s's queue: a start barrier through the submit path
+// (after s's earlier work, with the legacy-stream rules, and after the end of the previous
+// launch of the same exec); then each node as an operation of its own, in node order
+// (nodes only ever depend on earlier nodes), after the start and after the operations of
+// the nodes it depends on, and not after the queue's tail, so branches the captured DAG
+// leaves unordered stay unordered; then an end barrier after every node without
+// dependents, which becomes s's tail, so s's later work and the next launch wait for the
+// whole graph. The race detector and the trace see every node with its own memory
+// accesses, rather than one opaque kGraphLaunch operation: that is how a race between a
+// replayed node and other streams' work is found. (Two unordered nodes of one graph share
+// a queue, so the detector, which compares different queues, never reports them: no false
+// positive, at the price of missing a race inside one graph.)
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "accel_abi/cuda_driver.h"
 #include "core/engine_lock.h"
+#include "core/timeline.h"
 
 namespace mockdev::cuda {
 
 using NodeIndex = std::size_t;
 
-// How a node runs again: enqueues the node's operation on the launch stream `stream`
-// (an opaque stream object of the stream code) after `deps`, and returns the enqueued
-// operation's id, or 0 when it could not be enqueued. Built by the stream code when it
-// diverts an operation into a capture; holds everything the operation needs by value.
-using NodeReplay = std::function<std::uint64_t(const void* stream,
-                                               const std::vector<std::uint64_t>& deps)>;
-
+// A captured operation: what the stream code would have enqueued (its accesses, duration
+// and action), and the nodes it depends on. Launching enqueues a copy of `op`.
 struct GraphNode {
-  std::string name;  // what the operation was ("cuMemcpyHtoDAsync_v2", "host function")
   std::vector<NodeIndex> deps;
-  NodeReplay replay;
+  core::OpDesc op;
 };
+
+// A deep copy of `op` (staged bytes included), for a snapshot or one launch.
+core::OpDesc copy_op(const core::OpDesc& op);
 
 }  // namespace mockdev::cuda
 
@@ -64,7 +65,6 @@ struct accel::cuda_abi::CUgraphExec_st {
   int device = 0;
   std::vector<mockdev::cuda::GraphNode> nodes;  // the snapshot taken at instantiation
   std::uint64_t last_launch_end = 0;            // the op that ended the previous launch
-  std::uint64_t launches = 0;
 };
 
 namespace mockdev::cuda::graph {
@@ -88,6 +88,8 @@ CUresult instantiate(CUgraphExec* exec, CUgraph_st* g, unsigned long long flags)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
 CUresult destroy(CUgraph_st* g) MOCKDEV_REQUIRES(core::g_engine_mutex);
 CUresult destroy_exec(CUgraphExec_st* e) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// Note [Graph launch]: enqueues the exec's nodes on `stream` (resolved, not capturing).
+CUresult launch(CUgraphExec_st* e, CUstream_st* stream) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // Live graphs and execs (for live_objects and tests).
 std::size_t live_graphs() MOCKDEV_REQUIRES(core::g_engine_mutex);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "cuda/capture_streams.h"
 
 namespace mockdev::cuda {
 namespace {
@@ -105,6 +106,13 @@ std::vector<core::OpId> context_targets(const CUctx_st* ctx) {
 }
 
 Submitted submit(CUstream_st* stream, core::OpDesc&& desc, std::span<const core::OpId> extra) {
+  // Capture hook: a capturing stream's work becomes a graph node instead of an operation;
+  // the legacy stream next to a blocking capture answers 906 (Note [Capture rules]).
+  if (capture::any_capture()) {
+    bool captured = false;
+    const CUresult rc = capture::submit(capture::ref_of(stream), desc, &captured);
+    if (rc != CUDA_SUCCESS || captured) return {rc, 0};
+  }
   std::vector<core::OpId> deps{core::queue_tail(stream->queue)};
   ContextStreams& cs = streams_of(stream->ctx);
   if (stream->kind == CUstream_st::Kind::kLegacy) {

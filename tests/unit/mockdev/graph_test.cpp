@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t kBytes = 256;
 
 class Graph : public MockTest {
- protected:
+ public:
   void SetUp() override {
     MockTest::SetUp();
     init_and_make_current(0);

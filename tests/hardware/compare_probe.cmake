@@ -1,5 +1,5 @@
 # Runs accel_cuda_rules_probe on a simulated machine and compares its compared sections
-# (init, device, ctx, mem, fork, visible) with a recording made on real hardware.
+# (init, device, ctx, mem, fork, visible, capture) with a recording made on real hardware.
 #   cmake -DPROBE=<exe> -DDRIVER=<libcuda> -DNVML=<libnvidia-ml> -DMACHINE=<yaml>
 #         -DRECORDED=<probe.txt> -DDELIBERATE=<deliberate.txt> -P compare_probe.cmake
 # Fails listing every rule whose answer differs, is missing, or is new, except the rules
@@ -12,7 +12,7 @@ if(NOT status EQUAL 0)
   message(FATAL_ERROR "probe exited ${status} on the simulated machine:\n${simulated}\n${errors}")
 endif()
 
-set(compared_sections "^(init|device|ctx|mem|fork|visible)[.<]")
+set(compared_sections "^(init|device|ctx|mem|fork|visible|capture)[.<]")
 file(STRINGS "${DELIBERATE}" deliberate_lines REGEX "^[^#]")
 set(skipped "")
 foreach(entry IN LISTS deliberate_lines)

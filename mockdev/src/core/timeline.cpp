@@ -328,7 +328,12 @@ OpId enqueue(std::uint64_t queue, OpDesc&& desc, std::span<const OpId> deps) {
   ++q.pending;
   ++t.stats.pending;
   ++t.stats.enqueued;
-  if (!observers().empty()) announce(t, op, desc, op.deps);
+  if (!observers().empty()) {
+    announce(t, op, desc, op.deps);
+    if (desc.event_record != 0) {
+      for (auto& o : observers()) o->on_event_flow(desc.event_record, id);
+    }
+  }
 
   switch (s.schedule) {
     case StreamSettings::Schedule::kEager:
@@ -374,7 +379,8 @@ bool query(std::span<const OpId> ops) {
   return true;
 }
 
-WaitResult wait_for(std::span<const OpId> targets, std::string_view caller) {
+WaitResult wait_for(std::span<const OpId> targets, std::string_view caller,
+                    bool tell_observers) {
   for (;;) {
     TimelineState& t = timeline();
     // Every incomplete ancestor of the targets, in id order (dependencies come first).
@@ -443,7 +449,9 @@ WaitResult wait_for(std::span<const OpId> targets, std::string_view caller) {
   for (OpId id : targets) {
     if (!complete(t, id)) return WaitResult::kDone;  // a new machine replaced this one
   }
-  for (OpId id : targets) host_learns(t, id);
+  if (tell_observers) {
+    for (OpId id : targets) host_learns(t, id);
+  }
   if (settings().schedule == StreamSettings::Schedule::kEager) drain_ready();
   return WaitResult::kDone;
 }

@@ -70,6 +70,7 @@ struct OpDesc {
   std::vector<AccessRange> more_writes;
   bool unknown_accesses = false;
   std::uint64_t duration_ns = 0;
+  OpId event_record = 0;  // kEventWait: the record it waits for (on_event_flow)
   OpAction action;
 };
 
@@ -95,9 +96,11 @@ bool is_complete(OpId op) MOCKDEV_REQUIRES(g_engine_mutex);
 // host learns it (on_host_wait). Never forces progress. May release the lock.
 bool query(std::span<const OpId> ops) MOCKDEV_REQUIRES(g_engine_mutex);
 // A host wait: forces exactly the operations `ops` need, in id order, then tells the
-// observers. `caller` names the wait in a deadlock report. May release the lock.
-WaitResult wait_for(std::span<const OpId> ops, std::string_view caller)
-    MOCKDEV_REQUIRES(g_engine_mutex);
+// observers (unless `tell_observers` is false: an implicit synchronisation, spec
+// cuda_streams section 3.3, which is no happens-before edge). `caller` names the wait in a
+// deadlock report. May release the lock.
+WaitResult wait_for(std::span<const OpId> ops, std::string_view caller,
+                    bool tell_observers = true) MOCKDEV_REQUIRES(g_engine_mutex);
 // Random progress at a driver call (nothing in the other modes). May release the lock.
 void progress_point() MOCKDEV_REQUIRES(g_engine_mutex);
 

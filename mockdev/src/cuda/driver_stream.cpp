@@ -123,7 +123,7 @@ CUresult cuStreamDestroy(CUstream stream) {
     return rc;
   r.live_streams.erase(it);
   ContextStreams& cs = r.contexts[static_cast<std::size_t>(stream->ctx->physical_device)];
-  std::erase(cs.blocking, stream);
+  if (std::erase(cs.blocking, stream) != 0) cs.retired_blocking.push_back(stream->queue);
   std::erase(cs.created, stream);
   core::destroy_queue(stream->queue);
   return CUDA_SUCCESS;

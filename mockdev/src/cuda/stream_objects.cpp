@@ -92,9 +92,9 @@ bool is_live_event(const CUevent_st* event) {
 std::vector<core::OpId> stream_targets(const CUstream_st* stream) {
   std::vector<core::OpId> ops{core::queue_tail(stream->queue)};
   if (stream->kind == CUstream_st::Kind::kLegacy) {
-    for (const CUstream_st* b : streams_of(stream->ctx).blocking) {
-      ops.push_back(core::queue_tail(b->queue));
-    }
+    const ContextStreams& cs = streams_of(stream->ctx);
+    for (const CUstream_st* b : cs.blocking) ops.push_back(core::queue_tail(b->queue));
+    for (std::uint64_t q : cs.retired_blocking) ops.push_back(core::queue_tail(q));
   }
   return ops;
 }
@@ -117,6 +117,14 @@ Submitted submit(CUstream_st* stream, core::OpDesc&& desc, std::span<const core:
   ContextStreams& cs = streams_of(stream->ctx);
   if (stream->kind == CUstream_st::Kind::kLegacy) {
     for (const CUstream_st* b : cs.blocking) deps.push_back(core::queue_tail(b->queue));
+    std::vector<std::uint64_t> still_running;
+    for (std::uint64_t q : cs.retired_blocking) {
+      const core::OpId tail = core::queue_tail(q);
+      if (core::is_complete(tail)) continue;
+      deps.push_back(tail);
+      still_running.push_back(q);
+    }
+    cs.retired_blocking = std::move(still_running);
   } else if ((stream->flags & CU_STREAM_NON_BLOCKING) == 0 && cs.legacy != nullptr) {
     deps.push_back(core::queue_tail(cs.legacy->queue));
   }

@@ -14,8 +14,9 @@
 // operation on a blocking stream depends on its own tail and on the legacy stream's tail.
 // [inferred, spec section 9-3] A blocking stream created after a legacy operation also
 // waits for it (its first operation depends on the legacy tail), the conservative reading
-// that never reports a race the hardware could not show. A destroyed stream leaves the
-// blocking set at once (its pending work still runs). Non-blocking streams take no part.
+// that never reports a race the hardware could not show. A destroyed blocking stream keeps
+// taking part until its pending work has completed (legacy operations still wait for it).
+// Non-blocking streams take no part.
 //
 // Note [Submit path]
 // Every stream-ordered entry point (copies, memsets, host functions, event record and wait,
@@ -60,6 +61,7 @@ using accel::cuda_abi::CUstream_st;
 struct ContextStreams {
   CUstream_st* legacy = nullptr;               // created at first use
   std::vector<CUstream_st*> blocking;          // live blocking streams, creation order
+  std::vector<std::uint64_t> retired_blocking;  // queues of destroyed blocking streams
   std::map<std::uint64_t, CUstream_st*> per_thread;  // by thread key
   std::vector<std::uint64_t> queues;           // every queue of the context, creation order
   std::vector<CUstream_st*> created;           // live created streams, creation order

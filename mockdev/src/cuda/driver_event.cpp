@@ -115,6 +115,10 @@ CUresult cuEventDestroy(CUevent event) {
 CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end) {
   if (milliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!is_live_event(start) || !is_live_event(end)) return CUDA_ERROR_INVALID_HANDLE;
+  // Capture hook: a captured event answers 900 here too (Note [Capture rules]).
+  for (const CUevent_st* e : {start, end}) {
+    if (CUresult rc = capture::host_wait_on_event(e); rc != CUDA_SUCCESS) return rc;
+  }
   if (start->record == 0 || end->record == 0) return CUDA_ERROR_INVALID_HANDLE;
   if (((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) != 0) {
     return CUDA_ERROR_INVALID_HANDLE;

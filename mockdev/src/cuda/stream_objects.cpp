@@ -141,6 +141,7 @@ void kill_context_streams(CUctx_st* ctx) {
   StreamRegistry& r = stream_registry();
   ContextStreams& cs = streams_of(ctx);
   for (std::uint64_t q : cs.queues) core::cancel_queue(q);
+  capture::device_streams_killed(ctx->physical_device);  // capture hook
   for (auto it = r.live_streams.begin(); it != r.live_streams.end();) {
     it = it->first->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
   }

@@ -67,8 +67,9 @@ bool run(World& w, const std::vector<Step>& program, std::vector<HostCall>& call
         rc = cu.cuMemsetD8Async(buf + off, static_cast<unsigned char>(s.value), len, st);
         break;
       case 1:
-        rc = cu.cuMemsetD32Async(buf + off, static_cast<unsigned>(s.value) * 0x01010101u,
-                                 len / 4, st);
+        // Four different bytes, so a pattern replayed with the wrong width shows.
+        rc = cu.cuMemsetD32Async(buf + off, 0x04030201u + static_cast<unsigned>(s.value), len / 4,
+                                 st);
         break;
       case 2:
         rc = cu.cuMemcpyDtoDAsync_v2(w.buffers[1 - s.buffer] + (kBytes - off - len), buf + off,

@@ -1,8 +1,8 @@
 # Runs accel_cuda_rules_probe on a simulated machine and compares its compared sections
-# (init, device, ctx, mem, fork, visible, stream, event, copy) with a recording made on real
-# hardware. The simulation runs the adversarial schedule: the probe keeps a stream busy with
-# a sleeping host function, and only a schedule where nothing completes until a host wait
-# needs it answers "pending" the way a busy real stream does.
+# (init, device, ctx, mem, fork, visible, stream, event, copy, capture) with a recording made
+# on real hardware. The simulation runs the adversarial schedule: the probe keeps a stream
+# busy with a sleeping host function, and only a schedule where nothing completes until a
+# host wait needs it answers "pending" the way a busy real stream does.
 #   cmake -DPROBE=<exe> -DDRIVER=<libcuda> -DNVML=<libnvidia-ml> -DMACHINE=<yaml>
 #         -DRECORDED=<probe.txt> -DDELIBERATE=<deliberate.txt> -P compare_probe.cmake
 # Fails listing every rule whose answer differs, is missing, or is new, except the rules
@@ -16,7 +16,7 @@ if(NOT status EQUAL 0)
   message(FATAL_ERROR "probe exited ${status} on the simulated machine:\n${simulated}\n${errors}")
 endif()
 
-set(compared_sections "^(init|device|ctx|mem|fork|visible|stream|event|copy)[.<]")
+set(compared_sections "^(init|device|ctx|mem|fork|visible|stream|event|copy|capture)[.<]")
 file(STRINGS "${DELIBERATE}" deliberate_lines REGEX "^[^#]")
 set(skipped "")
 foreach(entry IN LISTS deliberate_lines)

@@ -113,6 +113,8 @@ CUresult copy_on(CUstream_st* stream, const Endpoint& dst, const Endpoint& src, 
   }
   const Submitted s = submit(stream, std::move(desc));
   if (s.code != CUDA_SUCCESS || returns == Returns::kAtOnce) return s.code;
+  // Capture hook: a captured copy (no operation) has nothing to wait for.
+  if (s.op == 0) return CUDA_SUCCESS;
   const core::OpId ops[] = {s.op};
   return host_wait(ops, name);
 }

@@ -8,6 +8,7 @@
 
 #include "core/engine.h"
 #include "core/host_accesses.h"
+#include "cuda/capture_streams.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
@@ -57,6 +58,12 @@ CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void* user_data) {
 CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback callback, void* user_data,
                              unsigned int flags) {
   if (callback == nullptr || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  // Capture hook: callbacks cannot be captured (900, capture invalidated; Note [Capture
+  // rules]); cuLaunchHostFunc is captured as a node through the submit path.
+  if (const ResolvedStream r = resolve_stream(stream); r.stream != nullptr) {
+    if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
+      return rc;
+  }
   return launch_host_call(stream, call_callback, reinterpret_cast<std::uintptr_t>(callback),
                           reinterpret_cast<std::uintptr_t>(stream),
                           reinterpret_cast<std::uintptr_t>(user_data), user_data,

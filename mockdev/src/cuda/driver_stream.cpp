@@ -6,6 +6,7 @@
 
 #include "core/engine.h"
 #include "core/timeline.h"
+#include "cuda/capture_streams.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
@@ -109,6 +110,9 @@ CUresult cuStreamDestroy(CUstream stream) {
   StreamRegistry& r = stream_registry();
   auto it = r.live_streams.find(stream);
   if (it == r.live_streams.end()) return CUDA_ERROR_INVALID_HANDLE;
+  // Capture hook: a member of a capture stays (900, capture invalidated; Note [Capture rules]).
+  if (CUresult rc = capture::stream_destroyed(capture::ref_of(stream)); rc != CUDA_SUCCESS)
+    return rc;
   r.live_streams.erase(it);
   ContextStreams& cs = r.contexts[static_cast<std::size_t>(stream->ctx->physical_device)];
   if (std::erase(cs.blocking, stream) != 0) cs.retired_blocking.push_back(stream->queue);
@@ -119,6 +123,10 @@ CUresult cuStreamDestroy(CUstream stream) {
 CUresult cuStreamQuery(CUstream stream) {
   const ResolvedStream r = resolve_stream(stream);
   if (r.stream == nullptr) return r.error;
+  // Capture hook: a capturing stream (900) or the legacy stream next to a blocking capture
+  // (906), invalidating (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
+    return rc;
   if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
   const std::vector<core::OpId> ops = stream_targets(r.stream);
   return core::query(ops) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
@@ -127,6 +135,10 @@ CUresult cuStreamQuery(CUstream stream) {
 CUresult cuStreamSynchronize(CUstream stream) {
   const ResolvedStream r = resolve_stream(stream);
   if (r.stream == nullptr) return r.error;
+  // Capture hook: a capturing stream (900) or the legacy stream next to a blocking capture
+  // (906), invalidating (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
+    return rc;
   if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
   const std::vector<core::OpId> ops = stream_targets(r.stream);
   return host_wait(ops, "cuStreamSynchronize");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "cuda/capture_streams.h"
 
 namespace mockdev::cuda {
 namespace {
@@ -106,6 +107,13 @@ std::vector<core::OpId> context_targets(const CUctx_st* ctx) {
 }
 
 Submitted submit(CUstream_st* stream, core::OpDesc&& desc, std::span<const core::OpId> extra) {
+  // Capture hook: a capturing stream's work becomes a graph node instead of an operation;
+  // the legacy stream next to a blocking capture answers 906 (Note [Capture rules]).
+  if (capture::any_capture()) {
+    bool captured = false;
+    const CUresult rc = capture::submit(capture::ref_of(stream), desc, &captured);
+    if (rc != CUDA_SUCCESS || captured) return {rc, 0};
+  }
   std::vector<core::OpId> deps{core::queue_tail(stream->queue)};
   ContextStreams& cs = streams_of(stream->ctx);
   if (stream->kind == CUstream_st::Kind::kLegacy) {
@@ -134,6 +142,7 @@ void kill_context_streams(CUctx_st* ctx) {
   StreamRegistry& r = stream_registry();
   ContextStreams& cs = streams_of(ctx);
   for (std::uint64_t q : cs.queues) core::cancel_queue(q);
+  capture::device_streams_killed(ctx->physical_device);  // capture hook
   for (auto it = r.live_streams.begin(); it != r.live_streams.end();) {
     it = (*it)->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
   }

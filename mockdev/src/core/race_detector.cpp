@@ -232,8 +232,10 @@ class RaceDetector final : public OpObserver {
     const bool unknown = race.kind == control::RaceKind::kUnknownAccesses;
     std::string text = unknown ? "=========== mockdev: possible race: unknown accesses ===========\n"
                                : "==================== mockdev: data race ====================\n";
-    text += std::string(what(race.second)) + " of " + (race.host ? "host" : "device") +
-            " memory " + range + "\n";
+    const char* phrase = race.second.unknown ? "unknown accesses to"
+                         : race.second.writes ? "write to"
+                                              : "read of";
+    text += std::string(phrase) + (race.host ? " host" : " device") + " memory " + range + "\n";
     text += describe(race.second);
     text += std::string("conflicts with an earlier ") + what(race.first) + "\n";
     text += describe(race.first);

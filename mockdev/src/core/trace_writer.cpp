@@ -119,7 +119,7 @@ void flush_at_exit();
 class TraceWriter final : public TraceObserver {
  public:
   TraceWriter(TraceFile& file, const MachineSpec& machine, bool flush_at_exit)
-      : file_(file), machine_(machine), owner_(current_pid()) {
+      : file_(file), machine_(machine) {
     if (flush_at_exit) {
       static std::once_flag registered;
       std::call_once(registered, [] { std::atexit(core::flush_at_exit); });
@@ -188,7 +188,6 @@ class TraceWriter final : public TraceObserver {
   void before_abort() override { flush(); }
 
   void flush() override {
-    if (current_pid() != owner_) return;  // a forked child: Note [Timeline trace]
     render_flows();
     render_races();
     file_.append(pending_);
@@ -287,7 +286,6 @@ class TraceWriter final : public TraceObserver {
 
   TraceFile& file_;
   MachineSpec machine_;
-  pid_t owner_;
   std::map<int, int> processes_;  // device -> trace pid
   std::unordered_map<std::uint64_t, Track> tracks_;
   std::vector<Slice> slices_;  // by OpId

@@ -53,7 +53,7 @@ class TraceFile {
   bool failed() const { return failed_; }
   // Appends rendered events (JSON objects separated by commas) and rewrites the file; on
   // failure prints one line and turns the file off. A no-op outside the process that
-  // opened it (fork).
+  // opened it (fork): the one place that decides whether a process writes.
   void append(std::string_view events);
   int next_process_id() { return ++processes_; }
   std::uint64_t next_flow_id() { return ++flows_; }

@@ -217,6 +217,18 @@ TEST_F(RaceDetectorTest, OneReportPerPairAndContiguousRange) {
   ASSERT_EQ(races().size(), 1u);
   EXPECT_EQ(races()[0].begin, dev_range(0, 0, 1).begin);
   EXPECT_EQ(races()[0].bytes, 160u);
+  // A read in the middle splits the shadow cells of s2's write; a third queue's write
+  // still gets one report per earlier operation.
+  const auto s3 = d().queue(0, "s3");
+  const OpId read = d().kernel(s1, {dev_range(0, 40, 20)}, {});
+  ASSERT_EQ(races().size(), 2u);  // s1's read against s2's write
+  const OpId write = d().kernel(s3, {}, {dev_range(0, 0, 160)});
+  ASSERT_EQ(races().size(), 4u);
+  EXPECT_EQ(races()[2].first.op, read - 1);  // s2's write, over all 160 bytes
+  EXPECT_EQ(races()[2].second.op, write);
+  EXPECT_EQ(races()[2].bytes, 160u);
+  EXPECT_EQ(races()[3].first.op, read);
+  EXPECT_EQ(races()[3].bytes, 20u);
 }
 
 TEST_F(RaceDetectorTest, UnknownAccessesConflictWithEveryUnorderedAccessOnTheirDevice) {

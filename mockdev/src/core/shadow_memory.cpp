@@ -54,8 +54,6 @@ void ShadowMemory::record_write(std::uint64_t begin, std::uint64_t end, ShadowAc
 
 void ShadowMemory::record_read(std::uint64_t begin, std::uint64_t end, ShadowAccess access) {
   if (begin >= end) return;
-  split(begin);
-  split(end);
   auto add_read = [&](ShadowCell& cell) {
     auto pos = std::lower_bound(
         cell.reads.begin(), cell.reads.end(), access,
@@ -66,6 +64,14 @@ void ShadowMemory::record_read(std::uint64_t begin, std::uint64_t end, ShadowAcc
       cell.reads.insert(pos, access);
     }
   };
+  // Fast path: one cell covers exactly this range (a buffer read again and again).
+  if (auto exact = cells_.find(begin); exact != cells_.end() && exact->second.end == end) {
+    add_read(exact->second);
+    merge_around(exact);
+    return;
+  }
+  split(begin);
+  split(end);
   // Walk the cells in [begin, end), filling gaps with fresh cells.
   std::uint64_t at = begin;
   auto it = cells_.lower_bound(begin);

@@ -129,6 +129,25 @@ void prune(TimelineState& t) {
   }
 }
 
+// Whether the device side(s) of a byte move still lie in live allocations.
+bool device_ranges_live(const OpAction& a) MOCKDEV_REQUIRES(g_engine_mutex) {
+  const auto live = [&](std::uint64_t address) MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
+    return find_containing(address, a.bytes, nullptr).has_value();
+  };
+  switch (a.kind) {
+    case ActionKind::kFill:
+    case ActionKind::kHostToDevice:
+    case ActionKind::kStagedToDevice:
+      return live(a.dst);
+    case ActionKind::kCopyDevice:
+      return live(a.dst) && live(a.src);
+    case ActionKind::kDeviceToHost:
+      return live(a.src);
+    default:
+      return true;
+  }
+}
+
 // Runs a completed op's byte move and tells the observers. The op's dependencies are
 // complete; for a host call, the function already ran.
 void finish(TimelineState& t, Op& op) MOCKDEV_REQUIRES(g_engine_mutex) {
@@ -137,6 +156,9 @@ void finish(TimelineState& t, Op& op) MOCKDEV_REQUIRES(g_engine_mutex) {
   op.start_ns = start;
   op.end_ns = start + op.duration_ns;
   OpAction& a = op.action;
+  // Note [Freed memory]: an operation whose device range was freed before it ran (memory
+  // freed with work still pending on it) moves nothing.
+  if (!device_ranges_live(a)) a.kind = ActionKind::kNone;
   switch (a.kind) {
     case ActionKind::kFill:
       fill_bytes(a.dst, a.bytes, a.pattern, a.pattern_size);
@@ -174,6 +196,8 @@ void finish(TimelineState& t, Op& op) MOCKDEV_REQUIRES(g_engine_mutex) {
   for (auto& o : observers()) o->on_complete(op.id, op.start_ns, op.end_ns);
 }
 
+void drain_ready() MOCKDEV_REQUIRES(g_engine_mutex);
+
 // Runs the host function of `id` with the lock released, then finishes it. On return the
 // lock is held again; references into the op list may have moved (look ops up by id).
 void run_host_call(OpId id) MOCKDEV_REQUIRES(g_engine_mutex) {
@@ -196,6 +220,8 @@ void run_host_call(OpId id) MOCKDEV_REQUIRES(g_engine_mutex) {
     }
   }
   pthread_cond_broadcast(&g_host_call_done);
+  // Eager: what waited only for this host function completes now.
+  if (settings().schedule == StreamSettings::Schedule::kEager) drain_ready();
 }
 
 bool deps_complete(TimelineState& t, const Op& op) {

@@ -41,6 +41,12 @@
 // (cancel_queue), or on a host function left running by a thread that no longer exists
 // (a fork child). A host function that blocks forever in user code is not detected.
 //
+// Note [Freed memory]
+// Device memory freed while work on it is still pending (cuMemFree does not wait, in the
+// adversarial schedule nothing ran yet): when such an operation completes, a device range
+// that is no longer inside a live allocation makes it move nothing, so freed memory is
+// never written back to life and a host destination keeps its bytes.
+//
 // Note [Op path cost]
 // The benchmark goal is 5 M simple operations per second in the engine alone: an op that
 // completes at enqueue never stores its dependencies, observers' records are built only

@@ -19,9 +19,10 @@ void register_kernel(KernelSpec spec) {
                                   ": expected a size in bytes, got 0");
     }
   }
+  std::string name = spec.name;
   auto shared = std::make_shared<const KernelSpec>(std::move(spec));
   EngineLock lock;
-  core::kernel_registry()[shared->name] = std::move(shared);
+  core::kernel_registry()[std::move(name)] = std::move(shared);
 }
 
 bool unregister_kernel(std::string_view name) {

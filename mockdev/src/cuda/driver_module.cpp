@@ -118,20 +118,20 @@ std::set<std::string, std::less<>> declared_entries(const char* text) {
 class EngineDeviceMemory final : public kernels::DeviceMemory {
  public:
   explicit EngineDeviceMemory(const std::string& kernel) : kernel_(kernel) {}
-  void read(std::uint64_t address, void* dst, std::uint64_t bytes) override
-      MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
+  MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
+  void read(std::uint64_t address, void* dst, std::uint64_t bytes) override {
     if (bytes == 0 || !inside(address, bytes, "read")) return;
     core::read_bytes(address, dst, bytes);
   }
-  void write(std::uint64_t address, const void* src, std::uint64_t bytes) override
-      MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
+  MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
+  void write(std::uint64_t address, const void* src, std::uint64_t bytes) override {
     if (bytes == 0 || !inside(address, bytes, "write")) return;
     core::write_bytes(address, src, bytes);
   }
 
  private:
-  bool inside(std::uint64_t address, std::uint64_t bytes, const char* what)
-      MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
+  MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
+  bool inside(std::uint64_t address, std::uint64_t bytes, const char* what) {
     if (core::find_containing(address, bytes, nullptr)) return true;
     std::fprintf(stderr,
                  "mockdev: kernel %s: %s of [0x%" PRIx64 ", +%" PRIu64

@@ -144,6 +144,7 @@ TEST(TraceWriter, ABadPathIsOneLineNamingItAndTracingIsOff) {
   std::fclose(out);
 }
 
+// Needs a process that has not opened a trace file yet (ctest runs each test alone).
 TEST(TraceWriter, MakeObserversReportsABadPathOnceAndRunsWithoutTrace) {
   setenv("MOCKDEV_TRACE", "/nonexistent-mockdev-dir/trace.json", 1);
   unsetenv("MOCKDEV_RACES");

@@ -24,8 +24,10 @@ ContextStreams& streams_of(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_
   return stream_registry().contexts[static_cast<std::size_t>(ctx->physical_device)];
 }
 
+}  // namespace
+
 CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, int priority,
-                        const std::string& label) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+                        std::string label) {
   StreamRegistry& r = stream_registry();
   auto* s = new CUstream_st{};  // never freed: stream_objects.h
   s->kind = kind;
@@ -33,7 +35,7 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   s->flags = flags;
   s->priority = priority;
   s->id = r.next_stream_id++;
-  s->queue = core::create_queue(ctx->physical_device, label);
+  s->queue = core::create_queue(ctx->physical_device, std::move(label));
   ContextStreams& cs = streams_of(ctx);
   cs.queues.push_back(s->queue);
   if (kind != CUstream_st::Kind::kLegacy && (flags & CU_STREAM_NON_BLOCKING) == 0) {
@@ -42,8 +44,6 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   r.live_streams.emplace(s, true);
   return s;
 }
-
-}  // namespace
 
 StreamRegistry& stream_registry() {
   static StreamRegistry* const state = new StreamRegistry();  // Note [Leaky state]

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "accel_abi/cuda_driver.h"
@@ -64,7 +65,6 @@ struct ContextStreams {
   std::vector<std::uint64_t> retired_blocking;  // queues of destroyed blocking streams
   std::map<std::uint64_t, CUstream_st*> per_thread;  // by thread key
   std::vector<std::uint64_t> queues;           // every queue of the context, creation order
-  std::vector<CUstream_st*> created;           // live created streams, creation order
   std::vector<CUevent_st*> events;             // live events, creation order
 };
 
@@ -87,6 +87,10 @@ struct ResolvedStream {
 };
 ResolvedStream resolve_stream(accel::cuda_abi::CUstream handle)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
+// A new stream object of `ctx` with its queue, registered (and in the blocking set unless
+// it is the legacy stream or CU_STREAM_NON_BLOCKING).
+CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, int priority,
+                        std::string label) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The legacy stream of `ctx`, created on first use.
 CUstream_st* legacy_stream(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // Whether `event` is a live event handle (never dereferences it otherwise).

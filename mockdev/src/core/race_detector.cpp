@@ -2,6 +2,10 @@
 
 #include "core/race_detector.h"
 
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
@@ -56,6 +60,43 @@ struct Conflict {
 std::uint64_t range_end(const AccessRange& r) {
   const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
   return r.bytes > max - r.begin ? max : r.begin + r.bytes;
+}
+
+// Where the host enqueued the operation being checked, when the engine gave no call site:
+// the first frame of the current stack outside libmockdev.so and the facades, as
+// "function+0xoffset (object)" or "object+0xoffset" (addr2line resolves the offset). Only
+// computed when a race is found, so its cost (an unwind) never touches the op path.
+std::string current_call_site() {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&current_call_site), &self) == 0) return "";
+  for (int i = 1; i < n; ++i) {
+    Dl_info info{};
+    if (dladdr(frames[i], &info) == 0 || info.dli_fname == nullptr) continue;
+    if (info.dli_fbase == self.dli_fbase) continue;  // libmockdev.so
+    std::string_view object(info.dli_fname);
+    if (auto slash = object.rfind('/'); slash != std::string_view::npos) {
+      object.remove_prefix(slash + 1);
+    }
+    if (object == "libcuda.so.1" || object == "libnvidia-ml.so.1") continue;  // the facades
+    char text[512];
+    if (info.dli_sname != nullptr && info.dli_saddr != nullptr) {
+      int status = 0;
+      char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+      std::snprintf(text, sizeof text, "%s+0x%tx (%.*s)",
+                    status == 0 && demangled != nullptr ? demangled : info.dli_sname,
+                    static_cast<char*>(frames[i]) - static_cast<char*>(info.dli_saddr),
+                    static_cast<int>(object.size()), object.data());
+      std::free(demangled);
+    } else {
+      std::snprintf(text, sizeof text, "%.*s+0x%tx", static_cast<int>(object.size()),
+                    object.data(),
+                    static_cast<char*>(frames[i]) - static_cast<char*>(info.dli_fbase));
+    }
+    return text;
+  }
+  return "";
 }
 
 class RaceDetector final : public OpObserver {
@@ -250,6 +291,7 @@ class RaceDetector final : public OpObserver {
     control::Race race;
     race.first = access_of(c.other, c.other_writes);
     race.second = access_of(self, c.this_writes);
+    if (race.second.call_site.empty()) race.second.call_site = current_call_site();
     race.kind = race.first.unknown || race.second.unknown ? control::RaceKind::kUnknownAccesses
                                                           : control::RaceKind::kDataRace;
     race.begin = c.begin;

@@ -24,6 +24,11 @@
 // core/memory.h), so it conflicts with every unordered access to that device's memory;
 // such a race has kind kUnknownAccesses ("unknown accesses" in the report) and follows
 // the same policy as any other race (the program cannot be shown race-free).
+// Call sites: the engine's OpRecord::call_site when it has one; otherwise the operation
+// whose enqueue revealed the race gets the first frame of the current stack outside
+// mockdev ("function+0xoffset (object)"), computed only when a race is found. The earlier
+// operation's stack is gone by then, so it stays "call site unknown" unless the engine
+// filled it.
 // Cost per simple operation (one queue, no deps beyond program order): one map lookup per
 // range and O(1) clock work; memory 16 bytes per operation plus one clock per join.
 

@@ -119,6 +119,13 @@ TEST_F(RaceDetectorTest, ReadThenUnorderedWriteRacesAndNamesTheRead) {
   EXPECT_TRUE(races()[0].second.writes);
   EXPECT_EQ(races()[0].bytes, 32u);
   EXPECT_NE(races()[0].text.find("conflicts with an earlier read\n"), std::string::npos);
+  // No call site from the engine: the revealing operation gets the enqueuer's frame (this
+  // test binary), the earlier one stays unknown.
+  EXPECT_EQ(races()[0].first.call_site, "");
+  EXPECT_NE(races()[0].second.call_site.find("mockdev_observer_test"), std::string::npos)
+      << races()[0].second.call_site;
+  EXPECT_NE(races()[0].text.find(" at " + races()[0].second.call_site + "\n"),
+            std::string::npos);
 }
 
 TEST_F(RaceDetectorTest, ProgramOrderNeverRaces) {

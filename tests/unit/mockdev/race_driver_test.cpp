@@ -35,6 +35,9 @@ TEST_P(RaceDriver, TwoStreamsWritingOneBufferRaceOnce) {
   EXPECT_EQ(races[0].begin, d + 512);
   EXPECT_EQ(races[0].bytes, 256u);
   EXPECT_EQ(err, races[0].text);
+  // The revealing call's site: this test's frame, below the facade and the engine.
+  EXPECT_NE(races[0].second.call_site.find("mockdev_observer_test"), std::string::npos)
+      << races[0].second.call_site;
   EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
   cu().cuStreamDestroy_v2(a);
   cu().cuStreamDestroy_v2(b);

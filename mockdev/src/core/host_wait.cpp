@@ -34,8 +34,7 @@ void run_host_call(OpId id) MOCKDEV_REQUIRES(g_engine_mutex) {
   op->state = OpState::kRunning;
   op->runner = std::this_thread::get_id();
   const HostCallFn fn = op->action.call;
-  const std::uintptr_t a0 = op->action.args[0], a1 = op->action.args[1],
-                       a2 = op->action.args[2];
+  const std::uintptr_t a0 = op->action.args[0], a1 = op->action.args[1], a2 = op->action.args[2];
   ++t_host_function_depth;
   g_engine_mutex.unlock();
   fn(a0, a1, a2);
@@ -117,8 +116,7 @@ bool query(std::span<const OpId> ops) {
   return true;
 }
 
-WaitResult wait_for(std::span<const OpId> targets, std::string_view caller,
-                    bool tell_observers) {
+WaitResult wait_for(std::span<const OpId> targets, std::string_view caller, bool tell_observers) {
   for (;;) {
     TimelineState& t = timeline();
     // Every incomplete ancestor of the targets, in id order (dependencies come first).

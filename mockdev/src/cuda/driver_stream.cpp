@@ -21,7 +21,8 @@ CUresult create_stream(CUstream* stream, unsigned int flags, int priority)
     MOCKDEV_REQUIRES(core::g_engine_mutex) {
   if (stream == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Flags other than CU_STREAM_NON_BLOCKING: 1 (recorded on the H200 for 0x4).
-  if ((flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0) return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   if (auto sticky = sticky_error(current.ctx->physical_device)) return *sticky;

@@ -80,7 +80,8 @@ ResolvedStream resolve_stream(CUstream handle) {
     }
     return {s, CUDA_SUCCESS};
   }
-  if (stream_registry().live_streams.count(handle) == 0) return {nullptr, CUDA_ERROR_INVALID_HANDLE};
+  if (stream_registry().live_streams.count(handle) == 0)
+    return {nullptr, CUDA_ERROR_INVALID_HANDLE};
   return {handle, CUDA_SUCCESS};
 }
 

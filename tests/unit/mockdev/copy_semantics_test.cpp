@@ -116,7 +116,9 @@ TEST_F(StreamTest, UnifiedAddressingCopies) {
   start(Schedule::kEager);
   CUdeviceptr d = alloc(16);
   int a = 41, b = 0;
-  const auto host = [](const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)); };
+  const auto host = [](const void* p) {
+    return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
+  };
   ASSERT_EQ(cu().cuMemcpy(d, host(&a), sizeof a), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuMemcpy(host(&b), d, sizeof b), CUDA_SUCCESS);
   EXPECT_EQ(b, 41);

@@ -60,7 +60,7 @@ class ObserverTest : public StreamTest {
 TEST_F(ObserverTest, LegacyBarrierEventFlowAndHostWaits) {
   start(Schedule::kAdversarial);
   observe();
-  CUstream s = make_stream();                          // queue 1
+  CUstream s = make_stream();                         // queue 1
   CUstream nb = make_stream(CU_STREAM_NON_BLOCKING);  // queue 2
   CUevent e = nullptr;
   ASSERT_EQ(cu().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
@@ -121,10 +121,12 @@ TEST_F(ObserverTest, HostFunctionsCarryTheirDeclaredAccesses) {
   CUdeviceptr d = alloc(64);
   int user = 0;
   streams::declare_host_function_accesses(&user, {{d, 16, false}}, {{0x1000, 8, true}});
-  ASSERT_EQ(cu().cuLaunchHostFunc(s, [](void* p) { ++*static_cast<int*>(p); }, &user),
+  ASSERT_EQ(cu().cuLaunchHostFunc(
+                s, [](void* p) { ++*static_cast<int*>(p); }, &user),
             CUDA_SUCCESS);
   streams::declare_host_function_accesses(&user, {}, {});  // removed: nothing declared
-  ASSERT_EQ(cu().cuLaunchHostFunc(s, [](void* p) { ++*static_cast<int*>(p); }, &user),
+  ASSERT_EQ(cu().cuLaunchHostFunc(
+                s, [](void* p) { ++*static_cast<int*>(p); }, &user),
             CUDA_SUCCESS);
   EXPECT_EQ(user, 2);
   EXPECT_EQ(log.str(),

@@ -30,7 +30,7 @@ struct Step {
   int queue = 0;
   std::vector<AccessRange> reads;
   std::vector<AccessRange> writes;
-  int event = 0;        // kRecord, kWait: the event slot
+  int event = 0;           // kRecord, kWait: the event slot
   std::size_t target = 0;  // kHostWait: index of a step (an earlier operation)
 };
 
@@ -63,14 +63,16 @@ rc::Gen<Program> gen_program() {
       Step s;
       const int pick = *rc::gen::inRange(0, 20);
       s.queue = *rc::gen::inRange(0, p.queues);
-      s.kind = pick < 12 ? StepKind::kAccess
+      s.kind = pick < 12   ? StepKind::kAccess
                : pick < 15 ? StepKind::kRecord
                : pick < 18 ? StepKind::kWait
                : pick < 19 ? StepKind::kHostWait
                            : StepKind::kUnknown;
       if (s.kind == StepKind::kAccess) {
-        s.reads = *rc::gen::container<std::vector<AccessRange>>(*rc::gen::inRange(0, 3), gen_range());
-        s.writes = *rc::gen::container<std::vector<AccessRange>>(*rc::gen::inRange(0, 3), gen_range());
+        s.reads =
+            *rc::gen::container<std::vector<AccessRange>>(*rc::gen::inRange(0, 3), gen_range());
+        s.writes =
+            *rc::gen::container<std::vector<AccessRange>>(*rc::gen::inRange(0, 3), gen_range());
       }
       s.event = *rc::gen::inRange(0, 3);
       s.target = static_cast<std::size_t>(*rc::gen::inRange(0, i + 1));
@@ -109,11 +111,11 @@ RC_GTEST_PROP(RaceDetectorModel, ReportsExactlyTheRacyProgramsAndOnlyRacyPairs, 
     detector->on_queue_created({static_cast<std::uint64_t>(q + 1), device_of(q), "q"});
   }
 
-  std::vector<ModelOp> ops(1);                 // by OpId; 0 unused
-  std::vector<OpId> tail(program.queues, 0);   // last op per queue
-  std::vector<OpId> events(3, 0);              // event slot -> its record op
-  std::vector<OpId> step_op;                   // step -> its op (0: a host wait)
-  std::bitset<kMaxOps + 1> host;               // ops the host knows completed
+  std::vector<ModelOp> ops(1);                // by OpId; 0 unused
+  std::vector<OpId> tail(program.queues, 0);  // last op per queue
+  std::vector<OpId> events(3, 0);             // event slot -> its record op
+  std::vector<OpId> step_op;                  // step -> its op (0: a host wait)
+  std::bitset<kMaxOps + 1> host;              // ops the host knows completed
   std::uint64_t epoch = 0;
   for (const Step& s : program.steps) {
     if (s.kind == StepKind::kHostWait) {

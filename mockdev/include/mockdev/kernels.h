@@ -44,9 +44,8 @@ struct Launch {
   template <class T>
   T arg(std::size_t i) const {
     if (i >= args.size() || args[i].size() != sizeof(T)) {
-      throw std::out_of_range("mockdev::kernels::Launch::arg: no parameter " +
-                              std::to_string(i) + " of " + std::to_string(sizeof(T)) +
-                              " bytes");
+      throw std::out_of_range("mockdev::kernels::Launch::arg: no parameter " + std::to_string(i) +
+                              " of " + std::to_string(sizeof(T)) + " bytes");
     }
     T value;
     std::memcpy(&value, args[i].data(), sizeof(T));

@@ -38,8 +38,8 @@ struct RaceAccess {
 
 struct Race {
   RaceKind kind = RaceKind::kDataRace;
-  RaceAccess first;   // enqueued earlier
-  RaceAccess second;  // the one whose enqueue revealed the race
+  RaceAccess first;         // enqueued earlier
+  RaceAccess second;        // the one whose enqueue revealed the race
   std::uint64_t begin = 0;  // the overlapping bytes [begin, begin + bytes)
   std::uint64_t bytes = 0;
   bool host = false;  // a host range (pinned or pageable host memory), not device memory

@@ -1,8 +1,7 @@
 // The kernels part of the control API (mockdev/kernels.h) over core/kernel_registry.h.
 
-#include "mockdev/kernels.h"
-
 #include "core/kernel_registry.h"
+#include "mockdev/kernels.h"
 
 namespace mockdev::kernels {
 
@@ -10,7 +9,8 @@ using core::EngineLock;
 
 void register_kernel(KernelSpec spec) {
   if (spec.name.empty()) {
-    throw std::invalid_argument("mockdev::kernels::register_kernel: expected a kernel name, got ''");
+    throw std::invalid_argument(
+        "mockdev::kernels::register_kernel: expected a kernel name, got ''");
   }
   for (std::size_t i = 0; i < spec.param_sizes.size(); ++i) {
     if (spec.param_sizes[i] == 0) {

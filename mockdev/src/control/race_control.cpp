@@ -1,10 +1,9 @@
 // The races part of the control API (mockdev/races.h) over the race log (core/race_log.h).
 
-#include "mockdev/races.h"
-
 #include "core/engine.h"
 #include "core/race_log.h"
 #include "core/race_policy.h"
+#include "mockdev/races.h"
 
 namespace mockdev::control {
 

@@ -42,8 +42,8 @@ struct Queue {
   std::uint64_t id = 0;
   int device = 0;
   std::string label;
-  VectorClock clock;              // the clock of its latest operation
-  std::vector<Segment> segments;  // never empty
+  VectorClock clock;               // the clock of its latest operation
+  std::vector<Segment> segments;   // never empty
   std::uint64_t host_version = 0;  // the host clock version already joined
 };
 
@@ -90,8 +90,7 @@ std::string current_call_site() {
                     static_cast<int>(object.size()), object.data());
       std::free(demangled);
     } else {
-      std::snprintf(text, sizeof text, "%.*s+0x%tx", static_cast<int>(object.size()),
-                    object.data(),
+      std::snprintf(text, sizeof text, "%.*s+0x%tx", static_cast<int>(object.size()), object.data(),
                     static_cast<char*>(frames[i]) - static_cast<char*>(info.dli_fbase));
     }
     return text;
@@ -249,16 +248,14 @@ class RaceDetector final : public OpObserver {
   control::RaceAccess access_of(OpId op, bool writes) const {
     const OpMeta& m = meta_[op];
     const Queue& queue = queues_[m.queue];
-    return control::RaceAccess{op,           names_.get(m.name), queue.label, queue.device,
-                               sites_.get(m.site), writes,     m.unknown};
+    return control::RaceAccess{
+        op, names_.get(m.name), queue.label, queue.device, sites_.get(m.site), writes, m.unknown};
   }
 
   static std::string describe(const control::RaceAccess& a) {
-    return "  by op " + std::to_string(a.op) + " \"" + a.name + "\" on queue \"" + a.queue +
-           "\"" + (a.call_site.empty() ? std::string(" (call site unknown)")
-                                       : " at " + a.call_site) +
-           (a.unknown ? " (unknown accesses: a kernel launched but never registered)" : "") +
-           "\n";
+    return "  by op " + std::to_string(a.op) + " \"" + a.name + "\" on queue \"" + a.queue + "\"" +
+           (a.call_site.empty() ? std::string(" (call site unknown)") : " at " + a.call_site) +
+           (a.unknown ? " (unknown accesses: a kernel launched but never registered)" : "") + "\n";
   }
 
   static const char* what(const control::RaceAccess& a) {
@@ -271,9 +268,10 @@ class RaceDetector final : public OpObserver {
     std::snprintf(range, sizeof range, "[0x%" PRIx64 ", 0x%" PRIx64 ") (%" PRIu64 " bytes)",
                   race.begin, race.begin + race.bytes, race.bytes);
     const bool unknown = race.kind == control::RaceKind::kUnknownAccesses;
-    std::string text = unknown ? "=========== mockdev: possible race: unknown accesses ===========\n"
-                               : "==================== mockdev: data race ====================\n";
-    const char* phrase = race.second.unknown ? "unknown accesses to"
+    std::string text = unknown
+                           ? "=========== mockdev: possible race: unknown accesses ===========\n"
+                           : "==================== mockdev: data race ====================\n";
+    const char* phrase = race.second.unknown  ? "unknown accesses to"
                          : race.second.writes ? "write to"
                                               : "read of";
     text += std::string(phrase) + (race.host ? " host" : " device") + " memory " + range + "\n";

@@ -27,7 +27,8 @@ void ShadowMemory::merge_around(Cells::iterator it) {
   }
   // ...and the right one.
   auto next = std::next(it);
-  if (next != cells_.end() && it->second.end == next->first && it->second.same_state(next->second)) {
+  if (next != cells_.end() && it->second.end == next->first &&
+      it->second.same_state(next->second)) {
     it->second.end = next->second.end;
     cells_.erase(next);
   }

@@ -22,8 +22,8 @@ struct ShadowAccess {
 };
 
 struct ShadowCell {
-  std::uint64_t end = 0;  // the cell is [key, end)
-  ShadowAccess write;     // the last write (op 0: never written)
+  std::uint64_t end = 0;            // the cell is [key, end)
+  ShadowAccess write;               // the last write (op 0: never written)
   std::vector<ShadowAccess> reads;  // since that write, sorted by queue, one per queue
   bool same_state(const ShadowCell& other) const {
     return write == other.write && reads == other.reads;

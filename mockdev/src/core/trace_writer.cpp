@@ -26,14 +26,22 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   if (lead < 0x80) return 1;
   std::size_t n = 0;
   unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) n = 2;
-  else if (lead == 0xE0) n = 3, lo = 0xA0;
-  else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) n = 3;
-  else if (lead == 0xED) n = 3, hi = 0x9F;
-  else if (lead == 0xF0) n = 4, lo = 0x90;
-  else if (lead >= 0xF1 && lead <= 0xF3) n = 4;
-  else if (lead == 0xF4) n = 4, hi = 0x8F;
-  else return 0;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    n = 2;
+  else if (lead == 0xE0)
+    n = 3, lo = 0xA0;
+  else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF)
+    n = 3;
+  else if (lead == 0xED)
+    n = 3, hi = 0x9F;
+  else if (lead == 0xF0)
+    n = 4, lo = 0x90;
+  else if (lead >= 0xF1 && lead <= 0xF3)
+    n = 4;
+  else if (lead == 0xF4)
+    n = 4, hi = 0x8F;
+  else
+    return 0;
   if (i + n > s.size()) return 0;
   if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
   for (std::size_t k = 2; k < n; ++k) {
@@ -210,9 +218,9 @@ class TraceWriter final : public TraceObserver {
              ",\"args\":{\"name\":";
       append_json_string(out, name);
       out += "}}";
-      begin_event() += "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" +
-                       std::to_string(pid) + ",\"args\":{\"sort_index\":" + std::to_string(pid) +
-                       "}}";
+      begin_event() +=
+          "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+          ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
     }
     const Track track{process->second, queue};
     tracks_.emplace(queue, track);
@@ -270,7 +278,7 @@ class TraceWriter final : public TraceObserver {
         const Slice& slice = slices_[op];
         std::string& out = begin_event();
         out += race.kind == control::RaceKind::kDataRace ? "{\"name\":\"data race\""
-                                                          : "{\"name\":\"unknown accesses\"";
+                                                         : "{\"name\":\"unknown accesses\"";
         out += ",\"cat\":\"race\",\"ph\":\"i\",\"s\":\"t\",";
         append_track(out, tracks_.at(slice.queue));
         out += ",\"ts\":";
@@ -327,8 +335,10 @@ bool TraceFile::write() {
   std::FILE* f = std::fopen(path_.c_str(), "w");
   bool ok = f != nullptr;
   if (ok) {
-    std::fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mockdev\"},"
-               "\"traceEvents\":[\n", f);
+    std::fputs(
+        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mockdev\"},"
+        "\"traceEvents\":[\n",
+        f);
     std::fwrite(events_.data(), 1, events_.size(), f);
     std::fputs("\n]}\n", f);
     ok = std::ferror(f) == 0;
@@ -336,10 +346,8 @@ bool TraceFile::write() {
   }
   if (!ok) {
     const int error = errno;
-    std::fprintf(diagnostics_,
-                 "mockdev: %s: cannot write the trace to '%s': %s; tracing is off\n",
-                 kTraceVariable, path_.c_str(),
-                 error != 0 ? std::strerror(error) : "write error");
+    std::fprintf(diagnostics_, "mockdev: %s: cannot write the trace to '%s': %s; tracing is off\n",
+                 kTraceVariable, path_.c_str(), error != 0 ? std::strerror(error) : "write error");
     failed_ = true;
   }
   return ok;

@@ -27,12 +27,13 @@
 // only in the process that started tracing.
 // Thread safety: called with the engine lock held, like every observer.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 
 #include "core/op_observer.h"
 #include "core/race_detector.h"

@@ -49,7 +49,7 @@ struct accel::cuda_abi::CUfunc_st {
 
 struct accel::cuda_abi::CUmod_st {
   CUctx_st* ctx = nullptr;
-  std::set<std::string, std::less<>> entries;                 // declared by the image
+  std::set<std::string, std::less<>> entries;                // declared by the image
   std::map<std::string, CUfunc_st*, std::less<>> functions;  // handed out, by name
 };
 
@@ -85,8 +85,8 @@ const char* kernel_op_name(const std::string& name) MOCKDEV_REQUIRES(core::g_eng
 }
 
 bool is_identifier_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '$' || c == '%';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '$' || c == '%';
 }
 
 // Note [Module images]: the names after `.entry` in the NUL-terminated text.
@@ -97,12 +97,12 @@ std::set<std::string, std::less<>> declared_entries(const char* text) {
   for (std::size_t at = image.find(kEntry); at != std::string_view::npos;
        at = image.find(kEntry, at + 1)) {
     std::size_t i = at + kEntry.size();
-    if (i >= image.size() || (image[i] != ' ' && image[i] != '\t' && image[i] != '\n' &&
-                              image[i] != '\r')) {
+    if (i >= image.size() ||
+        (image[i] != ' ' && image[i] != '\t' && image[i] != '\n' && image[i] != '\r')) {
       continue;
     }
-    while (i < image.size() && (image[i] == ' ' || image[i] == '\t' || image[i] == '\n' ||
-                                image[i] == '\r')) {
+    while (i < image.size() &&
+           (image[i] == ' ' || image[i] == '\t' || image[i] == '\n' || image[i] == '\r')) {
       ++i;
     }
     const std::size_t begin = i;
@@ -209,10 +209,9 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* 
   return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
-                        unsigned int grid_z, unsigned int block_x, unsigned int block_y,
-                        unsigned int block_z, unsigned int shared_bytes, CUstream stream,
-                        void** params, void** extra) {
+CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+                        unsigned int block_x, unsigned int block_y, unsigned int block_z,
+                        unsigned int shared_bytes, CUstream stream, void** params, void** extra) {
   if (module_registry().functions.count(f) == 0) return CUDA_ERROR_INVALID_HANDLE;
   if (!valid_dims(grid_x, grid_y, grid_z, block_x, block_y, block_z)) {
     return CUDA_ERROR_INVALID_VALUE;

@@ -73,7 +73,7 @@ TEST_F(KernelTest, ModulesDeclareEntriesAndFindRegisteredKernels) {
   EXPECT_NE(function(m, "second"), nullptr);
   CUfunction f = nullptr;
   EXPECT_EQ(cu().cuModuleGetFunction(&f, m, "fill"), CUDA_ERROR_NOT_FOUND);
-  EXPECT_EQ(cu().cuModuleGetFunction(&f, m, "foo"), CUDA_ERROR_NOT_FOUND);   // ".entryfoo"
+  EXPECT_EQ(cu().cuModuleGetFunction(&f, m, "foo"), CUDA_ERROR_NOT_FOUND);  // ".entryfoo"
   EXPECT_EQ(cu().cuModuleGetFunction(&f, m, "opaq"), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(f, nullptr);
   kernels::register_kernel(fill_kernel());
@@ -205,8 +205,7 @@ TEST_F(KernelTest, AnUnregisteredKernelIsOpaqueWithUnknownAccesses) {
   ::testing::internal::CaptureStderr();
   CUdeviceptr arg = d;
   void* params[] = {&arg};  // not read: the sizes of an unregistered kernel are unknown
-  ASSERT_EQ(cu().cuLaunchKernel(opaque, 4, 1, 1, 32, 1, 1, 0, b, params, nullptr),
-            CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuLaunchKernel(opaque, 4, 1, 1, 32, 1, 1, 0, b, params, nullptr), CUDA_SUCCESS);
   const std::string err = ::testing::internal::GetCapturedStderr();
   const std::vector<control::Race> races = control::races();
   ASSERT_EQ(races.size(), 1u);
@@ -232,8 +231,8 @@ TEST_F(KernelTest, LaunchRejectsBadInput) {
   std::uint64_t n = 8;
   std::uint32_t v = 1;
   void* params[] = {&ptr, &n, &v};
-  auto launch = [&](CUfunction fn, unsigned gx, unsigned bx, unsigned by, unsigned bz,
-                    CUstream s, void** p, void** extra) {
+  auto launch = [&](CUfunction fn, unsigned gx, unsigned bx, unsigned by, unsigned bz, CUstream s,
+                    void** p, void** extra) {
     return cu().cuLaunchKernel(fn, gx, 1, 1, bx, by, bz, 0, s, p, extra);
   };
   EXPECT_EQ(launch(nullptr, 1, 1, 1, 1, nullptr, params, nullptr), CUDA_ERROR_INVALID_HANDLE);
@@ -293,12 +292,12 @@ TEST_F(KernelTest, AThrowingAccessFunctionFailsTheLaunchAndABadBodyAccessIsIgnor
   kernels::register_kernel(stray);
   CUmodule m = load();
   ::testing::internal::CaptureStderr();
-  EXPECT_EQ(cu().cuLaunchKernel(function(m, "throws"), 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr,
-                                nullptr),
-            CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cu().cuLaunchKernel(function(m, "stray"), 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr,
-                                nullptr),
-            CUDA_SUCCESS);
+  EXPECT_EQ(
+      cu().cuLaunchKernel(function(m, "throws"), 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr),
+      CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      cu().cuLaunchKernel(function(m, "stray"), 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr),
+      CUDA_SUCCESS);
   ASSERT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "mockdev: kernel throws: the access function threw: no ranges today\n"

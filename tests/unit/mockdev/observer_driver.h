@@ -39,8 +39,8 @@ class ObserverDriver {
 
   struct Op {
     Op(OpKind kind_, std::string name_, std::vector<AccessRange> reads_ = {},
-       std::vector<AccessRange> writes_ = {}, std::vector<OpId> deps_ = {},
-       bool unknown_ = false, std::string call_site_ = {})
+       std::vector<AccessRange> writes_ = {}, std::vector<OpId> deps_ = {}, bool unknown_ = false,
+       std::string call_site_ = {})
         : kind(kind_),
           name(std::move(name_)),
           reads(std::move(reads_)),

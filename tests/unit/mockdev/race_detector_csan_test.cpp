@@ -54,7 +54,8 @@ class Csan : public ::testing::Test {
 
   std::uint64_t S(int i) {
     auto it = streams_.find(i);
-    if (it == streams_.end()) it = streams_.emplace(i, driver_->queue(0, "S" + std::to_string(i))).first;
+    if (it == streams_.end())
+      it = streams_.emplace(i, driver_->queue(0, "S" + std::to_string(i))).first;
     return it->second;
   }
   static AccessRange T(int i) { return dev_range(0, 512 * static_cast<std::uint64_t>(i), 256); }
@@ -163,7 +164,8 @@ TEST_F(Csan, ExpiredRecord) {
 }
 
 // 16: deleted and/or re-created before the wait: the wait has no edge.
-class CsanDeletedRecord : public Csan, public ::testing::WithParamInterface<std::pair<bool, bool>> {};
+class CsanDeletedRecord : public Csan,
+                          public ::testing::WithParamInterface<std::pair<bool, bool>> {};
 
 TEST_P(CsanDeletedRecord, WaitOnADeletedOrRecreatedEventOrdersNothing) {
   const auto [should_delete, should_create] = GetParam();

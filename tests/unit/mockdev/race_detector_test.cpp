@@ -47,7 +47,8 @@ class RaceDetectorTest : public ::testing::Test {
     std::rewind(out_);
     std::string text;
     char buffer[4096];
-    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, out_)) > 0;) text.append(buffer, n);
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, out_)) > 0;)
+      text.append(buffer, n);
     return text;
   }
   const std::vector<control::Race>& races() const { return listener_.races; }
@@ -62,10 +63,16 @@ class RaceDetectorTest : public ::testing::Test {
 TEST_F(RaceDetectorTest, UnorderedWritesOfTwoQueuesAreOneRaceWithBothOperations) {
   const auto s1 = d().queue(0, "dev0/stream 1");
   const auto s2 = d().queue(0, "dev0/stream 2");
-  const OpId a = d().enqueue(s1, {OpKind::kKernel, "kernel saxpy", {}, {dev_range(0, 0x200, 256)},
-                                  {}, false, "app.cpp:10"});
-  const OpId b = d().enqueue(s2, {OpKind::kMemset, "cuMemsetD8Async", {},
-                                  {dev_range(0, 0x280, 256)}, {}, false, "app.cpp:11"});
+  const OpId a = d().enqueue(
+      s1,
+      {OpKind::kKernel, "kernel saxpy", {}, {dev_range(0, 0x200, 256)}, {}, false, "app.cpp:10"});
+  const OpId b = d().enqueue(s2, {OpKind::kMemset,
+                                  "cuMemsetD8Async",
+                                  {},
+                                  {dev_range(0, 0x280, 256)},
+                                  {},
+                                  false,
+                                  "app.cpp:11"});
   ASSERT_EQ(races().size(), 1u);
   const control::Race& race = races()[0];
   EXPECT_EQ(race.kind, control::RaceKind::kDataRace);
@@ -124,8 +131,7 @@ TEST_F(RaceDetectorTest, ReadThenUnorderedWriteRacesAndNamesTheRead) {
   EXPECT_EQ(races()[0].first.call_site, "");
   EXPECT_NE(races()[0].second.call_site.find("mockdev_observer_test"), std::string::npos)
       << races()[0].second.call_site;
-  EXPECT_NE(races()[0].text.find(" at " + races()[0].second.call_site + "\n"),
-            std::string::npos);
+  EXPECT_NE(races()[0].text.find(" at " + races()[0].second.call_site + "\n"), std::string::npos);
 }
 
 TEST_F(RaceDetectorTest, ProgramOrderNeverRaces) {
@@ -175,11 +181,11 @@ TEST_F(RaceDetectorTest, AWaitBringsTheClockOfTheRecordNotTheQueuesLatest) {
   const auto s1 = d().queue(0, "s1");
   const auto s2 = d().queue(0, "s2");
   const auto s3 = d().queue(0, "s3");
-  const OpId early = d().record(s1);                 // s1 knows nothing of s2 here
+  const OpId early = d().record(s1);  // s1 knows nothing of s2 here
   const OpId w = d().kernel(s2, {}, {dev_range(0, 0, 64)});
   const OpId rec2 = d().record(s2);
-  d().wait(s1, rec2);                                // now s1 knows w
-  d().wait(s3, early);                               // s3 learns s1 before the join
+  d().wait(s1, rec2);   // now s1 knows w
+  d().wait(s3, early);  // s3 learns s1 before the join
   d().kernel(s3, {}, {dev_range(0, 0, 64)});
   ASSERT_EQ(races().size(), 1u);
   EXPECT_EQ(races()[0].first.op, w);
@@ -243,7 +249,7 @@ TEST_F(RaceDetectorTest, UnknownAccessesConflictWithEveryUnorderedAccessOnTheirD
   const auto s2 = d().queue(0, "dev0/s2");
   const auto other = d().queue(1, "dev1/s1");
   d().kernel(s1, {dev_range(0, 0x1000, 64)}, {});  // a read on device 0
-  d().kernel(other, {}, {dev_range(1, 0, 64)});     // device 1 memory: not touched
+  d().kernel(other, {}, {dev_range(1, 0, 64)});    // device 1 memory: not touched
   const OpId k = d().enqueue(s2, {OpKind::kKernel, "kernel opaque", {}, {}, {}, true, "k.cpp:3"});
   ASSERT_EQ(races().size(), 1u);
   const control::Race& race = races()[0];

@@ -14,7 +14,8 @@
 namespace mockdev::testing {
 namespace {
 
-class RaceDriver : public StreamTest, public ::testing::WithParamInterface<StreamSettings::Schedule> {};
+class RaceDriver : public StreamTest,
+                   public ::testing::WithParamInterface<StreamSettings::Schedule> {};
 
 TEST_P(RaceDriver, TwoStreamsWritingOneBufferRaceOnce) {
   start(GetParam());
@@ -119,8 +120,8 @@ TEST_F(StreamTest, TheMachineFilesRacePolicyOffMakesNoDetector) {
 }
 
 TEST_F(StreamTest, TheTraceOfADriverProgram) {
-  const std::string path = ::testing::TempDir() + "mockdev_driver_trace_" +
-                           std::to_string(getpid()) + ".json";
+  const std::string path =
+      ::testing::TempDir() + "mockdev_driver_trace_" + std::to_string(getpid()) + ".json";
   setenv("MOCKDEV_TRACE", path.c_str(), 1);
   start(Schedule::kEager);
   CUstream a = make_stream(CU_STREAM_NON_BLOCKING);

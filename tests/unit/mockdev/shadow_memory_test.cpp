@@ -11,7 +11,8 @@
 namespace mockdev::core {
 namespace {
 
-using Cells = std::vector<std::tuple<std::uint64_t, std::uint64_t, OpId, std::vector<ShadowAccess>>>;
+using Cells =
+    std::vector<std::tuple<std::uint64_t, std::uint64_t, OpId, std::vector<ShadowAccess>>>;
 
 Cells cells(const ShadowMemory& m, std::uint64_t begin = 0, std::uint64_t end = ~0ull) {
   Cells out;
@@ -38,7 +39,7 @@ TEST(ShadowMemory, ReadsSplitFillGapsAndKeepTheLatestPerQueue) {
   m.record_write(10, 20, {1, 0});
   m.record_read(0, 30, {2, 1});
   EXPECT_EQ(cells(m), (Cells{{0, 10, 0, {{2, 1}}}, {10, 20, 1, {{2, 1}}}, {20, 30, 0, {{2, 1}}}}));
-  m.record_read(0, 30, {5, 1});  // same queue: replaces
+  m.record_read(0, 30, {5, 1});   // same queue: replaces
   m.record_read(15, 30, {6, 0});  // another queue: sorted by queue
   EXPECT_EQ(cells(m), (Cells{{0, 10, 0, {{5, 1}}},
                              {10, 15, 1, {{5, 1}}},

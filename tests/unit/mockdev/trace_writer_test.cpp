@@ -50,17 +50,22 @@ json process_name(int pid, const std::string& name) {
   return {{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
 }
 json sort_index(int pid) {
-  return {{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", pid}}}};
+  return {
+      {"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", pid}}}};
 }
 json thread_name(int pid, int tid, const std::string& name) {
-  return {{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
+  return {
+      {"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
 }
 
 TEST(TraceWriter, WritesProcessesTracksSlicesFlowsAndRaceMarks) {
   const std::string path = temp_path("structure.json");
   auto file = core::TraceFile::open(path);
   ASSERT_NE(file, nullptr);
-  EXPECT_EQ(read_trace(path), json::parse(R"({"displayTimeUnit":"ns","otherData":{"generator":"mockdev"},"traceEvents":[]})"));
+  EXPECT_EQ(
+      read_trace(path),
+      json::parse(
+          R"({"displayTimeUnit":"ns","otherData":{"generator":"mockdev"},"traceEvents":[]})"));
 
   auto writer = core::make_trace_writer(*file, twin(), false);
   ObserverDriver d(*writer);
@@ -70,8 +75,8 @@ TEST(TraceWriter, WritesProcessesTracksSlicesFlowsAndRaceMarks) {
   const OpId k = d.kernel(legacy, {}, {dev_range(0, 0, 8)});
   const OpId rec = d.record(legacy);
   const OpId wait = d.wait(s1, rec);
-  const OpId set = d.enqueue(s2, {OpKind::kMemset, "cuMemsetD8Async", {}, {dev_range(1, 0, 8)},
-                                  {}, false, "t.cpp:7"});
+  const OpId set = d.enqueue(
+      s2, {OpKind::kMemset, "cuMemsetD8Async", {}, {dev_range(1, 0, 8)}, {}, false, "t.cpp:7"});
   const OpId never = d.kernel(s2, {}, {});
   writer->on_complete(k, 1000, 2500);
   writer->on_complete(rec, 2500, 2500);
@@ -98,26 +103,85 @@ TEST(TraceWriter, WritesProcessesTracksSlicesFlowsAndRaceMarks) {
       process_name(2, "dev1: GPU B (twin)"),
       sort_index(2),
       thread_name(2, 3, "dev1/stream 2"),
-      {{"name", "kernel k"}, {"cat", "kernel"}, {"ph", "X"}, {"pid", 1}, {"tid", 1},
-       {"ts", 1.0}, {"dur", 1.5}, {"args", {{"op", 1}}}},
-      {{"name", "cuEventRecord"}, {"cat", "event record"}, {"ph", "X"}, {"pid", 1}, {"tid", 1},
-       {"ts", 2.5}, {"dur", 0.0}, {"args", {{"op", 2}}}},
-      {{"name", "cuStreamWaitEvent"}, {"cat", "event wait"}, {"ph", "X"}, {"pid", 1},
-       {"tid", 2}, {"ts", 2.5}, {"dur", 0.0}, {"args", {{"op", 3}}}},
-      {{"name", "cuMemsetD8Async"}, {"cat", "memset"}, {"ph", "X"}, {"pid", 2}, {"tid", 3},
-       {"ts", 0.0}, {"dur", 1.234}, {"args", {{"op", 4}, {"call_site", "t.cpp:7"}}}},
-      {{"name", "event"}, {"cat", "event"}, {"ph", "s"}, {"id", 1}, {"pid", 1}, {"tid", 1},
+      {{"name", "kernel k"},
+       {"cat", "kernel"},
+       {"ph", "X"},
+       {"pid", 1},
+       {"tid", 1},
+       {"ts", 1.0},
+       {"dur", 1.5},
+       {"args", {{"op", 1}}}},
+      {{"name", "cuEventRecord"},
+       {"cat", "event record"},
+       {"ph", "X"},
+       {"pid", 1},
+       {"tid", 1},
+       {"ts", 2.5},
+       {"dur", 0.0},
+       {"args", {{"op", 2}}}},
+      {{"name", "cuStreamWaitEvent"},
+       {"cat", "event wait"},
+       {"ph", "X"},
+       {"pid", 1},
+       {"tid", 2},
+       {"ts", 2.5},
+       {"dur", 0.0},
+       {"args", {{"op", 3}}}},
+      {{"name", "cuMemsetD8Async"},
+       {"cat", "memset"},
+       {"ph", "X"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 0.0},
+       {"dur", 1.234},
+       {"args", {{"op", 4}, {"call_site", "t.cpp:7"}}}},
+      {{"name", "event"},
+       {"cat", "event"},
+       {"ph", "s"},
+       {"id", 1},
+       {"pid", 1},
+       {"tid", 1},
        {"ts", 2.5}},
-      {{"name", "event"}, {"cat", "event"}, {"ph", "f"}, {"bp", "e"}, {"id", 1}, {"pid", 1},
-       {"tid", 2}, {"ts", 2.5}},
-      {{"name", "data race"}, {"cat", "race"}, {"ph", "i"}, {"s", "t"}, {"pid", 1}, {"tid", 1},
-       {"ts", 1.0}, {"args", {{"op", 1}, {"other_op", 4}, {"report", "the report"}}}},
-      {{"name", "data race"}, {"cat", "race"}, {"ph", "i"}, {"s", "t"}, {"pid", 2}, {"tid", 3},
-       {"ts", 0.0}, {"args", {{"op", 4}, {"other_op", 1}, {"report", "the report"}}}},
-      {{"name", "unknown accesses"}, {"cat", "race"}, {"ph", "i"}, {"s", "t"}, {"pid", 2},
-       {"tid", 3}, {"ts", 0.0}, {"args", {{"op", 4}, {"other_op", 5}, {"report", "unknown"}}}},
-      {{"name", "unknown accesses"}, {"cat", "race"}, {"ph", "i"}, {"s", "t"}, {"pid", 2},
-       {"tid", 3}, {"ts", 2.5}, {"args", {{"op", 5}, {"other_op", 4}, {"report", "unknown"}}}},
+      {{"name", "event"},
+       {"cat", "event"},
+       {"ph", "f"},
+       {"bp", "e"},
+       {"id", 1},
+       {"pid", 1},
+       {"tid", 2},
+       {"ts", 2.5}},
+      {{"name", "data race"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 1},
+       {"tid", 1},
+       {"ts", 1.0},
+       {"args", {{"op", 1}, {"other_op", 4}, {"report", "the report"}}}},
+      {{"name", "data race"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 0.0},
+       {"args", {{"op", 4}, {"other_op", 1}, {"report", "the report"}}}},
+      {{"name", "unknown accesses"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 0.0},
+       {"args", {{"op", 4}, {"other_op", 5}, {"report", "unknown"}}}},
+      {{"name", "unknown accesses"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 2.5},
+       {"args", {{"op", 5}, {"other_op", 4}, {"report", "unknown"}}}},
   });
   const json trace = read_trace(path);
   EXPECT_EQ(trace["displayTimeUnit"], "ns");
@@ -136,11 +200,11 @@ TEST(TraceWriter, ABadPathIsOneLineNamingItAndTracingIsOff) {
   std::rewind(out);
   char buffer[1024] = {};
   const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, out);
-  EXPECT_EQ(std::string(buffer, n),
-            "mockdev: MOCKDEV_TRACE: cannot write the trace to '" + missing +
-                "': No such file or directory; tracing is off\n"
-                "mockdev: MOCKDEV_TRACE: cannot write the trace to '" + directory +
-                "': Is a directory; tracing is off\n");
+  EXPECT_EQ(std::string(buffer, n), "mockdev: MOCKDEV_TRACE: cannot write the trace to '" +
+                                        missing +
+                                        "': No such file or directory; tracing is off\n"
+                                        "mockdev: MOCKDEV_TRACE: cannot write the trace to '" +
+                                        directory + "': Is a directory; tracing is off\n");
   std::fclose(out);
 }
 

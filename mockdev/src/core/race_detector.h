@@ -1,0 +1,61 @@
+#pragma once
+// The race detector: an OpObserver (core/op_observer.h) that finds conflicting accesses of
+// different queues with no happens-before between them (Note [Happens-before] there).
+//
+// Note [Race detection]
+// Clocks: every queue has a vector clock (core/vector_clock.h) over queues; the host has one
+// more. An operation B on queue q starts from q's clock (program order), joins the clock of
+// every dep and the host clock, and sets its own entry to B's id. A host wait on A joins A's
+// clock into the host clock, which every later operation joins. Clocks are not stored per
+// operation: a queue's clock only changes in other queues' entries at a join, so each queue
+// keeps a snapshot per join ("segments") and the clock of any of its operations is the
+// segment before it with the own entry set to the operation's id. A dep already covered
+// (clock[p] >= dep) is skipped: whatever made it covered brought the dep's whole clock.
+// Shadow memory: two interval maps (device addresses, host addresses: the host flag of an
+// AccessRange keeps them apart) of the last write and the latest read per queue
+// (core/shadow_memory.h). A read is checked against the last write; a write against the last
+// write and every read since it. Accesses of the same queue never race (program order);
+// read-read never races. Each conflicting pair of operations is reported once per contiguous
+// overlapping range. Because only the latest access per queue and location is kept, a race
+// with an older access that a later one hides is not reported, but a program with a race
+// always gets at least one report for it.
+// Unknown accesses: an operation with unknown_accesses (an unregistered kernel) reads and
+// writes every byte of its device's address window (Note [Device addresses] in
+// core/memory.h), so it conflicts with every unordered access to that device's memory;
+// such a race has kind kUnknownAccesses ("unknown accesses" in the report) and follows
+// the same policy as any other race (the program cannot be shown race-free).
+// Call sites: the engine's OpRecord::call_site when it has one; otherwise the operation
+// whose enqueue revealed the race gets the first frame of the current stack outside
+// mockdev ("function+0xoffset (object)"), computed only when a race is found. The earlier
+// operation's stack is gone by then, so it stays "call site unknown" unless the engine
+// filled it.
+// Cost per simple operation (one queue, no deps beyond program order): one map lookup per
+// range and O(1) clock work; memory 16 bytes per operation plus one clock per join.
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "core/op_observer.h"
+#include "mockdev/races.h"
+
+namespace mockdev::core {
+
+// Told about every race the detector finds (the control API's log, the trace writer).
+class RaceListener {
+ public:
+  virtual ~RaceListener() = default;
+  virtual void on_race(const control::Race& race) = 0;
+  // The detector is about to abort() (RacePolicy::kAbort): write out what must survive.
+  virtual void before_abort() {}
+};
+
+struct RaceDetectorOptions {
+  RacePolicy policy = RacePolicy::kReport;  // kOff: not created (make_observers)
+  std::FILE* out = stderr;                  // where each race block is printed
+  std::vector<RaceListener*> listeners;     // not owned; must outlive the detector
+};
+
+std::unique_ptr<OpObserver> make_race_detector(RaceDetectorOptions options);
+
+}  // namespace mockdev::core

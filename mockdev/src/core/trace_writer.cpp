@@ -1,0 +1,361 @@
+// The timeline trace: Note [Timeline trace] in core/trace_writer.h.
+
+#include "core/trace_writer.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/engine_lock.h"
+#include "core/string_table.h"
+
+namespace mockdev::core {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i] (RFC 3629 table), 0 if invalid.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF)
+    n = 2;
+  else if (lead == 0xE0)
+    n = 3, lo = 0xA0;
+  else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF)
+    n = 3;
+  else if (lead == 0xED)
+    n = 3, hi = 0x9F;
+  else if (lead == 0xF0)
+    n = 4, lo = 0x90;
+  else if (lead >= 0xF1 && lead <= 0xF3)
+    n = 4;
+  else if (lead == 0xF4)
+    n = 4, hi = 0x8F;
+  else
+    return 0;
+  if (i + n > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+// A JSON string literal; invalid UTF-8 bytes become U+FFFD so the file always parses.
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+      ++i;
+    } else if (std::size_t n = utf8_length(s, i); n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  out += '"';
+}
+
+// Virtual nanoseconds as microseconds with three decimals.
+void append_us(std::string& out, std::uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+  out += text;
+}
+
+const char* category(OpKind kind) {
+  switch (kind) {
+    case OpKind::kCopy:
+      return "copy";
+    case OpKind::kMemset:
+      return "memset";
+    case OpKind::kKernel:
+      return "kernel";
+    case OpKind::kHostFunction:
+      return "host function";
+    case OpKind::kEventRecord:
+      return "event record";
+    case OpKind::kEventWait:
+      return "event wait";
+    case OpKind::kGraphLaunch:
+      return "graph launch";
+    case OpKind::kBarrier:
+      return "barrier";
+  }
+  return "operation";
+}
+
+struct Track {
+  int pid = 0;
+  std::uint64_t tid = 0;
+};
+
+struct Slice {
+  std::uint64_t queue = 0;
+  std::uint32_t name = 0;
+  std::uint32_t site = 0;
+  OpKind kind = OpKind::kBarrier;
+  bool enqueued = false;
+  bool done = false;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+
+class TraceWriter;
+std::atomic<TraceWriter*> g_exit_writer{nullptr};
+void flush_at_exit();
+
+class TraceWriter final : public TraceObserver {
+ public:
+  TraceWriter(TraceFile& file, const MachineSpec& machine, bool flush_at_exit)
+      : file_(file), machine_(machine) {
+    if (flush_at_exit) {
+      static std::once_flag registered;
+      std::call_once(registered, [] { std::atexit(core::flush_at_exit); });
+      g_exit_writer.store(this);
+    }
+  }
+
+  ~TraceWriter() override {
+    TraceWriter* self = this;
+    g_exit_writer.compare_exchange_strong(self, nullptr);
+  }
+
+  void on_queue_created(const QueueInfo& info) override {
+    if (tracks_.count(info.id) != 0) return;
+    add_track(info.id, info.device, info.label);
+  }
+
+  void on_queue_destroyed(std::uint64_t) override {}
+
+  void on_enqueue(const OpRecord& record) override {
+    if (record.id == 0) return;
+    if (record.id >= slices_.size()) slices_.resize(record.id + 1);
+    Slice& slice = slices_[record.id];
+    slice.queue = record.queue;
+    slice.name = names_.intern(record.name);
+    slice.site = sites_.intern(record.call_site);
+    slice.kind = record.kind;
+    slice.enqueued = true;
+    if (tracks_.count(record.queue) == 0) {
+      add_track(record.queue, 0, "queue " + std::to_string(record.queue));
+    }
+  }
+
+  void on_complete(OpId op, std::uint64_t start_ns, std::uint64_t end_ns) override {
+    if (op >= slices_.size() || !slices_[op].enqueued) return;
+    Slice& slice = slices_[op];
+    slice.done = true;
+    slice.start_ns = start_ns;
+    slice.end_ns = std::max(start_ns, end_ns);
+    latest_ns_ = std::max(latest_ns_, slice.end_ns);
+    std::string& out = begin_event();
+    out += "{\"name\":";
+    append_json_string(out, names_.get(slice.name));
+    out += ",\"cat\":\"";
+    out += category(slice.kind);
+    out += "\",\"ph\":\"X\",";
+    append_track(out, tracks_.at(slice.queue));
+    out += ",\"ts\":";
+    append_us(out, slice.start_ns);
+    out += ",\"dur\":";
+    append_us(out, slice.end_ns - slice.start_ns);
+    out += ",\"args\":{\"op\":" + std::to_string(op);
+    if (slice.site != 0) {
+      out += ",\"call_site\":";
+      append_json_string(out, sites_.get(slice.site));
+    }
+    out += "}}";
+  }
+
+  void on_host_wait(OpId, std::uint64_t) override {}
+
+  void on_event_flow(OpId record, OpId wait) override { flows_.emplace_back(record, wait); }
+
+  void on_race(const control::Race& race) override { races_.push_back(race); }
+
+  void before_abort() override { flush(); }
+
+  void flush() override {
+    render_flows();
+    render_races();
+    file_.append(pending_);
+    pending_.clear();
+  }
+
+ private:
+  void add_track(std::uint64_t queue, int device, const std::string& label) {
+    auto process = processes_.find(device);
+    if (process == processes_.end()) {
+      const int pid = file_.next_process_id();
+      process = processes_.emplace(device, pid).first;
+      std::string name = "dev" + std::to_string(device);
+      if (device >= 0 && static_cast<std::size_t>(device) < machine_.devices.size()) {
+        name += ": " + machine_.devices[static_cast<std::size_t>(device)].name;
+      }
+      name += " (" + machine_.name + ")";
+      std::string& out = begin_event();
+      out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+             ",\"args\":{\"name\":";
+      append_json_string(out, name);
+      out += "}}";
+      begin_event() +=
+          "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+          ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
+    }
+    const Track track{process->second, queue};
+    tracks_.emplace(queue, track);
+    std::string& out = begin_event();
+    out += "{\"name\":\"thread_name\",\"ph\":\"M\",";
+    append_track(out, track);
+    out += ",\"args\":{\"name\":";
+    append_json_string(out, label);
+    out += "}}";
+  }
+
+  static void append_track(std::string& out, const Track& track) {
+    out += "\"pid\":" + std::to_string(track.pid) + ",\"tid\":" + std::to_string(track.tid);
+  }
+
+  std::string& begin_event() {
+    if (!pending_.empty()) pending_ += ",\n";
+    return pending_;
+  }
+
+  bool completed(OpId op) const { return op < slices_.size() && slices_[op].done; }
+
+  void render_flows() {
+    std::vector<std::pair<OpId, OpId>> waiting;  // an end not completed yet: a later flush
+    for (const auto& [record, wait] : flows_) {
+      if (!completed(record) || !completed(wait)) {
+        waiting.emplace_back(record, wait);
+        continue;
+      }
+      const std::uint64_t id = file_.next_flow_id();
+      const char* phases[2] = {"s", "f"};
+      const OpId ends[2] = {record, wait};
+      for (int k = 0; k < 2; ++k) {
+        const Slice& slice = slices_[ends[k]];
+        std::string& out = begin_event();
+        out += "{\"name\":\"event\",\"cat\":\"event\",\"ph\":\"";
+        out += phases[k];
+        out += k == 1 ? "\",\"bp\":\"e\"," : "\",";
+        out += "\"id\":" + std::to_string(id) + ",";
+        append_track(out, tracks_.at(slice.queue));
+        out += ",\"ts\":";
+        append_us(out, slice.start_ns);
+        out += "}";
+      }
+    }
+    flows_ = std::move(waiting);
+  }
+
+  void render_races() {
+    for (const control::Race& race : races_) {
+      const control::RaceAccess* sides[2] = {&race.first, &race.second};
+      for (int k = 0; k < 2; ++k) {
+        const OpId op = sides[k]->op;
+        if (op >= slices_.size() || !slices_[op].enqueued) continue;
+        const Slice& slice = slices_[op];
+        std::string& out = begin_event();
+        out += race.kind == control::RaceKind::kDataRace ? "{\"name\":\"data race\""
+                                                         : "{\"name\":\"unknown accesses\"";
+        out += ",\"cat\":\"race\",\"ph\":\"i\",\"s\":\"t\",";
+        append_track(out, tracks_.at(slice.queue));
+        out += ",\"ts\":";
+        append_us(out, slice.done ? slice.start_ns : latest_ns_);
+        out += ",\"args\":{\"op\":" + std::to_string(op) +
+               ",\"other_op\":" + std::to_string(sides[1 - k]->op) + ",\"report\":";
+        append_json_string(out, race.text);
+        out += "}}";
+      }
+    }
+    races_.clear();
+  }
+
+  TraceFile& file_;
+  MachineSpec machine_;
+  std::map<int, int> processes_;  // device -> trace pid
+  std::unordered_map<std::uint64_t, Track> tracks_;
+  std::vector<Slice> slices_;  // by OpId
+  StringTable names_;
+  StringTable sites_;
+  std::vector<std::pair<OpId, OpId>> flows_;
+  std::vector<control::Race> races_;
+  std::uint64_t latest_ns_ = 0;
+  std::string pending_;  // rendered events since the last flush
+};
+
+void flush_at_exit() {
+  EngineLock lock;
+  if (TraceWriter* writer = g_exit_writer.load()) writer->flush();
+}
+
+}  // namespace
+
+TraceFile::TraceFile(std::string path, std::FILE* diagnostics)
+    : path_(std::move(path)), diagnostics_(diagnostics), owner_(current_pid()) {}
+
+std::unique_ptr<TraceFile> TraceFile::open(std::string path, std::FILE* diagnostics) {
+  std::unique_ptr<TraceFile> file(new TraceFile(std::move(path), diagnostics));
+  if (!file->write()) return nullptr;
+  return file;
+}
+
+void TraceFile::append(std::string_view events) {
+  if (failed_ || current_pid() != owner_) return;
+  if (!events.empty()) {
+    if (!events_.empty()) events_ += ",\n";
+    events_.append(events);
+  }
+  write();
+}
+
+bool TraceFile::write() {
+  errno = 0;
+  std::FILE* f = std::fopen(path_.c_str(), "w");
+  bool ok = f != nullptr;
+  if (ok) {
+    std::fputs(
+        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mockdev\"},"
+        "\"traceEvents\":[\n",
+        f);
+    std::fwrite(events_.data(), 1, events_.size(), f);
+    std::fputs("\n]}\n", f);
+    ok = std::ferror(f) == 0;
+    ok = std::fclose(f) == 0 && ok;
+  }
+  if (!ok) {
+    const int error = errno;
+    std::fprintf(diagnostics_, "mockdev: %s: cannot write the trace to '%s': %s; tracing is off\n",
+                 kTraceVariable, path_.c_str(), error != 0 ? std::strerror(error) : "write error");
+    failed_ = true;
+  }
+  return ok;
+}
+
+std::unique_ptr<TraceObserver> make_trace_writer(TraceFile& file, const MachineSpec& machine,
+                                                 bool flush_at_exit) {
+  return std::make_unique<TraceWriter>(file, machine, flush_at_exit);
+}
+
+}  // namespace mockdev::core

@@ -1,0 +1,326 @@
+// The timeline trace (Note [Timeline trace] in core/trace_writer.h): the exact Chrome
+// trace-event structure, read back with nlohmann-json; bad paths; several machines in one
+// file; no write from a forked child; the exit hook.
+
+#include "core/trace_writer.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "core/engine_lock.h"
+#include "observer_driver.h"
+
+namespace mockdev::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "mockdev_trace_" + std::to_string(getpid()) + "_" + name;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+json read_trace(const std::string& path) { return json::parse(read_file(path)); }
+
+MachineSpec twin() {
+  MachineSpec machine;
+  machine.name = "twin";
+  machine.devices.resize(2);
+  machine.devices[0].name = "GPU A";
+  machine.devices[1].name = "GPU B";
+  return machine;
+}
+
+json process_name(int pid, const std::string& name) {
+  return {{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}};
+}
+json sort_index(int pid) {
+  return {
+      {"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", pid}}}};
+}
+json thread_name(int pid, int tid, const std::string& name) {
+  return {
+      {"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
+}
+
+TEST(TraceWriter, WritesProcessesTracksSlicesFlowsAndRaceMarks) {
+  const std::string path = temp_path("structure.json");
+  auto file = core::TraceFile::open(path);
+  ASSERT_NE(file, nullptr);
+  EXPECT_EQ(
+      read_trace(path),
+      json::parse(
+          R"({"displayTimeUnit":"ns","otherData":{"generator":"mockdev"},"traceEvents":[]})"));
+
+  auto writer = core::make_trace_writer(*file, twin(), false);
+  ObserverDriver d(*writer);
+  const auto legacy = d.queue(0, "dev0/legacy");
+  const auto s1 = d.queue(0, "dev0/stream 1");
+  const auto s2 = d.queue(1, "dev1/stream 2");
+  const OpId k = d.kernel(legacy, {}, {dev_range(0, 0, 8)});
+  const OpId rec = d.record(legacy);
+  const OpId wait = d.wait(s1, rec);
+  const OpId set = d.enqueue(
+      s2, {OpKind::kMemset, "cuMemsetD8Async", {}, {dev_range(1, 0, 8)}, {}, false, "t.cpp:7"});
+  const OpId never = d.kernel(s2, {}, {});
+  writer->on_complete(k, 1000, 2500);
+  writer->on_complete(rec, 2500, 2500);
+  writer->on_complete(wait, 2500, 2500);
+  writer->on_complete(set, 0, 1234);
+  control::Race race;
+  race.first.op = k;
+  race.second.op = set;
+  race.text = "the report";
+  writer->on_race(race);
+  control::Race pending;
+  pending.kind = control::RaceKind::kUnknownAccesses;
+  pending.first.op = set;
+  pending.second.op = never;  // never completes: marked at the latest completion (2.5 us)
+  pending.text = "unknown";
+  writer->on_race(pending);
+  writer->flush();
+
+  const json expected_events = json::array({
+      process_name(1, "dev0: GPU A (twin)"),
+      sort_index(1),
+      thread_name(1, 1, "dev0/legacy"),
+      thread_name(1, 2, "dev0/stream 1"),
+      process_name(2, "dev1: GPU B (twin)"),
+      sort_index(2),
+      thread_name(2, 3, "dev1/stream 2"),
+      {{"name", "kernel k"},
+       {"cat", "kernel"},
+       {"ph", "X"},
+       {"pid", 1},
+       {"tid", 1},
+       {"ts", 1.0},
+       {"dur", 1.5},
+       {"args", {{"op", 1}}}},
+      {{"name", "cuEventRecord"},
+       {"cat", "event record"},
+       {"ph", "X"},
+       {"pid", 1},
+       {"tid", 1},
+       {"ts", 2.5},
+       {"dur", 0.0},
+       {"args", {{"op", 2}}}},
+      {{"name", "cuStreamWaitEvent"},
+       {"cat", "event wait"},
+       {"ph", "X"},
+       {"pid", 1},
+       {"tid", 2},
+       {"ts", 2.5},
+       {"dur", 0.0},
+       {"args", {{"op", 3}}}},
+      {{"name", "cuMemsetD8Async"},
+       {"cat", "memset"},
+       {"ph", "X"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 0.0},
+       {"dur", 1.234},
+       {"args", {{"op", 4}, {"call_site", "t.cpp:7"}}}},
+      {{"name", "event"},
+       {"cat", "event"},
+       {"ph", "s"},
+       {"id", 1},
+       {"pid", 1},
+       {"tid", 1},
+       {"ts", 2.5}},
+      {{"name", "event"},
+       {"cat", "event"},
+       {"ph", "f"},
+       {"bp", "e"},
+       {"id", 1},
+       {"pid", 1},
+       {"tid", 2},
+       {"ts", 2.5}},
+      {{"name", "data race"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 1},
+       {"tid", 1},
+       {"ts", 1.0},
+       {"args", {{"op", 1}, {"other_op", 4}, {"report", "the report"}}}},
+      {{"name", "data race"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 0.0},
+       {"args", {{"op", 4}, {"other_op", 1}, {"report", "the report"}}}},
+      {{"name", "unknown accesses"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 0.0},
+       {"args", {{"op", 4}, {"other_op", 5}, {"report", "unknown"}}}},
+      {{"name", "unknown accesses"},
+       {"cat", "race"},
+       {"ph", "i"},
+       {"s", "t"},
+       {"pid", 2},
+       {"tid", 3},
+       {"ts", 2.5},
+       {"args", {{"op", 5}, {"other_op", 4}, {"report", "unknown"}}}},
+  });
+  const json trace = read_trace(path);
+  EXPECT_EQ(trace["displayTimeUnit"], "ns");
+  EXPECT_EQ(trace["otherData"], json({{"generator", "mockdev"}}));
+  EXPECT_EQ(trace["traceEvents"], expected_events) << trace["traceEvents"].dump(1);
+  EXPECT_EQ(never, 5u);
+  std::remove(path.c_str());
+}
+
+TEST(TraceWriter, ABadPathIsOneLineNamingItAndTracingIsOff) {
+  std::FILE* out = std::tmpfile();
+  const std::string missing = "/nonexistent-mockdev-dir/trace.json";
+  EXPECT_EQ(core::TraceFile::open(missing, out), nullptr);
+  const std::string directory = ::testing::TempDir();
+  EXPECT_EQ(core::TraceFile::open(directory, out), nullptr);
+  std::rewind(out);
+  char buffer[1024] = {};
+  const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, out);
+  EXPECT_EQ(std::string(buffer, n), "mockdev: MOCKDEV_TRACE: cannot write the trace to '" +
+                                        missing +
+                                        "': No such file or directory; tracing is off\n"
+                                        "mockdev: MOCKDEV_TRACE: cannot write the trace to '" +
+                                        directory + "': Is a directory; tracing is off\n");
+  std::fclose(out);
+}
+
+// Needs a process that has not opened a trace file yet (ctest runs each test alone).
+TEST(TraceWriter, MakeObserversReportsABadPathOnceAndRunsWithoutTrace) {
+  setenv("MOCKDEV_TRACE", "/nonexistent-mockdev-dir/trace.json", 1);
+  unsetenv("MOCKDEV_RACES");
+  ::testing::internal::CaptureStderr();
+  std::size_t first = 0, second = 0;
+  {
+    core::EngineLock lock;
+    first = core::make_observers(twin()).size();
+    second = core::make_observers(twin()).size();
+  }
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "mockdev: MOCKDEV_TRACE: cannot write the trace to "
+            "'/nonexistent-mockdev-dir/trace.json': No such file or directory; tracing is off\n");
+  EXPECT_EQ(first, 1u);  // the race detector only
+  EXPECT_EQ(second, 1u);
+  unsetenv("MOCKDEV_TRACE");
+}
+
+TEST(TraceWriter, EveryMachineOfTheProcessStaysInTheFile) {
+  const std::string path = temp_path("machines.json");
+  auto file = core::TraceFile::open(path);
+  ASSERT_NE(file, nullptr);
+  {
+    auto first = core::make_trace_writer(*file, twin(), false);
+    ObserverDriver d(*first);
+    first->on_complete(d.kernel(d.queue(1, "dev1/a"), {}, {}), 0, 10);
+    first->flush();
+  }
+  MachineSpec other = twin();
+  other.name = "other";
+  auto second = core::make_trace_writer(*file, other, false);
+  ObserverDriver d(*second);
+  second->on_complete(d.kernel(d.queue(0, "dev0/b"), {}, {}), 0, 20);
+  second->flush();
+  const json events = read_trace(path)["traceEvents"];
+  ASSERT_EQ(events.size(), 8u);
+  EXPECT_EQ(events[0], process_name(1, "dev1: GPU B (twin)"));
+  EXPECT_EQ(events[2], thread_name(1, 1, "dev1/a"));
+  EXPECT_EQ(events[3]["ph"], "X");
+  EXPECT_EQ(events[3]["pid"], 1);
+  EXPECT_EQ(events[4], process_name(2, "dev0: GPU A (other)"));
+  EXPECT_EQ(events[6], thread_name(2, 1, "dev0/b"));
+  EXPECT_EQ(events[7]["pid"], 2);
+  EXPECT_EQ(events[7]["dur"], 0.02);
+  std::remove(path.c_str());
+}
+
+TEST(TraceWriter, InvalidUtf8AndControlCharactersStillParse) {
+  const std::string path = temp_path("utf8.json");
+  auto file = core::TraceFile::open(path);
+  ASSERT_NE(file, nullptr);
+  auto writer = core::make_trace_writer(*file, twin(), false);
+  ObserverDriver d(*writer);
+  const auto q = d.queue(0, std::string("bad \xff\xc3 \"q\"\n\t\xe2\x82\xac"));
+  writer->on_complete(d.enqueue(q, {OpKind::kKernel, "kernel \x01"}), 0, 1);
+  writer->flush();
+  const json events = read_trace(path)["traceEvents"];
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[2]["args"]["name"], "bad \xef\xbf\xbd\xef\xbf\xbd \"q\"\n\t\xe2\x82\xac");
+  EXPECT_EQ(events[3]["name"], "kernel \x01");
+  std::remove(path.c_str());
+}
+
+TEST(TraceWriter, AForkedChildNeverWritesTheFile) {
+  const std::string path = temp_path("fork.json");
+  auto file = core::TraceFile::open(path);
+  ASSERT_NE(file, nullptr);
+  auto writer = core::make_trace_writer(*file, twin(), false);
+  ObserverDriver d(*writer);
+  writer->on_complete(d.kernel(d.queue(0, "q"), {}, {}), 0, 1);
+  const std::string before = read_file(path);
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    writer->flush();
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(read_file(path), before);  // untouched by the child
+  writer->flush();
+  EXPECT_EQ(read_trace(path)["traceEvents"].size(), 4u);
+  std::remove(path.c_str());
+}
+
+// Needs a process that has not opened a trace file yet (ctest runs each test alone; the
+// trace file is chosen once per process).
+TEST(TraceWriter, TheExitHookWritesTheInstalledMachinesTrace) {
+  const std::string path = temp_path("exit.json");
+  std::remove(path.c_str());
+  EXPECT_EXIT(
+      {
+        setenv("MOCKDEV_TRACE", path.c_str(), 1);
+        unsetenv("MOCKDEV_RACES");
+        {
+          core::EngineLock lock;
+          auto* observers =  // leaked, as the engine leaks its observers
+              new std::vector<std::unique_ptr<core::OpObserver>>(core::make_observers(twin()));
+          ObserverDriver d(*observers->front());
+          observers->front()->on_complete(d.kernel(d.queue(0, "dev0/q"), {}, {}), 5000, 6000);
+        }
+        std::exit(3);
+      },
+      ::testing::ExitedWithCode(3), "");
+  const json events = read_trace(path)["traceEvents"];
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[3]["name"], "kernel k");
+  EXPECT_EQ(events[3]["ts"], 5.0);
+  EXPECT_EQ(events[3]["dur"], 1.0);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace mockdev::testing

@@ -37,7 +37,10 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
   if (!p) return CUDA_ERROR_INVALID_DEVICE;
   CUctx_st* primary = cuda_state().primary[static_cast<std::size_t>(*p)];
   if (primary == nullptr || primary->refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
-  if (--primary->refcount == 0) core::free_device_allocations(Api::kCuda, *p);
+  if (--primary->refcount == 0) {
+    core::free_device_allocations(Api::kCuda, *p);
+    drop_peer_access(*p);  // a destroyed context keeps no peer mappings, either way
+  }
   return CUDA_SUCCESS;
 }
 

@@ -18,4 +18,8 @@ void read_devices(const YamlReader& reader, const YAML::Node& node, MachineSpec&
 // name a device).
 void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
 
+// Reads the `topology` mapping into spec.topology (topology_section.cpp; spec.devices
+// already read: links name devices).
+void read_topology(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
+
 }  // namespace mockdev::machine_file

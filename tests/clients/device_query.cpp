@@ -67,8 +67,8 @@ void list_device(CUdevice dev) {
   ok(cuDeviceTotalMem(&bytes, dev), "cuDeviceTotalMem");
   ok(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "major");
   ok(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "minor");
-  std::printf("Device %d: \"%s\", compute capability %d.%d, %zu bytes\n", dev, name, major,
-              minor, bytes);
+  std::printf("Device %d: \"%s\", compute capability %d.%d, %zu bytes\n", dev, name, major, minor,
+              bytes);
   for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; ++a) {
     auto it = attribute_names().find(a);
     const std::string label =
@@ -138,8 +138,7 @@ int main() {
   ok(cuDriverGetVersion(&version), "cuDriverGetVersion");
   int count = 0;
   if (!ok(cuDeviceGetCount(&count), "cuDeviceGetCount")) return 1;
-  std::printf("Driver version %d.%d, %d device(s)\n", version / 1000, (version % 1000) / 10,
-              count);
+  std::printf("Driver version %d.%d, %d device(s)\n", version / 1000, (version % 1000) / 10, count);
   for (int i = 0; i < count; ++i) {
     CUdevice dev = 0;
     if (ok(cuDeviceGet(&dev, i), "cuDeviceGet")) list_device(dev);

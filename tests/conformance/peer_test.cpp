@@ -54,8 +54,7 @@ TEST_P(Peers, DeviceArgumentsResolveLikeEveryDeviceCall) {
     EXPECT_TRUE(is_error(catch_error([] { can_device_access_peer(0, {}); }), ErrorKind::kValue,
                          "Expected an accel::Device with a specified index or an integer, but "
                          "got:None"));
-    EXPECT_TRUE(is_error(catch_error([] { can_device_access_peer("cpu", 0); }),
-                         ErrorKind::kValue,
+    EXPECT_TRUE(is_error(catch_error([] { can_device_access_peer("cpu", 0); }), ErrorKind::kValue,
                          "cpu doesn't match the current accelerator " + p.device_type_name + "."));
   });
 }
@@ -92,15 +91,18 @@ TEST_P(Peers, MachinesWithoutPeersAnswerFalseEverywhere) {
 TEST_P(Peers, TheVisibleDeviceMappingApplies) {
   ACCEL_REQUIRE_MOCK("a machine file with a partial topology");
   const BackendProfile& p = profile();
-  run_isolated([&p] {
-    mockdev::control::reset(mockdev::load_machine(ACCEL_CONFORMANCE_DATA_DIR "/peers_3gpu.yaml"));
-    require_physical_devices(p, 3);
-    // Physical 0-1 linked, 2 alone; visible 2,0,1 -> ordinals 0=phys 2, 1=phys 0, 2=phys 1.
-    EXPECT_FALSE(can_device_access_peer(0, 1));
-    EXPECT_FALSE(can_device_access_peer(0, 2));
-    EXPECT_TRUE(can_device_access_peer(1, 2));
-    EXPECT_TRUE(can_device_access_peer(2, 1));
-  }, {{p.visibility_variable, "2,0,1"}});
+  run_isolated(
+      [&p] {
+        mockdev::control::reset(
+            mockdev::load_machine(ACCEL_CONFORMANCE_DATA_DIR "/peers_3gpu.yaml"));
+        require_physical_devices(p, 3);
+        // Physical 0-1 linked, 2 alone; visible 2,0,1 -> ordinals 0=phys 2, 1=phys 0, 2=phys 1.
+        EXPECT_FALSE(can_device_access_peer(0, 1));
+        EXPECT_FALSE(can_device_access_peer(0, 2));
+        EXPECT_TRUE(can_device_access_peer(1, 2));
+        EXPECT_TRUE(can_device_access_peer(2, 1));
+      },
+      {{p.visibility_variable, "2,0,1"}});
 }
 
 TEST_P(Peers, ADriverFailureIsADriverErrorNamingTheDevice) {
@@ -110,10 +112,9 @@ TEST_P(Peers, ADriverFailureIsADriverErrorNamingTheDevice) {
     require_physical_devices(p, 2);
     init();
     mockdev::control::fail_call("cuDeviceCanAccessPeer", 1, 999);
-    EXPECT_TRUE(is_error_containing(catch_error([] { can_device_access_peer(1, 0); }),
-                                    ErrorKind::kDriver,
-                                    "can_device_access_peer: cuDeviceCanAccessPeer: " +
-                                        p.error_name + " error:"));
+    EXPECT_TRUE(is_error_containing(
+        catch_error([] { can_device_access_peer(1, 0); }), ErrorKind::kDriver,
+        "can_device_access_peer: cuDeviceCanAccessPeer: " + p.error_name + " error:"));
     EXPECT_TRUE(can_device_access_peer(1, 0)) << "the fault fired once";
   });
 }

@@ -121,6 +121,8 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
   const core::Architecture& a = core::architecture_for(d.cc_major, d.cc_minor);
   const int cc = d.cc_major * 10 + d.cc_minor;
   const bool hopper_or_later = cc >= 90;
+  // One attribute a line reads as the table it is.
+  // clang-format off
   switch (static_cast<CUdevice_attribute>(attribute)) {
     // Limits every architecture since Volta shares.
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
@@ -161,7 +163,8 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: return a.memory_clock_khz;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: return a.memory_bus_width_bits;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: return a.l2_cache_bytes;
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return a.max_threads_per_multiprocessor;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
+      return a.max_threads_per_multiprocessor;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return a.async_engine_count;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
     case CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: return 32768;
@@ -205,7 +208,8 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
       return a.shared_memory_per_multiprocessor;
-    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: return a.registers_per_multiprocessor;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
+      return a.registers_per_multiprocessor;
     case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return 1;
     case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: return 0;
     case CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: return physical;  // one board each
@@ -224,7 +228,8 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: return 1;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 1;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: return 1;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return a.shared_memory_per_block_optin;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+      return a.shared_memory_per_block_optin;
     case CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: return 0;
     case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: return 0;
@@ -267,7 +272,8 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: return 0;
     case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: return 0;
     case CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: return 0;
-    case CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: return combined_id(a.pci_device_id, core::kPciVendorNvidia);
+    case CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID:
+      return combined_id(a.pci_device_id, core::kPciVendorNvidia);
     case CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID:
       return combined_id(a.pci_subsystem_id, core::kPciVendorNvidia);
     case CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return 0;
@@ -280,6 +286,7 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_MAX:
       break;
   }
+  // clang-format on
   return 0;  // unreachable for a valid attribute (callers check is_device_attribute)
 }
 

@@ -78,8 +78,8 @@ PeerLinkEntry read_link_entry(const YamlReader& reader, const YAML::Node& node,
   PeerLinkEntry entry;
   entry.first = std::min(a, b);
   entry.second = std::max(a, b);
-  entry.spec = default_link_spec(
-      read_link(reader, reader.require(node, path, "link", kLinkWhat), YamlReader::join(path, "link")));
+  entry.spec = default_link_spec(read_link(reader, reader.require(node, path, "link", kLinkWhat),
+                                           YamlReader::join(path, "link")));
   if (YAML::Node rank = node["performance_rank"]) {
     entry.spec.performance_rank =
         static_cast<int>(reader.integer(rank, YamlReader::join(path, "performance_rank"), 0, 1000));
@@ -89,7 +89,8 @@ PeerLinkEntry read_link_entry(const YamlReader& reader, const YAML::Node& node,
         read_bool(reader, atomics, YamlReader::join(path, "native_atomics"));
   }
   if (entry.spec.link == PeerLink::kNone && (node["performance_rank"] || node["native_atomics"])) {
-    const YAML::Node extra = node["performance_rank"] ? node["performance_rank"] : node["native_atomics"];
+    const YAML::Node extra =
+        node["performance_rank"] ? node["performance_rank"] : node["native_atomics"];
     reader.fail(extra, path, "no performance_rank or native_atomics on a link of kind none",
                 YamlReader::shown(extra));
   }
@@ -102,7 +103,8 @@ void read_topology(const YamlReader& reader, const YAML::Node& node, MachineSpec
   if (!node.IsMap())
     reader.fail(node, "topology", "a mapping with keys default, links", YamlReader::shown(node));
   reader.check_keys(node, "topology", {"default", "links"});
-  if (YAML::Node d = node["default"]) spec.topology.default_link = read_link(reader, d, "topology.default");
+  if (YAML::Node d = node["default"])
+    spec.topology.default_link = read_link(reader, d, "topology.default");
   const YAML::Node links = node["links"];
   if (!links) return;
   if (!links.IsSequence())

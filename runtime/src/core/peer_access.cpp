@@ -21,8 +21,8 @@ void check_peer_index(int index, int count, const char* what) {
   ErrorDetail detail;
   detail.device = index;
   throw Error(ErrorKind::kIndex,
-              std::string(what) + ": " + std::to_string(index) + " (device_count=" +
-                  std::to_string(count) + ")",
+              std::string(what) + ": " + std::to_string(index) +
+                  " (device_count=" + std::to_string(count) + ")",
               detail);
 }
 

@@ -18,9 +18,9 @@ using PeerAccessTest = BackendTest;
 TEST_F(PeerAccessTest, ABackendWithoutPeersSaysSoAfterInitialising) {
   EXPECT_FALSE(is_initialized());
   const CaughtError caught = catch_error([] { can_device_access_peer(0, 1); });
-  EXPECT_TRUE(is_error_containing(caught, ErrorKind::kUnsupported,
-                                  "can_device_access_peer: the "));
-  EXPECT_TRUE(is_error_containing(caught, ErrorKind::kUnsupported, " backend does not support peers"));
+  EXPECT_TRUE(is_error_containing(caught, ErrorKind::kUnsupported, "can_device_access_peer: the "));
+  EXPECT_TRUE(
+      is_error_containing(caught, ErrorKind::kUnsupported, " backend does not support peers"));
   EXPECT_TRUE(is_initialized()) << "initialises, as torch.cuda's _lazy_init() first";
 }
 

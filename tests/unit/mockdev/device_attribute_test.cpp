@@ -45,7 +45,8 @@ TEST_F(MockAttributes, EveryValueOfTheEnumIsAnsweredAndNothingElse) {
   EXPECT_EQ(cu().cuDeviceGetAttribute(nullptr, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0),
             CUDA_ERROR_INVALID_VALUE);
   // [inferred] a bad device wins over a bad attribute.
-  EXPECT_EQ(cu().cuDeviceGetAttribute(&value, CU_DEVICE_ATTRIBUTE_MAX, 4), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(cu().cuDeviceGetAttribute(&value, CU_DEVICE_ATTRIBUTE_MAX, 4),
+            CUDA_ERROR_INVALID_DEVICE);
   EXPECT_EQ(cu().cuDeviceGetAttribute(&value, CU_DEVICE_ATTRIBUTE_WARP_SIZE, -1),
             CUDA_ERROR_INVALID_DEVICE);
 }

@@ -220,10 +220,11 @@ topology:
 
 std::string topology_error(std::string_view topology) {
   try {
-    parse_machine("name: x\ndevices:\n  - {name: d, memory: 1GiB, compute_capability: \"9.0\", "
-                  "multiprocessors: 1, count: 3}\ntopology:\n" +
-                      std::string(topology),
-                  "m.yaml");
+    parse_machine(
+        "name: x\ndevices:\n  - {name: d, memory: 1GiB, compute_capability: \"9.0\", "
+        "multiprocessors: 1, count: 3}\ntopology:\n" +
+            std::string(topology),
+        "m.yaml");
   } catch (const MachineFileError& e) {
     return e.what();
   }
@@ -231,25 +232,30 @@ std::string topology_error(std::string_view topology) {
 }
 
 TEST(MockTopology, BadTopologiesNameTheFieldAndTheValue) {
-  EXPECT_EQ(topology_error("  default: infiniband\n"),
-            "m.yaml:5: topology.default: expected a link kind (none, pcie, nvlink), got 'infiniband'");
+  EXPECT_EQ(
+      topology_error("  default: infiniband\n"),
+      "m.yaml:5: topology.default: expected a link kind (none, pcie, nvlink), got 'infiniband'");
   EXPECT_EQ(topology_error("  colour: red\n"),
             "m.yaml:5: topology: expected one of the keys default, links, got 'colour'");
   EXPECT_EQ(topology_error("  links:\n    - {devices: [0, 3], link: pcie}\n"),
             "m.yaml:6: topology.links[0].devices[1]: expected an integer from 0 to 2, got '3'");
-  EXPECT_EQ(topology_error("  links:\n    - {devices: [1, 1], link: pcie}\n"),
-            "m.yaml:6: topology.links[0].devices[1]: expected a device other than devices[0], got '1'");
-  EXPECT_EQ(topology_error("  links:\n    - {devices: [0], link: pcie}\n"),
-            "m.yaml:6: topology.links[0].devices: expected a pair of device indices such as [0, 1], "
-            "got '[...]'");
-  EXPECT_EQ(topology_error("  links:\n    - {devices: [0, 1], link: pcie}\n"
-                           "    - {devices: [1, 0], link: nvlink}\n"),
-            "m.yaml:7: topology.links[1].devices: expected a pair no earlier link names, got '[0, 1]'");
+  EXPECT_EQ(
+      topology_error("  links:\n    - {devices: [1, 1], link: pcie}\n"),
+      "m.yaml:6: topology.links[0].devices[1]: expected a device other than devices[0], got '1'");
+  EXPECT_EQ(
+      topology_error("  links:\n    - {devices: [0], link: pcie}\n"),
+      "m.yaml:6: topology.links[0].devices: expected a pair of device indices such as [0, 1], "
+      "got '[...]'");
+  EXPECT_EQ(
+      topology_error("  links:\n    - {devices: [0, 1], link: pcie}\n"
+                     "    - {devices: [1, 0], link: nvlink}\n"),
+      "m.yaml:7: topology.links[1].devices: expected a pair no earlier link names, got '[0, 1]'");
   EXPECT_EQ(topology_error("  links:\n    - {devices: [0, 1], link: pcie, native_atomics: yes}\n"),
             "m.yaml:6: topology.links[0].native_atomics: expected true or false, got 'yes'");
-  EXPECT_EQ(topology_error("  links:\n    - {devices: [0, 1]}\n"),
-            "m.yaml:6: topology.links[0].link: expected a link kind (none, pcie, nvlink) (required), "
-            "got ''");
+  EXPECT_EQ(
+      topology_error("  links:\n    - {devices: [0, 1]}\n"),
+      "m.yaml:6: topology.links[0].link: expected a link kind (none, pcie, nvlink) (required), "
+      "got ''");
   EXPECT_EQ(topology_error("  links:\n    - {devices: [0, 1], link: none, performance_rank: 2}\n"),
             "m.yaml:6: topology.links[0]: expected no performance_rank or native_atomics on a link "
             "of kind none, got '2'");

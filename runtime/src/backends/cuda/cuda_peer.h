@@ -9,7 +9,8 @@ namespace accel::detail::cuda {
 
 // Whether visible device `index` (driver handle `device`) can access `peer` (handle
 // `peer_device`). A driver failure is a Status naming the operation and `index`.
-Result<bool> can_access_peer(const DriverLibrary& driver, int index, accel::cuda_abi::CUdevice device,
+Result<bool> can_access_peer(const DriverLibrary& driver, int index,
+                             accel::cuda_abi::CUdevice device,
                              accel::cuda_abi::CUdevice peer_device) noexcept;
 
 }  // namespace accel::detail::cuda

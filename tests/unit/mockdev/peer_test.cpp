@@ -104,6 +104,30 @@ TEST_F(MockPeers, TopologyIsInPhysicalDevicesUnderAVisibleDeviceMapping) {
   EXPECT_EQ(cu().cuDeviceCanAccessPeer(&value, 0, 3), CUDA_ERROR_INVALID_DEVICE);  // hidden
 }
 
+TEST_F(MockPeers, CanAccessPeerAndEnableMapOrdinalsToPhysicalDevices) {
+  use_yaml(R"(name: partial
+devices:
+  - {name: d, memory: 1GiB, compute_capability: "9.0", multiprocessors: 1, count: 3}
+topology:
+  default: none
+  links:
+    - {devices: [0, 1], link: nvlink}
+)");
+  setenv("CUDA_VISIBLE_DEVICES", "2,0,1", 1);  // ordinal 0 = physical 2, 1 = 0, 2 = 1
+  ASSERT_EQ(cu().cuInit(0), CUDA_SUCCESS);
+  EXPECT_EQ(can_access(1, 2), 1);
+  EXPECT_EQ(can_access(2, 1), 1);
+  EXPECT_EQ(can_access(0, 1), 0);
+  EXPECT_EQ(can_access(0, 2), 0);
+  CUcontext ctx1 = init_and_make_current(1);
+  CUcontext ctx2 = retain(2);
+  CUcontext ctx0 = retain(0);
+  EXPECT_EQ(cu().cuCtxEnablePeerAccess(ctx2, 0), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuCtxEnablePeerAccess(ctx0, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
+  ASSERT_EQ(cu().cuCtxSetCurrent(ctx0), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuCtxEnablePeerAccess(ctx1, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
+}
+
 TEST_F(MockPeers, EnableAndDisableFollowTheDriversCodes) {
   CUcontext ctx0 = init_and_make_current(0);
   CUcontext ctx1 = retain(1);

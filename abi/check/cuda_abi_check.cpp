@@ -124,18 +124,16 @@ static_assert(std::is_same_v<abi::CUdevice, ::CUdevice>);
 static_assert(std::is_same_v<abi::CUdeviceptr, ::CUdeviceptr>);
 static_assert(std::is_same_v<abi::cuuint64_t, ::cuuint64_t>);
 static_assert(sizeof(abi::CUuuid) == sizeof(::CUuuid));
-static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) ==
-              static_cast<int>(::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
-static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) ==
-              static_cast<int>(::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) ==
-              static_cast<int>(::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
-static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_INTEGRATED) ==
-              static_cast<int>(::CU_DEVICE_ATTRIBUTE_INTEGRATED));
-static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID) ==
-              static_cast<int>(::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID));
-static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID) ==
-              static_cast<int>(::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID));
+// Every device attribute and deprecated alias, and the end marker: same name, same number.
+#define CHECK_DEVICE_ATTRIBUTE(name, value)                                          \
+  static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_##name) ==                 \
+                    static_cast<int>(::CU_DEVICE_ATTRIBUTE_##name),                  \
+                "CUdevice_attribute value differs from cuda.h: CU_DEVICE_ATTRIBUTE_" #name); \
+  static_assert(static_cast<int>(abi::CU_DEVICE_ATTRIBUTE_##name) == (value));
+ACCEL_CUDA_DEVICE_ATTRIBUTES(CHECK_DEVICE_ATTRIBUTE)
+ACCEL_CUDA_DEVICE_ATTRIBUTE_ALIASES(CHECK_DEVICE_ATTRIBUTE)
+CHECK_DEVICE_ATTRIBUTE(MAX, 148)
+#undef CHECK_DEVICE_ATTRIBUTE
 static_assert(static_cast<int>(abi::CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT) ==
               static_cast<int>(::CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT));
 static_assert(static_cast<int>(abi::CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND) ==

@@ -76,6 +76,8 @@ const std::vector<ForkRow>& fork_rows() {
        [](P, int) { get_device_properties(); }},
       {"get_device_properties", Outcome::kForkError, true,
        [](P, int i) { get_device_properties(i); }},
+      {"can_device_access_peer", Outcome::kForkError, true,
+       [](P, int i) { can_device_access_peer(i, 0); }},
       {"random_initial_seed", Outcome::kForkError, false, [](P, int) { random::initial_seed(); }},
       {"random_get_rng_state_current", Outcome::kForkError, false,
        [](P, int) { random::get_rng_state(); }},

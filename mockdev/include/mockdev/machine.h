@@ -12,10 +12,12 @@
 #include <cstdlib>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mockdev {
@@ -31,6 +33,9 @@ struct DeviceSpec {
   // When set, the device is in MIG mode with one instance of this UUID
   // ("MIG-xxxxxxxx-..."), which CUDA_VISIBLE_DEVICES may name.
   std::string mig_uuid;
+  // The file's `attributes:` overrides: CUdevice_attribute number -> value. Attributes not
+  // listed answer the architecture's defaults (mockdev/src/core/architecture_defaults.h).
+  std::map<int, int> attributes;
 };
 
 // The vendor APIs the simulated machine serves; each has its own entry points, result
@@ -108,7 +113,42 @@ struct StreamSettings {
 };
 
 // Which device pairs are peers, and over what (`topology:` section, docs/MACHINE_FILES.md).
-struct Topology {};
+// Pairs are of physical devices (the machine file's order); CUDA_VISIBLE_DEVICES does not
+// change them. Links are symmetric.
+enum class PeerLink { kNone, kPcie, kNvlink };
+// "none", "pcie", "nvlink": the spelling machine files use.
+std::string_view peer_link_name(PeerLink link);
+
+struct PeerLinkSpec {
+  PeerLink link = PeerLink::kNone;
+  int performance_rank = 0;     // CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK (lower is faster)
+  bool native_atomics = false;  // CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED
+};
+// What a link kind gives when the file says no more: NVLink rank 0 with native atomics,
+// PCIe rank 1 without ([inferred]: docs/arch_pending/peers_hardware.md).
+PeerLinkSpec default_link_spec(PeerLink link);
+
+struct PeerLinkEntry {
+  int first = 0;   // physical devices, first < second
+  int second = 0;
+  PeerLinkSpec spec;
+};
+
+struct Topology {
+  // The link of every pair the file does not list (`topology.default`); with no `topology`
+  // section every pair of distinct devices is a PCIe peer.
+  PeerLink default_link = PeerLink::kPcie;
+  std::vector<PeerLinkEntry> links;  // `topology.links`, each pair at most once
+
+  // The link between two distinct physical devices (order does not matter).
+  PeerLinkSpec between(int a, int b) const {
+    if (a > b) std::swap(a, b);
+    for (const PeerLinkEntry& e : links) {
+      if (e.first == a && e.second == b) return e.spec;
+    }
+    return default_link_spec(default_link);
+  }
+};
 
 struct MachineSpec {
   std::string name;            // preset name or the file's `name:`

@@ -13,7 +13,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <set>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "accel_abi/cuda_driver.h"
@@ -37,7 +39,15 @@ struct CudaState {
   std::vector<int> visible;        // CUdevice ordinal -> physical device index
   std::vector<CUctx_st*> primary;  // by physical device: created at the first retain
   std::unordered_set<const CUctx_st*> live_contexts;
+  // Peer access enabled from the first context to the second, as (physical device of the
+  // current context, physical device of the peer context): only primary contexts exist,
+  // so a physical device names its context (driver_peer.cpp).
+  std::set<std::pair<int, int>> peer_access;
 };
+
+// Forgets every peer access from or to physical device `physical`'s primary context: its
+// last retain was released (driver_peer.cpp).
+void drop_peer_access(int physical) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // The state for the installed machine.
 CudaState& cuda_state() MOCKDEV_REQUIRES(core::g_engine_mutex);

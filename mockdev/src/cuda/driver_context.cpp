@@ -40,9 +40,11 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
   if (primary == nullptr || primary->refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (--primary->refcount == 0) {
     // Its streams and events die with it and their pending work is cancelled (Note
-    // [Deadlocks] in core/timeline.h); then its memory is freed.
+    // [Deadlocks] in core/timeline.h); then its memory is freed, and it keeps no peer
+    // mappings either way.
     kill_context_streams(primary);
     core::free_device_allocations(Api::kCuda, *p);
+    drop_peer_access(*p);
   }
   return CUDA_SUCCESS;
 }

@@ -1,5 +1,5 @@
 // Device queries of the simulated driver (declared in driver_api.h): count, ordinal, name,
-// attributes, total memory, UUID, PCI bus id. They read the core's machine through the CUDA
+// attributes (device_attributes.h), total memory, UUID, PCI bus id. They read the core's machine through the CUDA
 // adapter's visible-device map; none touches the device (sticky errors do not apply).
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "core/device_ids.h"
 #include "core/engine.h"
 #include "cuda/cuda_state.h"
+#include "cuda/device_attributes.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 
@@ -47,32 +48,15 @@ CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
+// Note [Device attribute answers] (device_attributes.h). [inferred] A bad device is
+// reported before a bad attribute (CUDA_ERROR_INVALID_DEVICE when both are wrong).
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attrib, CUdevice dev) {
   if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::optional<int> p = physical_device(dev);
   if (!p) return CUDA_ERROR_INVALID_DEVICE;
-  const DeviceSpec& d = spec(*p);
-  switch (attrib) {
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-      *value = d.multiprocessor_count;
-      return CUDA_SUCCESS;
-    case CU_DEVICE_ATTRIBUTE_INTEGRATED:
-      *value = 0;
-      return CUDA_SUCCESS;
-    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
-      *value = core::pci_bus_number(d.pci_bus_id);
-      return CUDA_SUCCESS;
-    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
-      *value = core::pci_device_number(d.pci_bus_id);
-      return CUDA_SUCCESS;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-      *value = d.cc_major;
-      return CUDA_SUCCESS;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-      *value = d.cc_minor;
-      return CUDA_SUCCESS;
-  }
-  return CUDA_ERROR_INVALID_VALUE;  // an attribute the simulated device does not model
+  if (!is_device_attribute(attrib)) return CUDA_ERROR_INVALID_VALUE;
+  *value = device_attribute_value(spec(*p), *p, attrib);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceTotalMem(std::size_t* bytes, CUdevice dev) {

@@ -74,8 +74,6 @@ std::optional<EntryPointName> resolve_entry_point(std::string_view name) {
   return std::nullopt;
 }
 
-namespace {
-
 // Levenshtein distance, comparing letters without regard to case.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
@@ -93,8 +91,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
-
-}  // namespace
 
 std::vector<std::string_view> close_entry_points(std::string_view name) {
   // One candidate per entry point, near by its nearer name; a close CUDA entry point is

@@ -3,6 +3,7 @@
 // one place the machine-file reader learns about APIs (a new adapter adds its row here).
 // Pure; thread-safe.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ struct EntryPointName {
   Api api;
 };
 std::optional<EntryPointName> resolve_entry_point(std::string_view name);
+
+// Levenshtein distance between two names, comparing letters without regard to case (used
+// for "closest:" suggestions).
+std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The entry points closest to an unknown `name` by edit distance (ignoring case; an entry
 // point is as near as the nearer of its two names): those within max(2, size/3) edits,

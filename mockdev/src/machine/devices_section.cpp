@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/device_ids.h"
+#include "cuda/device_attributes.h"
 #include "machine/sections.h"
 
 namespace mockdev::machine_file {
@@ -79,12 +80,51 @@ void read_compute_capability(const YamlReader& reader, const YAML::Node& node,
   d.cc_minor = minor;
 }
 
+// A device's `attributes:` map: attribute key (cuda.h's name without CU_DEVICE_ATTRIBUTE_,
+// lower case) -> a 32-bit integer. An unknown key names the closest known ones; keys the
+// device's own fields fix (multiprocessors, compute_capability, pci_bus_id) are refused.
+void read_attributes(const YamlReader& reader, const YAML::Node& node, const std::string& path,
+                     DeviceSpec& d) {
+  if (!node.IsMap())
+    reader.fail(node, path, "a mapping of attribute names to values", YamlReader::shown(node));
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YAML::Node key_node = it->first;
+    const std::string key = reader.scalar(key_node, path, "an attribute name");
+    const std::string field = YamlReader::join(path, key);
+    std::optional<int> attribute = cuda::attribute_from_key(key);
+    if (!attribute) {
+      std::string what = "a device attribute (cuda.h's name without CU_DEVICE_ATTRIBUTE_, lower case";
+      const std::vector<std::string> close = cuda::close_attribute_keys(key);
+      for (std::size_t i = 0; i < close.size(); ++i) what += (i == 0 ? "; closest: " : ", ") + close[i];
+      reader.fail(key_node, path, what + ")", key);
+    }
+    if (std::optional<std::string_view> fixed = cuda::attribute_fixed_by(*attribute)) {
+      reader.fail(key_node, path,
+                  "an attribute the device's own keys do not set (" + key + " comes from " +
+                      std::string(*fixed) + ")",
+                  key);
+    }
+    if (d.attributes.count(*attribute) != 0) {
+      reader.fail(key_node, path, "each attribute once (an alias names the same attribute)", key);
+    }
+    constexpr std::string_view kWhat = "an integer from -2147483648 to 2147483647";
+    const std::string text = reader.scalar(it->second, field, kWhat);
+    long long value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
+        value < INT32_MIN || value > INT32_MAX) {
+      reader.fail(it->second, field, kWhat, text);
+    }
+    d.attributes[*attribute] = static_cast<int>(value);
+  }
+}
+
 void read_device(const YamlReader& reader, const YAML::Node& node, const std::string& path,
                  MachineSpec& spec, std::vector<IdOrigin>& origins) {
   if (!node.IsMap()) reader.fail(node, path, "a device mapping", YamlReader::shown(node));
   reader.check_keys(node, path,
                     {"name", "memory", "compute_capability", "multiprocessors", "uuid",
-                     "pci_bus_id", "mig_uuid", "count"});
+                     "pci_bus_id", "mig_uuid", "count", "attributes"});
   auto field = [&](std::string_view key) { return YamlReader::join(path, key); };
   DeviceSpec d;
   d.name = reader.text(reader.require(node, path, "name", "a device name"), field("name"),
@@ -94,6 +134,7 @@ void read_device(const YamlReader& reader, const YAML::Node& node, const std::st
   d.multiprocessor_count = static_cast<int>(
       reader.integer(reader.require(node, path, "multiprocessors", "a multiprocessor count"),
                      field("multiprocessors"), 1, 100000));
+  if (YAML::Node a = node["attributes"]) read_attributes(reader, a, field("attributes"), d);
   std::uint64_t count = 1;
   if (YAML::Node c = node["count"]) count = reader.integer(c, field("count"), 1, core::kMaxDevices);
   IdOrigin origin{path, node, {}, {}, {}};

@@ -126,7 +126,8 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
     reader.fail_at(std::max(1, YamlReader::line_of(root)), "(document)",
                    "a mapping with keys name, devices", YamlReader::shown(root));
   }
-  reader.check_keys(root, "", {"name", "driver_version", "devices", "faults", "streams"});
+  reader.check_keys(root, "", {"name", "driver_version", "devices", "faults", "streams",
+                              "topology"});
   MachineSpec spec;
   spec.source = reader.source();
   spec.name =
@@ -138,6 +139,7 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
                              spec);
   if (YAML::Node f = root["faults"]) machine_file::read_faults(reader, f, spec);
   if (YAML::Node s = root["streams"]) machine_file::read_streams(reader, s, spec);
+  if (YAML::Node t = root["topology"]) machine_file::read_topology(reader, t, spec);
   return spec;
 }
 

@@ -21,6 +21,13 @@ devices:
     compute_capability: "9.0"
     multiprocessors: 132
     count: 4
+topology:
+  default: pcie
+  links:
+    - devices: [0, 1]
+      link: nvlink
+    - devices: [2, 3]
+      link: nvlink
 )";
 
 constexpr std::string_view k8xH100 = R"(name: 8xh100
@@ -30,6 +37,8 @@ devices:
     compute_capability: "9.0"
     multiprocessors: 132
     count: 8
+topology:
+  default: nvlink
 )";
 
 constexpr std::string_view k2xA100 = R"(name: 2xa100
@@ -39,6 +48,8 @@ devices:
     compute_capability: "8.0"
     multiprocessors: 108
     count: 2
+topology:
+  default: pcie
 )";
 
 constexpr std::string_view k1xA100 = R"(name: 1xa100
@@ -59,6 +70,8 @@ devices:
     memory: 15GiB
     compute_capability: "7.5"
     multiprocessors: 40
+topology:
+  default: none
 )";
 
 constexpr std::string_view kNone = R"(name: none

@@ -21,4 +21,8 @@ void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& 
 // Reads the `streams` mapping into spec.streams (streams_section.cpp).
 void read_streams(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
 
+// Reads the `topology` mapping into spec.topology (topology_section.cpp; spec.devices
+// already read: links name devices).
+void read_topology(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
+
 }  // namespace mockdev::machine_file

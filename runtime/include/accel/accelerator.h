@@ -162,4 +162,12 @@ struct BackendReport {
 };
 BackendReport backend_report() noexcept;
 
+// Whether `device` can access the memory of `peer` directly (torch.cuda's
+// can_device_access_peer): the driver's peer matrix. False when device == peer, as the
+// CUDA driver (and so PyTorch) answers. Initialises; creates no context. An index outside
+// [0, device_count()): accel::Error kIndex "Invalid device id: <i>" / "Invalid peer device
+// id: <i>" (PyTorch's AssertionError texts, with the value). Argument errors as in
+// device.h; `device` may be empty (the current device), `peer` may not.
+bool can_device_access_peer(DeviceArg device, DeviceArg peer);
+
 }  // namespace accel

@@ -33,6 +33,8 @@ void expect_unsupported(const Status& status, const std::string& message) {
 
 TEST(BackendSpiTest, OptionalCapabilitiesDefaultToUnsupported) {
   MinimalBackend backend;
+  expect_unsupported(backend.can_access_peer(0, 1).status(),
+                     "can_device_access_peer: the minimal backend does not support peers");
   expect_unsupported(backend.synchronize_device(0),
                      "synchronize_device: the minimal backend does not support device "
                      "synchronization");

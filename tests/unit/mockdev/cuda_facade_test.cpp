@@ -133,7 +133,7 @@ TEST_F(MockCuda, DeviceQueries) {
   EXPECT_EQ(v, 0x11);
   EXPECT_EQ(cu().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, 1), CUDA_SUCCESS);
   EXPECT_EQ(v, 0);
-  EXPECT_EQ(cu().cuDeviceGetAttribute(&v, static_cast<CUdevice_attribute>(1), 0),
+  EXPECT_EQ(cu().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX, 0),
             CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cu().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 5),
             CUDA_ERROR_INVALID_DEVICE);

@@ -214,10 +214,10 @@ TEST(MockMachineFile, BadSizesAreRejectedWithTheValue) {
 TEST(MockMachineFile, UnknownKeysAreErrorsAtTheirLine) {
   EXPECT_EQ(error_of("name: x\ndevices: []\ncolour: red\n"),
             "m.yaml:3: (document): expected one of the keys name, driver_version, devices, faults, "
-            "streams, got 'colour'");
+            "streams, topology, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    colour: red\n"),
             "m.yaml:5: devices[0]: expected one of the keys name, memory, compute_capability, "
-            "multiprocessors, uuid, pci_bus_id, mig_uuid, count, got 'colour'");
+            "multiprocessors, uuid, pci_bus_id, mig_uuid, count, attributes, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  driver_int: 3\n"),
             "m.yaml:4: faults: expected one of the keys driver_init, nvml_init, calls, sticky, got "
             "'driver_int'");

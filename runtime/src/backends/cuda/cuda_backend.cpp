@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "backends/cuda/cuda_peer.h"
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/device_facts.h"
 #include "backends/cuda/driver_library.h"
@@ -332,6 +333,10 @@ class CudaBackend final : public Backend {
     } catch (...) {
       return host_out_of_memory();
     }
+  }
+
+  Result<bool> can_access_peer(int index, int peer) noexcept override {
+    return cuda::can_access_peer(library(), index, devices_[index], devices_[peer]);
   }
 
   Result<MemoryInfo> memory_info(int index) noexcept override {

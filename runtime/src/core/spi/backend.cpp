@@ -83,4 +83,8 @@ BackendReport Backend::report() noexcept {
   return report;
 }
 
+Result<bool> Backend::can_access_peer(int, int) noexcept {
+  return unsupported("peers", "can_device_access_peer");
+}
+
 }  // namespace accel::detail

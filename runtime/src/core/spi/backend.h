@@ -174,6 +174,13 @@ class Backend {
   // fork-safe count and no components.
   virtual BackendReport report() noexcept;
 
+  // ---- peers (default: kUnsupported) ----------------------------------------------------
+
+  // Whether device `index` can access memory of device `peer` directly (both visible
+  // indices, already range-checked by the core). False for index == peer, as the CUDA
+  // driver answers. Never changes the thread's current device and creates no context.
+  virtual Result<bool> can_access_peer(int index, int peer) noexcept;
+
  protected:
   // kUnsupported: "<operation>: the <name> backend does not support <capability>".
   Status unsupported(std::string_view capability, std::string_view operation) const noexcept;

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/race_policy.h"
+
 namespace mockdev::core {
 namespace {
 
@@ -46,6 +48,11 @@ void flush_observers_at_exit() {
 }  // namespace
 
 void apply_stream_environment(StreamSettings& settings) {
+  // MOCKDEV_RACES is applied by the observers (core/race_policy.h); a malformed value is a
+  // configuration error here, like the other two variables.
+  if (std::optional<std::string> error = race_policy_environment_error()) {
+    throw std::invalid_argument(*error);
+  }
   if (const char* v = std::getenv("MOCKDEV_SCHEDULE"); v != nullptr) {
     const std::string_view text(v);
     if (text == "eager") {

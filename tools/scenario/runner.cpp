@@ -135,7 +135,7 @@ int representative_code(const std::string& entry) {
 // Calls the runtime makes while loading the driver file: a failure there makes the file
 // unusable for the life of the process by design (a misconfiguration, decision 36 of
 // docs/ARCHITECTURE.md), so "usable once the fault is cleared" does not apply to them.
-bool swept(const std::string& entry) {
+bool sweepable(const std::string& entry) {
   return entry.rfind("cuGetProcAddress", 0) != 0 && entry != "cuDriverGetVersion";
 }
 
@@ -187,7 +187,7 @@ int sweep_scenarios(const std::vector<std::string>& paths, const RunnerOptions& 
                            "\n" + base.output);
     } else {
       for (const auto& [entry, count] : (*base_result)["calls"].items()) {
-        if (!swept(entry)) continue;
+        if (!sweepable(entry)) continue;
         const std::uint64_t n = count.get<std::uint64_t>();
         for (std::uint64_t k = 1; k <= n; ++k) {
           ExecuteOptions faulted = exec;

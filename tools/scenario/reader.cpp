@@ -156,7 +156,7 @@ std::string Reader::entry_point(const YAML::Node& node, const std::string& path)
   // The machine-file reader is the one authority on entry-point names (symbols, base names,
   // the closest matches): a one-fault machine checks the name through the public parser.
   const std::string probe =
-      "devices: []\nfaults:\n  calls:\n    - {entry: \"" + name + "\", nth: 1, code: 1}\n";
+      "name: probe\ndevices: []\nfaults:\n  calls:\n    - {entry: \"" + name + "\", nth: 1, code: 1}\n";
   try {
     (void)mockdev::parse_machine(probe, "entry");
   } catch (const mockdev::MachineFileError& e) {

@@ -193,7 +193,7 @@ class Run {
     if (error && body && !step.expect.error_kind) std::rethrow_exception(error);
     std::vector<std::pair<std::string, std::string>> mismatches = check(step, o);
     if (mismatches.empty()) return;
-    out_ << "FAIL " << scenario_.name << ": step at " << step.file << ":" << step.line
+    out_ << "FAIL " << scenario_.name << (in_child_ ? " (forked child)" : "") << ": step at " << step.file << ":" << step.line
          << " on thread " << env.name() << ": " << step.shown << "\n";
     for (const auto& [expected, got] : mismatches) {
       out_ << "  expected: " << expected << "\n  got:      " << got << "\n";
@@ -204,6 +204,7 @@ class Run {
 
   // The whole program of a forked child: never returns.
   [[noreturn]] void child_program(const std::vector<Step>& steps, ThreadEnv& env) {
+    in_child_ = true;
     int status = 0;
     try {
       for (const Step& step : steps) run_step(step, env, false);
@@ -283,12 +284,15 @@ class Run {
                     std::map<std::string, std::unique_ptr<Worker>>&,
                     std::map<std::string, std::unique_ptr<ThreadEnv>>& envs, OnThread on_thread) {
     mockdev::control::clear_faults();
+    // Whether the runtime works again is judged by the runner against the run without a
+    // fault (a scenario may leave it unusable on purpose, e.g. ACCEL_BACKEND=none).
     bool usable = true;
+    std::string unusable;
     try {
       init();
     } catch (const std::exception& e) {
       usable = false;
-      if (options_.fault) violation(std::string("init() after the fault was cleared: ") + e.what());
+      unusable = std::string("init() after the fault was cleared: ") + e.what();
     }
     if (usable) {
       for (auto& [name, env] : envs) {
@@ -320,7 +324,10 @@ class Run {
     if (live.primary_contexts_active > mockdev::control::machine().devices.size()) {
       violation("more primary contexts than devices: " + std::to_string(live.primary_contexts_active));
     }
-    json result{{"calls", calls}, {"usable", usable}, {"violations", violations.size()}};
+    json result{{"calls", calls},
+                {"usable", usable},
+                {"unusable", unusable},
+                {"violations", violations.size()}};
     out_ << "SWEEP-RESULT " << result.dump() << "\n";
   }
 
@@ -375,6 +382,7 @@ class Run {
   const Scenario& scenario_;
   const ExecuteOptions& options_;
   std::ostream& out_;
+  bool in_child_ = false;
 };
 
 void ThreadEnv::run_body(const std::vector<Step>& steps) {

@@ -84,7 +84,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    // One line and a hint, exit 2, as `accel` does for its own usage errors.
+    std::cerr << "accel scenario: " << e.what() << "\nRun 'accel scenario --help' for usage.\n";
+    return 2;
   }
   options.junit = junit;
   options.tag = tag;

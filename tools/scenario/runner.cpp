@@ -202,8 +202,11 @@ int sweep_scenarios(const std::vector<std::string>& paths, const RunnerOptions& 
           for (const std::string& v : violation_lines(r.output)) {
             violations.push_back(call + ": " + v);
           }
-          if (r.timed_out || r.signal != 0 || !sweep_result(r.output)) {
+          const std::optional<nlohmann::json> result = sweep_result(r.output);
+          if (r.timed_out || r.signal != 0 || !result) {
             violations.push_back(call + ": " + (p.empty() ? "the run ended without a result" : p));
+          } else if ((*base_result)["usable"].get<bool>() && !(*result)["usable"].get<bool>()) {
+            violations.push_back(call + ": " + (*result)["unusable"].get<std::string>());
           }
         }
       }

@@ -81,6 +81,15 @@ int main(int argc, char** argv) {
   check->add_option("paths", paths, "scenario files or directories")->required();
   app.add_subcommand("steps", "list the step vocabulary");
 
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    if (command != "run" && command != "sweep" && command != "check" && command != "steps") {
+      std::cerr << "accel scenario: unknown command '" << command
+                << "' (commands: run, sweep, check, steps)\nRun 'accel scenario --help' for "
+                   "usage.\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -244,9 +244,10 @@ class Run {
     }
     const std::map<std::string, std::uint64_t> calls = mockdev::control::call_counts();
     // Guards still open at the end close on their own threads, innermost first.
-    for (auto& [name, env] : envs) {
-      on_thread(name, [&] {
-        auto& guards = env->open_guards();
+    for (auto& entry : envs) {  // no structured bindings: clang 14 cannot capture them
+      ThreadEnv& env = *entry.second;
+      on_thread(entry.first, [&] {
+        auto& guards = env.open_guards();
         while (!guards.empty()) guards.pop_back();
       });
     }
@@ -295,7 +296,8 @@ class Run {
       unusable = std::string("init() after the fault was cleared: ") + e.what();
     }
     if (usable) {
-      for (auto& [name, env] : envs) {
+      for (auto& entry : envs) {
+        const std::string& name = entry.first;
         on_thread(name, [&] {
           try {
             (void)current_device_index();

@@ -78,8 +78,7 @@ void Reader::check_keys(const YAML::Node& map, const std::string& path,
     const YAML::Node key = entry.first;
     const std::string name = key.IsScalar() ? key.Scalar() : shown(key);
     if (!key.IsScalar() || std::find(known.begin(), known.end(), name) == known.end()) {
-      fail(key, where, "one of the keys " + closest_names(name, known) + " (closest first)",
-           name);
+      fail(key, where, "a known key (closest: " + closest_names(name, known) + ")", name);
     }
     if (!seen.insert(name).second) fail(key, where, "each key once", name);
   }

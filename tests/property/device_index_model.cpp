@@ -3,7 +3,12 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iostream>
 #include <ostream>
 #include <string>
 
@@ -56,7 +61,24 @@ std::optional<ErrorKind> run_on(Sut& sut, int thread, const std::function<void()
   return thrown;
 }
 
+std::string error_expectation(std::optional<ErrorKind> kind) {
+  return kind ? "{error: " + std::string(to_string(*kind)) + "}" : std::string();
+}
+
+// A test of the counterexample writer only (tools/scenario/CMakeLists.txt,
+// scenario_runner.counterexample_*): ACCEL_DEVICE_MODEL_MUTANT=leave_guard_keeps_device
+// makes the model forget to restore a guard's device, so the property fails on a correct
+// runtime and its counterexample, replayed, fails the same way.
+bool mutant_leave_guard_keeps_device() {
+  const char* value = std::getenv("ACCEL_DEVICE_MODEL_MUTANT");
+  return value != nullptr && std::string(value) == "leave_guard_keeps_device";
+}
+
 void check_against(const Model& expected, Sut& sut) {
+  for (int t = 0; t < kThreads; ++t) {
+    sut.recorder().step(t, "current_device_index:",
+                        "{value: " + std::to_string(expected.threads[t].current) + "}");
+  }
   const auto actual = sut.current_indices();
   for (int t = 0; t < kThreads; ++t) {
     RC_ASSERT(actual[t] == expected.threads[t].current);
@@ -71,6 +93,8 @@ struct SetDevice : Command {
     if (valid(index)) model.threads[thread].current = index;
   }
   void run(const Model& model, Sut& sut) const override {
+    sut.recorder().step(thread, "set_device_index: " + std::to_string(index),
+                        error_expectation(set_rejection(index)));
     const auto thrown = run_on(sut, thread, [&] { set_device_index(index); });
     RC_ASSERT(thrown == set_rejection(index));
     if (thrown) ++sut.coverage().rejected;
@@ -97,6 +121,9 @@ struct EnterGuard : Command {
     }  // rejected: nothing opened, nothing changed
   }
   void run(const Model& model, Sut& sut) const override {
+    sut.recorder().step(thread,
+                        "guard_enter: " + (index ? std::to_string(*index) : std::string("null")),
+                        error_expectation(index ? guard_rejection(*index) : std::nullopt));
     const auto thrown = run_on(sut, thread, [&] {
       sut.guards(thread).push_back(std::make_unique<DeviceIndexGuard>(index));
     });
@@ -127,10 +154,11 @@ struct LeaveGuard : Command {
   }
   void apply(Model& model) const override {
     ThreadModel& t = model.threads[thread];
-    if (t.guards.back()) t.current = *t.guards.back();
+    if (t.guards.back() && !mutant_leave_guard_keeps_device()) t.current = *t.guards.back();
     t.guards.pop_back();
   }
   void run(const Model& model, Sut& sut) const override {
+    sut.recorder().step(thread, "guard_exit:");
     const auto thrown = run_on(sut, thread, [&] { sut.guards(thread).pop_back(); });
     RC_ASSERT(!thrown);
     check_against(nextState(model), sut);
@@ -148,6 +176,11 @@ struct ThrowInGuard : Command {
   });
 
   void run(const Model& model, Sut& sut) const override {
+    std::string body = "      index: " + std::to_string(index) + "\n      steps:\n";
+    if (inner) body += "        - set_device_index: " + std::to_string(*inner) + "\n";
+    body += "        - current_device_index:\n          expect: {value: " +
+            std::to_string(inner ? *inner : index) + "}\n        - raise: body failure\n";
+    sut.recorder().step(thread, "guard:", "{error: user, message: body failure}", body);
     int inside = -1;
     bool caught = false;
     run_on(sut, thread, [&] {
@@ -174,6 +207,8 @@ struct Query : Command {
   int thread = *rc::gen::inRange(0, kThreads);
 
   void run(const Model& model, Sut& sut) const override {
+    sut.recorder().step(thread, "current_device_index:",
+                        "{value: " + std::to_string(model.threads[thread].current) + "}");
     int index = -1;
     RC_ASSERT(!run_on(sut, thread, [&] { index = current_device_index(); }));
     RC_ASSERT(index == model.threads[thread].current);
@@ -185,10 +220,83 @@ struct Query : Command {
 
 }  // namespace
 
-Sut::Sut(std::array<WorkerThread, kThreads>& workers, Coverage& coverage)
-    : workers_(workers), coverage_(coverage) {
+Sut::Sut(std::array<WorkerThread, kThreads>& workers, Coverage& coverage,
+         ScenarioRecorder& recorder)
+    : workers_(workers), coverage_(coverage), recorder_(recorder) {
   // Every program starts from the model's initial state: device 0 on every thread.
-  for (auto& worker : workers_) worker.run([] { set_device_index(0); });
+  recorder_.begin();
+  for (int t = 0; t < kThreads; ++t) {
+    recorder_.step(t, "set_device_index: 0");
+    workers_[t].run([] { set_device_index(0); });
+  }
+}
+
+void ScenarioRecorder::begin() { current_.clear(); }
+
+void ScenarioRecorder::step(int thread, const std::string& text, const std::string& expect,
+                            const std::string& body) {
+  std::string lines = "  - " + text + "\n" + body + "    thread: t" + std::to_string(thread) + "\n";
+  if (!expect.empty()) lines += "    expect: " + expect + "\n";
+  current_.push_back(std::move(lines));
+}
+
+void ScenarioRecorder::mark_failed() { failed_ = current_; }
+
+std::string ScenarioRecorder::scenario(const std::string& description) const {
+  std::string text =
+      "# The shrunk counterexample of the rapidcheck property \"" + description + "\"\n"
+      "# (tests/property/device_index_model.h, Note [Counterexamples as scenarios]): each step\n"
+      "# expects what the device-index model predicts. Replay: accel scenario run <this file>\n"
+      "description: counterexample of the device-index property (" + description + ")\n"
+      "machine: 4xh100\n"
+      "threads: [";
+  for (int t = 0; t < kThreads; ++t) text += (t ? ", t" : "t") + std::to_string(t);
+  text += "]\nsteps:\n";
+  for (const std::string& step : failed_) text += step;
+  return text;
+}
+
+std::string ScenarioRecorder::write(const std::string& description) const {
+  std::string slug;
+  for (char c : description) slug += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  const char* dir = std::getenv("ACCEL_COUNTEREXAMPLE_DIR");
+  const std::filesystem::path path =
+      std::filesystem::path(dir != nullptr && dir[0] != '\0' ? dir : ".") /
+      ("device_index_counterexample_" + slug + ".yaml");
+  std::ofstream out(path);
+  out << scenario(description);
+  out.close();
+  return out ? std::filesystem::absolute(path).lexically_normal().string() : std::string();
+}
+
+int apply_property_scale() {
+  static const int factor = [] {
+    const char* value = std::getenv("ACCEL_PROPERTY_SCALE");
+    if (value == nullptr || value[0] == '\0') return 1;
+    char* end = nullptr;
+    const long k = std::strtol(value, &end, 10);
+    if (*end != '\0' || k < 1 || k > 1000) {
+      std::cerr << "[ property ] ACCEL_PROPERTY_SCALE='" << value
+                << "' ignored: expected an integer from 1 to 1000" << std::endl;
+      return 1;
+    }
+    // rapidcheck reads RC_PARAMS once, at its first use; rewrite max_success before that.
+    std::string params = std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "";
+    long base = 100;  // rapidcheck's default
+    const std::string key = "max_success=";
+    const std::size_t at = params.find(key);
+    if (at != std::string::npos) {
+      const std::size_t end_at = params.find(' ', at);
+      base = std::strtol(params.c_str() + at + key.size(), nullptr, 10);
+      params.erase(at, end_at == std::string::npos ? std::string::npos : end_at - at);
+    }
+    params += (params.empty() || params.back() == ' ' ? "" : " ") + key + std::to_string(base * k);
+    setenv("RC_PARAMS", params.c_str(), 1);
+    std::cout << "[ property ] ACCEL_PROPERTY_SCALE=" << k << ": max_success " << base << " x "
+              << k << " = " << base * k << std::endl;
+    return static_cast<int>(k);
+  }();
+  return factor;
 }
 
 Sut::~Sut() {
@@ -209,16 +317,33 @@ std::array<int, kThreads> Sut::current_indices() {
 }
 
 bool check_device_index_programs(const char* description, Coverage& coverage) {
+  apply_property_scale();
   std::array<WorkerThread, kThreads> workers;
-  return rc::check(description, [&] {
-    Sut sut(workers, coverage);
+  ScenarioRecorder recorder;
+  const bool ok = rc::check(description, [&] {
+    Sut sut(workers, coverage, recorder);
     const auto commands = *rc::state::gen::commands(
         Model{}, rc::state::gen::execOneOfWithArgs<SetDevice, EnterGuard, LeaveGuard, ThrowInGuard,
                                                    Query>());
-    rc::state::runAll(commands, Model{}, sut);
+    try {
+      rc::state::runAll(commands, Model{}, sut);
+    } catch (const rc::detail::CaseResult& result) {
+      if (result.type == rc::detail::CaseResult::Type::Failure) recorder.mark_failed();
+      throw;
+    } catch (...) {
+      recorder.mark_failed();
+      throw;
+    }
     ++coverage.programs;
     coverage.commands += commands.size();
   });
+  if (!ok && recorder.has_failure()) {
+    const std::string path = recorder.write(description);
+    std::cerr << "[ property ] counterexample written as a scenario: "
+              << (path.empty() ? "(cannot write it)" : path)
+              << "\n[ property ] replay it with: accel scenario run " << path << std::endl;
+  }
+  return ok;
 }
 
 }  // namespace accel::test::device_model

@@ -61,13 +61,22 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
                             "print the preset's machine file, a starting point for your own"))
       ->type_name("NAME");
 
+  // `accel scenario ...` belongs to the scenario runner, which parses its own arguments.
+  app.add_subcommand("scenario",
+                     "run scenario files on the simulated hardware (accel scenario --help)");
   ParseOutcome outcome;
+  if (!args.empty() && args[0] == "scenario") {
+    line.command = Command::kScenario;
+    line.scenario_args.assign(args.begin() + 1, args.end());
+    outcome.line = line;
+    return outcome;
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's order
   if (!args.empty() && !args[0].starts_with("-") && args[0] != "info" &&
       args[0] != "machines") {
     outcome.exit_status = kExitUsage;
     outcome.error = fmt::format(
-        "accel: unknown command '{}' (commands: info, machines)\nRun 'accel --help' for "
+        "accel: unknown command '{}' (commands: info, machines, scenario)\nRun 'accel --help' for "
         "usage.\n",
         args[0]);
     return outcome;

@@ -4,6 +4,7 @@
 // Grammar:
 //   accel info [--json | --count] [--machine FILE|PRESET] [--expect-devices N]
 //   accel machines [--show NAME]
+//   accel scenario ARGS...   (handed to the scenario runner, accel-scenario)
 //   accel --help | -h        accel info --help, accel machines --help
 //   accel --version | -V
 // `--machine=VALUE` is accepted too; an option given twice is a usage error. Parsing is
@@ -16,7 +17,7 @@
 
 namespace accel::tools {
 
-enum class Command { kInfo, kMachines };
+enum class Command { kInfo, kMachines, kScenario };
 
 struct CommandLine {
   Command command = Command::kInfo;
@@ -25,6 +26,7 @@ struct CommandLine {
   std::optional<std::string> machine;  // info --machine FILE|PRESET
   std::optional<int> expect_devices;   // info --expect-devices N
   std::optional<std::string> show;     // machines --show NAME
+  std::vector<std::string> scenario_args;  // scenario: every word after it, unparsed
 };
 
 // What parsing decided: run `line`, or print `output` / `error` and exit with

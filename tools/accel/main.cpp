@@ -6,7 +6,12 @@
 // rejects, --machine in an install without the simulation).
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -74,6 +79,29 @@ int run_machines(const accel::tools::CommandLine& line) {
   return kExitOk;
 }
 
+// `accel scenario ...`: execs the scenario runner installed beside this program. The runner
+// links the simulated hardware's control API; keeping it a separate program keeps `accel`
+// itself free of it (tools.accel_links_no_mock; docs/SCENARIOS.md).
+int run_scenario(const accel::tools::CommandLine& line) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string runner = (self.parent_path() / "accel-scenario").string();
+  if (ec || access(runner.c_str(), X_OK) != 0) {
+    throw ConfigProblem{fmt::format(
+        "this accel install has no scenario runner ({} not found; it is built with the "
+        "simulated hardware, mockdev)",
+        runner)};
+  }
+  std::vector<char*> argv;
+  std::string name = "accel-scenario";
+  argv.push_back(name.data());
+  std::vector<std::string> args = line.scenario_args;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(runner.c_str(), argv.data());
+  throw ConfigProblem{fmt::format("cannot run {}: {}", runner, std::strerror(errno))};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,8 +113,15 @@ int main(int argc, char** argv) {
     return parsed.exit_status;
   }
   try {
-    return parsed.line->command == accel::tools::Command::kMachines ? run_machines(*parsed.line)
-                                                                     : run_info(*parsed.line);
+    switch (parsed.line->command) {
+      case accel::tools::Command::kMachines:
+        return run_machines(*parsed.line);
+      case accel::tools::Command::kScenario:
+        return run_scenario(*parsed.line);
+      case accel::tools::Command::kInfo:
+        break;
+    }
+    return run_info(*parsed.line);
   } catch (const accel::Error& e) {
     std::cerr << "accel: " << e.what() << '\n';
     return e.kind() == accel::ErrorKind::kConfig ? kExitConfig : kExitError;

@@ -1,0 +1,121 @@
+// accel-scenario: reads, runs and sweeps scenario files (docs/SCENARIOS.md). Users reach it
+// as `accel scenario ...`: the `accel` tool execs this program, which links the simulated
+// hardware's control API, so that `accel` itself never does (docs/ARCHITECTURE.md).
+//
+//   accel-scenario run FILE|DIR... [--junit FILE] [--seed N] [--shard I/N] [--timeout S]
+//                                  [--tag TAG]
+//   accel-scenario sweep FILE|DIR... [--junit FILE] [--tag TAG] [--timeout S]
+//   accel-scenario check FILE|DIR...
+//   accel-scenario steps
+//
+// Exit status: 0 all passed, 1 a scenario failed (or a sweep found a violation), 2 a usage
+// error, a malformed scenario file, or no simulated hardware in this install.
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "mock_machine.h"
+#include "runner.h"
+#include "step_registry.h"
+
+namespace {
+
+using namespace accel::scenario;
+
+// Points the runtime at the mock driver files (the scenario's own environment may still
+// name others). The runner itself never calls the runtime.
+bool select_mock_driver() {
+  try {
+    const accel::tools::MockSelection s =
+        accel::tools::mock_selection(accel::tools::mock_facade_directory(), "");
+    setenv("ACCEL_CUDA_DRIVER", s.driver_path.c_str(), 1);
+    setenv("ACCEL_NVML_LIBRARY", s.nvml_path.c_str(), 1);
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "accel scenario: " << e.what() << "\n";
+    return false;
+  }
+}
+
+void list_steps(std::ostream& out) {
+  for (const auto& [name, kind] : StepRegistry::global().kinds()) {
+    out << name << (kind.returns_value ? " -> value" : "") << "\n    " << kind.usage << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"accel scenario: run scenario files on the simulated hardware", "accel scenario"};
+  app.require_subcommand(1);
+  std::vector<std::string> paths;
+  RunnerOptions options;
+  std::string shard_text;
+  std::optional<std::string> junit, tag;
+  std::optional<int> timeout;
+
+  auto add_common = [&](CLI::App* cmd, bool with_seed) {
+    cmd->add_option("paths", paths, "scenario files, or directories searched for *.yaml "
+                                    "(machines/ excluded)")
+        ->required()
+        ->type_name("FILE|DIR");
+    cmd->add_option("--junit", junit, "write JUnit XML here")->type_name("FILE");
+    cmd->add_option("--tag", tag, "only the scenarios with this tag")->type_name("TAG");
+    cmd->add_option("--timeout", timeout, "seconds per scenario run, overriding `timeout:`")
+        ->type_name("S")
+        ->check(CLI::Range(1, 3600));
+    cmd->add_option("--shard", shard_text, "run shard I of N (0-based), every Nth scenario")
+        ->type_name("I/N");
+    if (with_seed) {
+      cmd->add_option("--seed", options.seed, "the run seed (the `run_seed` of seed steps)")
+          ->type_name("N");
+    }
+  };
+  CLI::App* run = app.add_subcommand("run", "run scenarios, each in a process of its own");
+  add_common(run, true);
+  CLI::App* sweep =
+      app.add_subcommand("sweep", "run each scenario once per driver call it makes, failing it");
+  add_common(sweep, true);
+  CLI::App* check = app.add_subcommand("check", "read and check scenario files, run nothing");
+  check->add_option("paths", paths, "scenario files or directories")->required();
+  app.add_subcommand("steps", "list the step vocabulary");
+
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string command = argv[1];
+    if (command != "run" && command != "sweep" && command != "check" && command != "steps") {
+      std::cerr << "accel scenario: unknown command '" << command
+                << "' (commands: run, sweep, check, steps)\nRun 'accel scenario --help' for "
+                   "usage.\n";
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    // One line and a hint, exit 2, as `accel` does for its own usage errors.
+    std::cerr << "accel scenario: " << e.what() << "\nRun 'accel scenario --help' for usage.\n";
+    return 2;
+  }
+  options.junit = junit;
+  options.tag = tag;
+  options.timeout_seconds = timeout;
+  if (!shard_text.empty()) {
+    const std::optional<Shard> shard = parse_shard(shard_text);
+    if (!shard) {
+      std::cerr << "accel scenario: --shard expects I/N with 0 <= I < N, got '" << shard_text
+                << "'\n";
+      return 2;
+    }
+    options.shard = *shard;
+  }
+  if (app.got_subcommand("steps")) {
+    list_steps(std::cout);
+    return 0;
+  }
+  if (app.got_subcommand("check")) return check_scenarios(paths, std::cout, std::cerr);
+  if (!select_mock_driver()) return 2;
+  if (app.got_subcommand("sweep")) return sweep_scenarios(paths, options, std::cout, std::cerr);
+  return run_scenarios(paths, options, std::cout, std::cerr);
+}

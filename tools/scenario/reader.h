@@ -1,0 +1,73 @@
+#pragma once
+// The strict YAML field reader of scenario files: each accessor checks one value and throws
+// ScenarioError "<file>:<line>: <path>: expected <what>, got '<value>'", the same shape as
+// machine-file errors (mockdev's reader is private to the engine, so this is its own).
+// Unknown names (keys, steps, threads) come with the closest known names by edit distance.
+// Stateless apart from the file name; thread-compatible.
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenario.h"
+
+namespace accel::scenario {
+
+class StepRegistry;
+
+class Reader {
+ public:
+  Reader(std::string file, std::string directory, const StepRegistry& registry)
+      : file_(std::move(file)), directory_(std::move(directory)), registry_(registry) {}
+  const std::string& file() const { return file_; }
+  // The directory of the scenario file, for relative paths in it.
+  const std::string& directory() const { return directory_; }
+  const StepRegistry& registry() const { return registry_; }
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& path, std::string_view what,
+                         std::string_view got) const;
+  [[noreturn]] void fail_at(int line, const std::string& message) const;
+
+  static int line_of(const YAML::Node& node);  // 1-based; 0 when unknown
+  static std::string shown(const YAML::Node& node);  // "1", "[...]", "{...}", ""
+  static std::string join(const std::string& path, std::string_view key);
+
+  // Every key of `map` is one of `known` (else the error lists the closest), once.
+  void check_keys(const YAML::Node& map, const std::string& path,
+                  const std::vector<std::string>& known) const;
+  void require_map(const YAML::Node& node, const std::string& path, std::string_view what) const;
+  std::string scalar(const YAML::Node& node, const std::string& path, std::string_view what) const;
+  std::string text(const YAML::Node& node, const std::string& path, std::string_view what) const;
+  std::int64_t integer(const YAML::Node& node, const std::string& path, std::int64_t min,
+                       std::int64_t max) const;
+  bool boolean(const YAML::Node& node, const std::string& path) const;
+  // A size: bytes, or an integer with a unit (KiB, MiB, GiB, KB, MB, GB).
+  std::uint64_t size(const YAML::Node& node, const std::string& path) const;
+  // A CUDA result code, by name or number, non-zero.
+  int cuda_code(const YAML::Node& node, const std::string& path) const;
+  // An entry point of the simulated driver (symbol or base name); the error names the
+  // closest ones, as a machine file's fault entry does.
+  std::string entry_point(const YAML::Node& node, const std::string& path) const;
+  // A YAML value as JSON (scalars that read as integers or booleans become numbers and
+  // booleans; "null"/"~" null).
+  static nlohmann::json to_json(const YAML::Node& node);
+
+  // Parses a list of steps (the scenario's, a guard's body, a fork child's).
+  // `threads`: the names a step may use; empty means only "main".
+  std::vector<Step> steps(const YAML::Node& node, const std::string& path,
+                          const std::vector<std::string>& threads) const;
+
+ private:
+  std::string file_;
+  std::string directory_;
+  const StepRegistry& registry_;
+};
+
+// "a, b, c": the up to three names of `known` closest to `name` by edit distance (case
+// ignored), nearest first.
+std::string closest_names(std::string_view name, const std::vector<std::string>& known);
+
+}  // namespace accel::scenario

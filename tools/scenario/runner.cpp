@@ -1,0 +1,231 @@
+#include "runner.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "executor.h"
+#include "isolated.h"
+#include "junit.h"
+#include "scenario_file.h"
+#include "step_registry.h"
+
+namespace accel::scenario {
+namespace {
+
+// Reads every file; the first malformed one is reported and nothing runs.
+bool load_all(const std::vector<std::string>& paths, std::vector<Scenario>& scenarios,
+              std::ostream& err) {
+  try {
+    for (const std::string& file : collect_scenario_files(paths)) {
+      scenarios.push_back(load_scenario(file, StepRegistry::global()));
+    }
+  } catch (const ScenarioError& e) {
+    err << "accel scenario: " << e.what() << "\n";
+    return false;
+  }
+  return true;
+}
+
+std::vector<Scenario> select(std::vector<Scenario> all, const RunnerOptions& options) {
+  std::vector<Scenario> out;
+  std::size_t position = 0;
+  for (Scenario& s : all) {
+    if (options.tag &&
+        std::find(s.tags.begin(), s.tags.end(), *options.tag) == s.tags.end()) {
+      continue;
+    }
+    // Shards take every count-th scenario of the sorted list, so they stay balanced.
+    if (static_cast<int>(position++ % static_cast<std::size_t>(options.shard.count)) ==
+        options.shard.index) {
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+std::string seconds_text(double s) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+  return buffer;
+}
+
+// How a scenario process ended, for reports ("" when it passed).
+std::string problem(const ChildResult& r, int timeout) {
+  if (r.timed_out) return "timed out: stopped after " + std::to_string(timeout) + " s";
+  if (r.signal != 0) return "crashed: killed by signal " + std::to_string(r.signal);
+  if (r.exit_status != 0) return "failed";
+  return "";
+}
+
+}  // namespace
+
+std::optional<Shard> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  Shard shard;
+  const char* begin = text.data();
+  auto [p1, e1] = std::from_chars(begin, begin + slash, shard.index);
+  auto [p2, e2] = std::from_chars(begin + slash + 1, begin + text.size(), shard.count);
+  if (e1 != std::errc() || p1 != begin + slash || e2 != std::errc() ||
+      p2 != begin + text.size() || shard.count < 1 || shard.index < 0 ||
+      shard.index >= shard.count) {
+    return std::nullopt;
+  }
+  return shard;
+}
+
+int check_scenarios(const std::vector<std::string>& paths, std::ostream& out, std::ostream& err) {
+  std::vector<Scenario> scenarios;
+  if (!load_all(paths, scenarios, err)) return 2;
+  std::size_t steps = 0;
+  for (const Scenario& s : scenarios) steps += s.steps.size();
+  out << scenarios.size() << " scenario file(s) well-formed, " << steps << " steps\n";
+  return 0;
+}
+
+int run_scenarios(const std::vector<std::string>& paths, const RunnerOptions& options,
+                  std::ostream& out, std::ostream& err) {
+  std::vector<Scenario> all;
+  if (!load_all(paths, all, err)) return 2;
+  const std::vector<Scenario> scenarios = select(std::move(all), options);
+  JunitSuite suite{"accel.scenarios", {}};
+  int failed = 0;
+  for (const Scenario& s : scenarios) {
+    const int timeout = options.timeout_seconds.value_or(s.timeout_seconds);
+    ExecuteOptions exec;
+    exec.seed = options.seed;
+    const ChildResult r =
+        run_isolated([&] { return execute(s, exec, std::cout); }, timeout);
+    const std::string what = problem(r, timeout);
+    JunitCase c{s.name, s.file, r.seconds, what, r.timed_out || r.signal != 0, r.output};
+    suite.cases.push_back(c);
+    if (what.empty()) {
+      out << "PASS " << s.name << " (" << s.file << ", " << seconds_text(r.seconds) << ")\n";
+    } else {
+      ++failed;
+      out << "FAIL " << s.name << " (" << s.file << "): " << what << "\n" << r.output;
+      if (!r.output.empty() && r.output.back() != '\n') out << "\n";
+    }
+  }
+  out << scenarios.size() << " scenario(s): " << scenarios.size() - failed << " passed, "
+      << failed << " failed";
+  if (options.shard.count > 1) {
+    out << " (shard " << options.shard.index << "/" << options.shard.count << ")";
+  }
+  out << ", seed " << options.seed << "\n";
+  if (options.junit && !write_junit(*options.junit, suite, options.seed, err)) return 2;
+  return failed == 0 ? 0 : 1;
+}
+
+namespace {
+
+// The code a swept call fails with: what that call would most plausibly return.
+int representative_code(const std::string& entry) {
+  if (entry.rfind("cuMemAlloc", 0) == 0) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
+  if (entry == "cuInit") return 100;                // CUDA_ERROR_NO_DEVICE
+  return 999;  // CUDA_ERROR_UNKNOWN / NVML_ERROR_UNKNOWN
+}
+
+// Calls the runtime makes while loading the driver file: a failure there makes the file
+// unusable for the life of the process by design (a misconfiguration, decision 36 of
+// docs/ARCHITECTURE.md), so "usable once the fault is cleared" does not apply to them.
+bool sweepable(const std::string& entry) {
+  return entry.rfind("cuGetProcAddress", 0) != 0 && entry != "cuDriverGetVersion";
+}
+
+std::optional<nlohmann::json> sweep_result(const std::string& output) {
+  const std::string marker = "SWEEP-RESULT ";
+  const std::size_t at = output.rfind(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const std::size_t end = output.find('\n', at);
+  try {
+    return nlohmann::json::parse(output.substr(at + marker.size(), end - at - marker.size()));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The lines of a run's output that report violations.
+std::vector<std::string> violation_lines(const std::string& output) {
+  std::vector<std::string> lines;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VIOLATION: ", 0) == 0) lines.push_back(line.substr(11));
+  }
+  return lines;
+}
+
+}  // namespace
+
+int sweep_scenarios(const std::vector<std::string>& paths, const RunnerOptions& options,
+                    std::ostream& out, std::ostream& err) {
+  std::vector<Scenario> all;
+  if (!load_all(paths, all, err)) return 2;
+  const std::vector<Scenario> scenarios = select(std::move(all), options);
+  JunitSuite suite{"accel.scenario_sweeps", {}};
+  std::size_t total_violations = 0;
+  for (const Scenario& s : scenarios) {
+    const int timeout = options.timeout_seconds.value_or(s.timeout_seconds);
+    ExecuteOptions exec;
+    exec.seed = options.seed;
+    exec.sweep = true;
+    const ChildResult base = run_isolated([&] { return execute(s, exec, std::cout); }, timeout);
+    const std::optional<nlohmann::json> base_result = sweep_result(base.output);
+    std::vector<std::string> violations;
+    std::size_t swept = 0;
+    std::set<std::string> entries;
+    if (!base_result || !problem(base, timeout).empty()) {
+      violations.push_back("the run without a fault: " +
+                           (problem(base, timeout).empty() ? "no result"
+                                                           : problem(base, timeout)) +
+                           "\n" + base.output);
+    } else {
+      for (const auto& [entry, count] : (*base_result)["calls"].items()) {
+        if (!sweepable(entry)) continue;
+        const std::uint64_t n = count.get<std::uint64_t>();
+        for (std::uint64_t k = 1; k <= n; ++k) {
+          ExecuteOptions faulted = exec;
+          faulted.fault = InjectedFault{entry, k, representative_code(entry)};
+          const ChildResult r =
+              run_isolated([&] { return execute(s, faulted, std::cout); }, timeout);
+          ++swept;
+          entries.insert(entry);
+          const std::string call = entry + " call #" + std::to_string(k) + " failing with " +
+                                   std::to_string(faulted.fault->code);
+          const std::string p = problem(r, timeout);
+          for (const std::string& v : violation_lines(r.output)) {
+            violations.push_back(call + ": " + v);
+          }
+          const std::optional<nlohmann::json> result = sweep_result(r.output);
+          if (r.timed_out || r.signal != 0 || !result) {
+            violations.push_back(call + ": " + (p.empty() ? "the run ended without a result" : p));
+          } else if ((*base_result)["usable"].get<bool>() && !(*result)["usable"].get<bool>()) {
+            violations.push_back(call + ": " + (*result)["unusable"].get<std::string>());
+          }
+        }
+      }
+    }
+    out << "SWEEP " << s.name << " (" << s.file << "): " << swept << " call(s) swept over "
+        << entries.size() << " entry point(s)";
+    for (const std::string& e : entries) out << (e == *entries.begin() ? ": " : ", ") << e;
+    out << "; " << violations.size() << " violation(s)\n";
+    for (const std::string& v : violations) out << "  VIOLATION " << v << "\n";
+    total_violations += violations.size();
+    std::string text;
+    for (const std::string& v : violations) text += v + "\n";
+    suite.cases.push_back(JunitCase{s.name, s.file, 0.0,
+                                    violations.empty() ? "" : std::to_string(violations.size()) + " violation(s)",
+                                    false, text});
+  }
+  out << scenarios.size() << " scenario(s) swept, " << total_violations << " violation(s)\n";
+  if (options.junit && !write_junit(*options.junit, suite, options.seed, err)) return 2;
+  return total_violations == 0 ? 0 : 1;
+}
+
+}  // namespace accel::scenario

@@ -1,0 +1,367 @@
+#include "scenario_file.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "reader.h"
+#include "step_registry.h"
+
+namespace accel::scenario {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::int64_t kMaxTimeoutSeconds = 3600;
+constexpr std::size_t kMaxScenarioBytes = std::size_t{1} << 20;
+
+// The variables a scenario may set: the ones the runtime and the simulated driver read.
+const std::vector<std::string>& environment_names() {
+  static const std::vector<std::string> names = {
+      "CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND",      "ACCEL_REQUIRE_DEVICES",
+      "ACCEL_CUDA_DRIVER",    "ACCEL_NVML_LIBRARY"};
+  return names;
+}
+
+// An inline machine is machine-file text inside the scenario. It is cut out of the file
+// as written (not re-emitted), so the machine reader's line numbers map back to the
+// scenario's lines by one offset.
+mockdev::MachineSpec inline_machine(const std::string& text, const YAML::Node& node,
+                                    const Reader& reader) {
+  const int first = node.Mark().line;  // 0-based
+  const int column = node.Mark().column;
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string body;
+  for (std::size_t i = static_cast<std::size_t>(first); i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (i == static_cast<std::size_t>(first)) {
+      body += line.substr(std::min(line.size(), static_cast<std::size_t>(column))) + "\n";
+      continue;
+    }
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos) {
+      body += "\n";
+      continue;
+    }
+    if (indent < static_cast<std::size_t>(column) && line[indent] != '#') break;  // next key
+    body += (indent >= static_cast<std::size_t>(column) ? line.substr(column) : "") + "\n";
+  }
+  try {
+    return mockdev::parse_machine(body, reader.file() + " (inline machine)");
+  } catch (const mockdev::MachineFileError& e) {
+    std::string message = e.what();
+    const std::string prefix = e.file() + ":" + std::to_string(e.line()) + ": ";
+    if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+    const int line = e.line() > 0 ? first + e.line() : first + 1;
+    reader.fail_at(line, "machine." + message);
+  }
+}
+
+mockdev::MachineSpec named_machine(const YAML::Node& node, const Reader& reader,
+                                   std::string& machine_env) {
+  const std::string value =
+      reader.text(node, "machine", "a preset name, a machine file or an inline machine");
+  std::string target = value;
+  const bool is_path = value.find('/') != std::string::npos ||
+                       (value.size() > 5 && value.substr(value.size() - 5) == ".yaml");
+  if (is_path && fs::path(value).is_relative()) {
+    target = (fs::path(reader.directory()) / value).lexically_normal().string();
+  }
+  try {
+    mockdev::MachineSpec spec = mockdev::load_machine(target);
+    machine_env = target;
+    return spec;
+  } catch (const mockdev::MachineFileError& e) {
+    reader.fail_at(Reader::line_of(node),
+                   "machine: cannot load '" + value + "': " + std::string(e.what()) +
+                       (is_path ? "" : " (presets: " + [] {
+                         std::string list;
+                         for (const auto& p : mockdev::preset_names())
+                           list += (list.empty() ? "" : ", ") + p;
+                         return list;
+                       }() + ")"));
+  }
+}
+
+Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
+                              const std::string& path, const StepKind& kind) {
+  reader.require_map(node, path,
+                     "a map of value, error, message, calls, live, used_bytes");
+  reader.check_keys(node, path, {"value", "error", "message", "calls", "live", "used_bytes"});
+  Expectation e;
+  if (node["value"]) {
+    if (!kind.returns_value) {
+      reader.fail(node["value"], Reader::join(path, "value"),
+                  "no value: '" + kind.name + "' returns nothing (" + kind.usage + ")",
+                  Reader::shown(node["value"]));
+    }
+    e.value = Reader::to_json(node["value"]);
+  }
+  if (node["error"]) {
+    const std::string p = Reader::join(path, "error");
+    const std::string k = reader.text(node["error"], p, "an error kind");
+    const auto& names = error_kind_names();
+    if (std::find(names.begin(), names.end(), k) == names.end()) {
+      reader.fail(node["error"], p, "an error kind (closest: " + closest_names(k, names) + ")", k);
+    }
+    if (e.value) {
+      reader.fail(node["error"], p, "either a value or an error, never both (a step that fails "
+                                    "has no value)", k);
+    }
+    e.error_kind = k;
+  }
+  if (node["message"]) {
+    const std::string p = Reader::join(path, "message");
+    if (!e.error_kind) {
+      reader.fail(node["message"], p, "expect.error beside it (a message belongs to an error)",
+                  Reader::shown(node["message"]));
+    }
+    e.message = reader.text(node["message"], p, "a message fragment");
+  }
+  if (const YAML::Node calls = node["calls"]) {
+    const std::string p = Reader::join(path, "calls");
+    reader.require_map(calls, p, "a map of entry point: count");
+    for (const auto& entry : calls) {
+      const std::string name = reader.entry_point(entry.first, p);
+      e.calls[name] = static_cast<std::uint64_t>(
+          reader.integer(entry.second, Reader::join(p, name), 0, INT64_MAX));
+    }
+  }
+  if (const YAML::Node live = node["live"]) {
+    const std::string p = Reader::join(path, "live");
+    reader.require_map(live, p, "a map of primary_contexts, allocations, allocated_bytes");
+    reader.check_keys(live, p, {"primary_contexts", "allocations", "allocated_bytes"});
+    for (const auto& entry : live) {
+      const std::string name = entry.first.Scalar();
+      e.live[name] = name == "allocated_bytes"
+                         ? (entry.second.IsScalar() && entry.second.Scalar() == "0"
+                                ? 0
+                                : reader.size(entry.second, Reader::join(p, name)))
+                         : static_cast<std::uint64_t>(
+                               reader.integer(entry.second, Reader::join(p, name), 0, INT64_MAX));
+    }
+  }
+  if (const YAML::Node used = node["used_bytes"]) {
+    const std::string p = Reader::join(path, "used_bytes");
+    reader.require_map(used, p, "a map of physical device index: bytes in use");
+    for (const auto& entry : used) {
+      const int device = static_cast<int>(reader.integer(entry.first, p, 0, 127));
+      const std::string q = p + "[" + std::to_string(device) + "]";
+      e.used_bytes[device] = entry.second.IsScalar() && entry.second.Scalar() == "0"
+                                 ? 0
+                                 : reader.size(entry.second, q);
+    }
+  }
+  return e;
+}
+
+std::string one_line(const std::string& kind, const YAML::Node& arg) {
+  if (!arg.IsDefined() || arg.IsNull()) return kind;
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << arg;
+  std::string text = out.c_str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return kind + ": " + text;
+}
+
+}  // namespace
+
+const std::vector<std::string>& error_kind_names() {
+  static const std::vector<std::string> names = {
+      "runtime",       "value", "type",         "index",       "driver",
+      "unavailable",   "config", "out_of_memory", "fork",       "deferred_call",
+      "unsupported",   "user",  "exception",    "child"};
+  return names;
+}
+
+std::vector<Step> Reader::steps(const YAML::Node& node, const std::string& path,
+                                const std::vector<std::string>& threads) const {
+  if (!node.IsSequence()) fail(node, path, "a list of steps", shown(node));
+  std::vector<Step> out;
+  std::size_t index = 0;
+  for (const auto& item : node) {
+    const std::string p = path + "[" + std::to_string(index++) + "]";
+    if (!item.IsMap() || item.size() == 0) {
+      fail(item, p, "a step: a map with one step name (e.g. `- set_device_index: 1`)",
+           shown(item));
+    }
+    const StepKind* kind = nullptr;
+    YAML::Node arg, expect, thread;
+    bool has_expect = false, has_thread = false;
+    for (const auto& entry : item) {
+      const YAML::Node key = entry.first;
+      const std::string name = key.IsScalar() ? key.Scalar() : shown(key);
+      if (name == "expect") {
+        if (has_expect) fail(key, p, "each key once", name);
+        expect = entry.second;
+        has_expect = true;
+      } else if (name == "thread") {
+        if (has_thread) fail(key, p, "each key once", name);
+        thread = entry.second;
+        has_thread = true;
+      } else if (const StepKind* k = registry_.find(name)) {
+        if (kind) {
+          fail(key, p, "one step per list entry (this one already has '" + kind->name + "')",
+               name);
+        }
+        kind = k;
+        arg = entry.second;
+      } else {
+        std::vector<std::string> known = registry_.names();
+        known.push_back("expect");
+        known.push_back("thread");
+        fail(key, p, "a step name or thread/expect (closest: " + closest_names(name, known) + ")",
+             name);
+      }
+    }
+    if (!kind) {
+      fail(item, p, "a step name beside thread/expect", "{...}");
+    }
+    Step step;
+    step.kind = kind->name;
+    step.file = file_;
+    step.line = line_of(item);
+    step.shown = one_line(kind->name, arg);
+    if (has_thread) {
+      const std::string tp = join(p, "thread");
+      const std::string name = text(thread, tp, "a thread name");
+      if (threads.empty()) {
+        if (name != "main") {
+          fail(thread, tp, "no thread here: nested steps run on their parent's thread", name);
+        }
+      } else if (std::find(threads.begin(), threads.end(), name) == threads.end()) {
+        fail(thread, tp, "a thread named in `threads:` (closest: " + closest_names(name, threads) +
+                             ")", name);
+      }
+      step.thread = name;
+    }
+    StepArgs args{*this, arg, join(p, kind->name), threads};
+    step.action = kind->parse(args);
+    if (has_expect) {
+      step.expect = parse_expectation(*this, expect, join(p, "expect"), *kind);
+      step.has_expectation = true;
+    }
+    out.push_back(std::move(step));
+  }
+  return out;
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& file,
+                        const std::string& directory, const StepRegistry& registry) {
+  Reader reader(file, directory, registry);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    reader.fail_at(e.mark.line >= 0 ? e.mark.line + 1 : 0, "expected valid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) reader.fail(root, "(document)", "a map with steps:", Reader::shown(root));
+  reader.check_keys(root, "", {"name", "description", "tags", "machine", "environment", "threads",
+                               "timeout", "steps"});
+  Scenario s;
+  s.file = file;
+  s.name = root["name"] ? reader.text(root["name"], "name", "a name")
+                        : fs::path(file).stem().string();
+  if (root["description"]) {
+    s.description = reader.scalar(root["description"], "description", "a text");
+  }
+  if (const YAML::Node tags = root["tags"]) {
+    if (!tags.IsSequence()) reader.fail(tags, "tags", "a list of tags (e.g. [sweep])", Reader::shown(tags));
+    for (const auto& t : tags) s.tags.push_back(reader.text(t, "tags", "a tag"));
+  }
+  const YAML::Node machine = root["machine"];
+  if (!machine) {
+    reader.fail_at(Reader::line_of(root), "machine: expected a preset name, a machine file or an "
+                                          "inline machine (required), got ''");
+  }
+  if (machine.IsMap()) {
+    s.machine = inline_machine(text, machine, reader);
+  } else {
+    s.machine = named_machine(machine, reader, s.machine_env);
+  }
+  if (const YAML::Node env = root["environment"]) {
+    reader.require_map(env, "environment", "a map of variable: value (null unsets it)");
+    reader.check_keys(env, "environment", environment_names());
+    for (const auto& entry : env) {
+      const std::string name = entry.first.Scalar();
+      if (entry.second.IsNull()) {
+        s.environment[name] = std::nullopt;
+      } else {
+        s.environment[name] =
+            reader.scalar(entry.second, Reader::join("environment", name), "a value or null");
+      }
+    }
+  }
+  s.threads.push_back("main");
+  if (const YAML::Node threads = root["threads"]) {
+    if (!threads.IsSequence()) {
+      reader.fail(threads, "threads", "a list of thread names", Reader::shown(threads));
+    }
+    for (const auto& t : threads) {
+      const std::string name = reader.text(t, "threads", "a thread name");
+      if (std::find(s.threads.begin(), s.threads.end(), name) != s.threads.end()) {
+        reader.fail(t, "threads", "each name once (main always exists)", name);
+      }
+      s.threads.push_back(name);
+    }
+  }
+  if (root["timeout"]) {
+    s.timeout_seconds =
+        static_cast<int>(reader.integer(root["timeout"], "timeout", 1, kMaxTimeoutSeconds));
+  }
+  const YAML::Node steps = root["steps"];
+  if (!steps) reader.fail_at(Reader::line_of(root), "steps: expected a list of steps (required), got ''");
+  s.steps = reader.steps(steps, "steps", s.threads);
+  if (s.steps.empty()) reader.fail(steps, "steps", "at least one step", "[]");
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const StepRegistry& registry) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw ScenarioError(path, 0, "not a regular file");
+  if (fs::file_size(path, ec) > kMaxScenarioBytes) {
+    throw ScenarioError(path, 0, "larger than 1 MiB: not a scenario file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!in && !in.eof()) throw ScenarioError(path, 0, "cannot be read");
+  const std::string directory = fs::path(path).parent_path().string();
+  return parse_scenario(buffer.str(), path, directory.empty() ? "." : directory, registry);
+}
+
+std::vector<std::string> collect_scenario_files(const std::vector<std::string>& paths) {
+  std::set<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::size_t found = 0;
+      for (auto it = fs::recursive_directory_iterator(p, ec); it != fs::recursive_directory_iterator();
+           it.increment(ec)) {
+        if (ec) break;
+        if (it->is_directory() && it->path().filename() == "machines") {
+          it.disable_recursion_pending();
+          continue;
+        }
+        if (it->is_regular_file() && it->path().extension() == ".yaml") {
+          files.insert(it->path().lexically_normal().string());
+          ++found;
+        }
+      }
+      if (found == 0) throw ScenarioError(p, 0, "no scenario files (*.yaml) in this directory");
+    } else if (fs::is_regular_file(p, ec)) {
+      files.insert(fs::path(p).lexically_normal().string());
+    } else {
+      throw ScenarioError(p, 0, "no such file or directory");
+    }
+  }
+  return {files.begin(), files.end()};
+}
+
+}  // namespace accel::scenario

@@ -1,18 +1,22 @@
 # Runs accel_cuda_rules_probe on a simulated machine and compares its compared sections
-# (init, device, ctx, mem, fork, visible) with a recording made on real hardware.
+# (init, device, ctx, mem, fork, visible, stream, event, copy, capture) with a recording made
+# on real hardware. The simulation runs the adversarial schedule: the probe keeps a stream
+# busy with a sleeping host function, and only a schedule where nothing completes until a
+# host wait needs it answers "pending" the way a busy real stream does.
 #   cmake -DPROBE=<exe> -DDRIVER=<libcuda> -DNVML=<libnvidia-ml> -DMACHINE=<yaml>
 #         -DRECORDED=<probe.txt> -DDELIBERATE=<deliberate.txt> -P compare_probe.cmake
 # Fails listing every rule whose answer differs, is missing, or is new, except the rules
 # DELIBERATE names (each with its reason).
 cmake_minimum_required(VERSION 3.25)
 set(ENV{MOCKDEV_MACHINE} "${MACHINE}")
+set(ENV{MOCKDEV_SCHEDULE} "adversarial")
 execute_process(COMMAND "${PROBE}" "${DRIVER}" "${NVML}"
                 OUTPUT_VARIABLE simulated ERROR_VARIABLE errors RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "probe exited ${status} on the simulated machine:\n${simulated}\n${errors}")
 endif()
 
-set(compared_sections "^(init|device|ctx|mem|fork|visible)[.<]")
+set(compared_sections "^(init|device|ctx|mem|fork|visible|stream|event|copy|capture)[.<]")
 file(STRINGS "${DELIBERATE}" deliberate_lines REGEX "^[^#]")
 set(skipped "")
 foreach(entry IN LISTS deliberate_lines)

@@ -26,7 +26,9 @@ namespace mockdev::control {
 // allocation and fault, uninitialises the driver and NVML, clears the forked flag and
 // zeroes the call counters. For test fixtures; the caller must hold no driver objects.
 void reset(const MachineSpec& machine);
-// reset() with the machine named by MOCKDEV_MACHINE. Throws MachineFileError.
+// reset() with the machine named by MOCKDEV_MACHINE, MOCKDEV_SCHEDULE and MOCKDEV_SEED
+// applied (they override its `streams:` section). Throws MachineFileError, or
+// std::invalid_argument naming the variable for a malformed schedule or seed.
 void reset_from_environment();
 
 // The installed machine.

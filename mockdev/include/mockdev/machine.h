@@ -80,6 +80,27 @@ enum class RacePolicy { kReport, kAbort, kOff };
 // docs/MACHINE_FILES.md). The fields are the streams work's; see core/timeline.h.
 struct StreamSettings {
   RacePolicy races = RacePolicy::kReport;
+  // When operations complete (`streams.schedule`, MOCKDEV_SCHEDULE): eager = at enqueue, as
+  // soon as their dependencies allow; random = seeded random progress at driver calls;
+  // adversarial = only when a host wait needs them.
+  enum class Schedule { kEager, kRandom, kAdversarial };
+  Schedule schedule = Schedule::kEager;
+  std::uint64_t seed = 0;  // `streams.seed`, MOCKDEV_SEED: the random schedule's seed
+  // cuCtxGetStreamPriorityRange: lower number = higher priority (recorded H200: 0, -5).
+  int least_priority = 0;
+  int greatest_priority = -5;
+  // The timing model (`streams.timing`): virtual durations of operations.
+  struct Timing {
+    std::uint64_t launch_latency_ns = 4000;  // from the host call to the earliest start
+    double htod_gb_per_s = 25.0;             // copy bandwidths, 1 GB = 1e9 bytes
+    double dtoh_gb_per_s = 25.0;
+    double dtod_gb_per_s = 1500.0;
+    double peer_gb_per_s = 100.0;
+    double memset_gb_per_s = 2000.0;
+    std::uint64_t kernel_ns = 10000;        // a kernel's duration
+    std::uint64_t host_function_ns = 1000;  // a host function's duration in virtual time
+  };
+  Timing timing;
 };
 
 // Which device pairs are peers, and over what (`topology:` section, docs/MACHINE_FILES.md).

@@ -22,6 +22,7 @@ void reset(const MachineSpec& machine) {
 
 void reset_from_environment() {
   MachineSpec machine = load_machine(machine_name_from_environment());  // throws before any change
+  core::apply_stream_environment(machine.streams);  // MOCKDEV_SCHEDULE, MOCKDEV_SEED; throws too
   reset(machine);
 }
 

@@ -1,7 +1,9 @@
 #include "core/engine.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <utility>
 
 namespace mockdev::core {
@@ -11,7 +13,17 @@ namespace {
 std::pair<MachineSpec, std::optional<std::string>> machine_from_environment() {
   const std::string_view name = machine_name_from_environment();
   try {
-    return {load_machine(name), std::nullopt};
+    MachineSpec machine = load_machine(name);
+    try {
+      apply_stream_environment(machine.streams);
+    } catch (const std::invalid_argument& e) {
+      MachineSpec empty;
+      empty.name = "(invalid)";
+      empty.source = std::string(name);
+      std::fprintf(stderr, "mockdev: cannot load the simulated machine: %s\n", e.what());
+      return {std::move(empty), std::string(e.what())};
+    }
+    return {std::move(machine), std::nullopt};
   } catch (const std::exception& e) {
     MachineSpec empty;
     empty.name = "(invalid)";
@@ -22,7 +34,44 @@ std::pair<MachineSpec, std::optional<std::string>> machine_from_environment() {
   }
 }
 
+// Flushes the observers once at exit, in the process that installed them (a fork child's
+// exit must not write its parent's trace again).
+pid_t g_observers_pid = 0;
+void flush_observers_at_exit() {
+  EngineLock lock;
+  if (current_pid() != g_observers_pid) return;
+  for (auto& o : engine().observers) o->flush();
+}
+
 }  // namespace
+
+void apply_stream_environment(StreamSettings& settings) {
+  if (const char* v = std::getenv("MOCKDEV_SCHEDULE"); v != nullptr) {
+    const std::string_view text(v);
+    if (text == "eager") {
+      settings.schedule = StreamSettings::Schedule::kEager;
+    } else if (text == "random") {
+      settings.schedule = StreamSettings::Schedule::kRandom;
+    } else if (text == "adversarial") {
+      settings.schedule = StreamSettings::Schedule::kAdversarial;
+    } else {
+      throw std::invalid_argument(
+          "MOCKDEV_SCHEDULE: expected eager, random or adversarial, got '" + std::string(text) +
+          "'");
+    }
+  }
+  if (const char* v = std::getenv("MOCKDEV_SEED"); v != nullptr) {
+    const std::string text(v);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE) {
+      throw std::invalid_argument(
+          "MOCKDEV_SEED: expected an unsigned decimal integer below 2^64, got '" + text + "'");
+    }
+    settings.seed = seed;
+  }
+}
 
 Engine& engine() {
   // Created by the first caller (who holds the lock); never deleted: Note [Leaky state].
@@ -37,6 +86,8 @@ Engine& engine() {
 
 void install_machine(MachineSpec machine, std::optional<std::string> config_error) {
   Engine& e = engine();
+  for (auto& o : e.observers) o->flush();
+  e.observers.clear();
   e.machine = std::move(machine);
   e.config_error = std::move(config_error);
   ++e.generation;
@@ -53,6 +104,9 @@ void install_machine(MachineSpec machine, std::optional<std::string> config_erro
   e.init_errors = {};
   e.init_errors[static_cast<std::size_t>(Api::kCuda)] = faults.driver_init_error;
   e.init_errors[static_cast<std::size_t>(Api::kNvml)] = faults.nvml_init_error;
+  e.observers = make_observers(e.machine);
+  if (!e.observers.empty() && g_observers_pid == 0) std::atexit(flush_observers_at_exit);
+  g_observers_pid = current_pid();
 }
 
 std::optional<int> count_call(std::string_view entry_point) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/engine_lock.h"
+#include "core/op_observer.h"
 #include "mockdev/machine.h"
 
 namespace mockdev::core {
@@ -61,7 +62,14 @@ struct Engine {
   std::vector<ActiveCallFault> call_faults;
   std::vector<ActiveSticky> sticky;
   std::array<std::optional<int>, kApiCount> init_errors;  // by Api: init returns this code
+  // The timeline's observers (core/op_observer.h), made by make_observers at every
+  // install_machine; the previous machine's are flushed then, and at process exit.
+  std::vector<std::unique_ptr<OpObserver>> observers;
 };
+
+// Applies MOCKDEV_SCHEDULE and MOCKDEV_SEED (they override the machine file's `streams:`);
+// throws std::invalid_argument naming the variable and its value when one is malformed.
+void apply_stream_environment(StreamSettings& settings);
 
 // The engine, created (and the machine loaded from MOCKDEV_MACHINE) on first use.
 Engine& engine() MOCKDEV_REQUIRES(g_engine_mutex);

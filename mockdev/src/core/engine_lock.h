@@ -36,6 +36,9 @@ class MOCKDEV_CAPABILITY("mutex") EngineMutex {
   EngineMutex& operator=(const EngineMutex&) = delete;
   void lock() MOCKDEV_ACQUIRE() { pthread_mutex_lock(&mutex_); }
   void unlock() MOCKDEV_RELEASE() { pthread_mutex_unlock(&mutex_); }
+  // Waits on `cv` with the mutex released, and holds it again on return (the timeline's
+  // host waits for a host function running on another thread: core/timeline.cpp).
+  void wait(pthread_cond_t* cv) MOCKDEV_REQUIRES() { pthread_cond_wait(cv, &mutex_); }
 
  private:
   pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;

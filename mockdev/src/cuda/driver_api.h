@@ -19,7 +19,10 @@
 // the code of a scheduled call fault that fires on this call; (4) before a successful
 // cuInit in this process, returns CUDA_ERROR_NOT_INITIALIZED if the entry point has the
 // kNeedsInit trait (all but cuInit, cuDriverGetVersion, cuGetErrorName, cuGetErrorString
-// and cuGetProcAddress(_v2)); (5) checks its arguments, pointers to driver objects
+// and cuGetProcAddress(_v2)); (4b) for entry points without the kLegalInCapture trait
+// (the "potentially unsafe" calls of spec cuda_streams section 4.3), returns
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the captures that prohibit the
+// call (Note [Capture rules] in capture.h); (5) checks its arguments, pointers to driver objects
 // included (a context handle, an allocation's address); (6) for entry points with the
 // kTouchesDevice trait (cuCtxSynchronize, cuMemGetInfo_v2, cuMemAlloc_v2, cuMemFree_v2),
 // returns a sticky error in force on that device; a call that failed step 5 never gets

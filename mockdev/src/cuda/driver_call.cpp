@@ -1,6 +1,7 @@
 #include "cuda/driver_call.h"
 
 #include "core/engine.h"
+#include "core/timeline.h"
 #include "cuda/cuda_state.h"
 
 namespace mockdev::cuda {
@@ -12,6 +13,9 @@ std::optional<CUresult> enter(Entry entry) {
   if (in_forked_child() && !has_trait(entry, kAnswersAfterFork)) return CUDA_ERROR_NOT_INITIALIZED;
   if (fault) return static_cast<CUresult>(*fault);
   if (has_trait(entry, kNeedsInit) && !driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
+  // From inside a host function run by the stream engine (Note [Host functions] in
+  // core/timeline.h): refused, as the driver documents for stream callbacks.
+  if (core::in_host_function()) return CUDA_ERROR_NOT_PERMITTED;
   return std::nullopt;
 }
 

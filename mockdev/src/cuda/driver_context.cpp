@@ -14,6 +14,7 @@
 #include "cuda/cuda_state.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
+#include "cuda/stream_objects.h"
 
 namespace mockdev::cuda::impl {
 
@@ -37,7 +38,12 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
   if (!p) return CUDA_ERROR_INVALID_DEVICE;
   CUctx_st* primary = cuda_state().primary[static_cast<std::size_t>(*p)];
   if (primary == nullptr || primary->refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
-  if (--primary->refcount == 0) core::free_device_allocations(Api::kCuda, *p);
+  if (--primary->refcount == 0) {
+    // Its streams and events die with it and their pending work is cancelled (Note
+    // [Deadlocks] in core/timeline.h); then its memory is freed.
+    kill_context_streams(primary);
+    core::free_device_allocations(Api::kCuda, *p);
+  }
   return CUDA_SUCCESS;
 }
 
@@ -78,7 +84,9 @@ CUresult cuCtxSynchronize() {
   if (current.ctx == nullptr) return current.error;
   CUctx_st* ctx = current.ctx;
   if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
-  return CUDA_SUCCESS;  // nothing is ever pending on the simulated device yet
+  // Waits for all work of the context, non-blocking and destroyed streams included.
+  const std::vector<core::OpId> ops = context_targets(ctx);
+  return host_wait(ops, "cuCtxSynchronize");
 }
 
 }  // namespace mockdev::cuda::impl

@@ -1,16 +1,27 @@
 // The api:: functions of driver_api.h, generated from ACCEL_CUDA_DRIVER_TABLE: each takes
 // the engine lock, applies steps 1-4 of Note [Driver call order] from its row's traits,
-// and calls the hand-written impl:: function for the rest.
+// then, for an entry point without kLegalInCapture, the capture gate (step 4b), and calls
+// the hand-written impl:: function for the rest.
 
+#include "cuda/capture.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 
 namespace mockdev::cuda::api {
 
+// Step 4b sits after the init gate (no capture can exist before cuInit, and a forked
+// child's or a faulted call's code comes first, as for every other rule) and before the
+// entry point looks at its arguments: whether a call is potentially unsafe depends on the
+// calling thread and the captures in progress, not on the arguments, so a prohibited
+// call answers 900 and invalidates the capture even when its arguments are bad
+// [inferred]. The test is decided at compile time per row: legal entry points pay nothing.
 #define MOCKDEV_CUDA_DEFINE_API(name, version, symbol, params, args, traits) \
   CUresult name params {                                                     \
     core::EngineLock lock;                                                   \
     if (auto early = enter(Entry::name)) return *early;                      \
+    if constexpr (!has_trait(Entry::name, kLegalInCapture)) {                \
+      if (auto gated = capture::unsafe_call_gate()) return *gated;           \
+    }                                                                        \
     return impl::name args;                                                  \
   }
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_DEFINE_API)

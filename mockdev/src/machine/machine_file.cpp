@@ -126,7 +126,7 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
     reader.fail_at(std::max(1, YamlReader::line_of(root)), "(document)",
                    "a mapping with keys name, devices", YamlReader::shown(root));
   }
-  reader.check_keys(root, "", {"name", "driver_version", "devices", "faults"});
+  reader.check_keys(root, "", {"name", "driver_version", "devices", "faults", "streams"});
   MachineSpec spec;
   spec.source = reader.source();
   spec.name =
@@ -137,6 +137,7 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
   machine_file::read_devices(reader, reader.require(root, "", "devices", "a list of devices"),
                              spec);
   if (YAML::Node f = root["faults"]) machine_file::read_faults(reader, f, spec);
+  if (YAML::Node s = root["streams"]) machine_file::read_streams(reader, s, spec);
   return spec;
 }
 

@@ -18,4 +18,7 @@ void read_devices(const YamlReader& reader, const YAML::Node& node, MachineSpec&
 // name a device).
 void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
 
+// Reads the `streams` mapping into spec.streams (streams_section.cpp).
+void read_streams(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
+
 }  // namespace mockdev::machine_file

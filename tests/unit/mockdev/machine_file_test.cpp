@@ -214,7 +214,7 @@ TEST(MockMachineFile, BadSizesAreRejectedWithTheValue) {
 TEST(MockMachineFile, UnknownKeysAreErrorsAtTheirLine) {
   EXPECT_EQ(error_of("name: x\ndevices: []\ncolour: red\n"),
             "m.yaml:3: (document): expected one of the keys name, driver_version, devices, faults, "
-            "got 'colour'");
+            "streams, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    colour: red\n"),
             "m.yaml:5: devices[0]: expected one of the keys name, memory, compute_capability, "
             "multiprocessors, uuid, pci_bus_id, mig_uuid, count, got 'colour'");

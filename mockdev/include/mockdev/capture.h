@@ -1,0 +1,38 @@
+#pragma once
+// The control API for stream capture and graphs in the simulated CUDA driver: the choices
+// the mock makes where neither NVIDIA's documentation nor the recorded hardware
+// (docs/HARDWARE.md) settles a rule, and what a test can inspect. Thread-safe; the rules
+// go back to their defaults at every machine installation (control::reset).
+
+#include <cstddef>
+
+namespace mockdev::control {
+
+// Each default is the mock's reading of spec cuda_streams section 4 where it is marked
+// [inferred]; each is on the hardware "to check" list (docs/arch_pending/capture_hardware.md).
+struct CaptureRules {
+  // Ongoing captures prohibit unsafe calls only on their own device (spec section 4.3,
+  // after measurements third parties made); false: on every device of the process.
+  bool gate_per_device = true;
+  // A wait that would merge two captures (902) invalidates both of them.
+  bool merge_invalidates_both = true;
+  // cuEventQuery / cuEventSynchronize on a captured event (900, recorded) also invalidates
+  // the capture the event belongs to (spec section 4.6: any invalid operation does).
+  bool captured_event_wait_invalidates = true;
+  // cuStreamEndCapture from a thread other than the owner of a non-relaxed capture (908)
+  // also invalidates the capture.
+  bool wrong_thread_end_invalidates = false;
+};
+
+CaptureRules capture_rules();
+void set_capture_rules(const CaptureRules& rules);
+
+// What is alive now: capture sequences in progress (active or invalidated), graphs, execs.
+struct CaptureCounts {
+  std::size_t sequences = 0;
+  std::size_t graphs = 0;
+  std::size_t execs = 0;
+};
+CaptureCounts capture_counts();
+
+}  // namespace mockdev::control

@@ -1,0 +1,75 @@
+// The stream simulation's control API (mockdev/streams.h).
+
+#include "mockdev/streams.h"
+
+#include "accel_abi/cuda_driver.h"
+#include "core/engine.h"
+#include "core/host_accesses.h"
+#include "core/memory.h"
+#include "core/pinned_host.h"
+#include "core/timeline.h"
+#include "cuda/stream_objects.h"
+
+namespace mockdev::streams {
+
+using core::EngineLock;
+
+StreamSettings settings() {
+  EngineLock lock;
+  return core::engine().machine.streams;
+}
+
+std::uint64_t host_time_ns() {
+  EngineLock lock;
+  return core::host_time_ns();
+}
+
+Stats stats() {
+  EngineLock lock;
+  const core::TimelineStats s = core::timeline_stats();
+  return Stats{s.enqueued, s.completed, s.pending, s.host_waits, s.queues};
+}
+
+std::optional<std::uint64_t> cuda_stream_queue(const void* stream) {
+  EngineLock lock;
+  const auto value = reinterpret_cast<std::uintptr_t>(stream);
+  cuda::StreamRegistry& r = cuda::stream_registry();
+  if (value == 0 || value == accel::cuda_abi::kStreamLegacy) {
+    cuda::CUctx_st* ctx = cuda::active_current_context();
+    if (ctx == nullptr) return std::nullopt;
+    const cuda::CUstream_st* legacy =
+        r.contexts[static_cast<std::size_t>(ctx->physical_device)].legacy;
+    if (legacy == nullptr) return std::nullopt;
+    return legacy->queue;
+  }
+  auto it = r.live_streams.find(static_cast<const cuda::CUstream_st*>(stream));
+  if (it == r.live_streams.end()) return std::nullopt;
+  return it->first->queue;
+}
+
+std::vector<std::uint64_t> pending_operations(std::uint64_t queue) {
+  EngineLock lock;
+  return core::pending_ops(queue);
+}
+
+std::uint64_t pinned_bytes() {
+  EngineLock lock;
+  return core::pinned_bytes();
+}
+
+std::uint64_t backed_bytes() {
+  EngineLock lock;
+  return core::backed_bytes();
+}
+
+void declare_host_function_accesses(const void* user_data, const std::vector<Range>& reads,
+                                    const std::vector<Range>& writes) {
+  std::vector<core::AccessRange> r;
+  std::vector<core::AccessRange> w;
+  for (const Range& x : reads) r.push_back(core::AccessRange{x.begin, x.bytes, x.host});
+  for (const Range& x : writes) w.push_back(core::AccessRange{x.begin, x.bytes, x.host});
+  EngineLock lock;
+  core::declare_accesses(user_data, std::move(r), std::move(w));
+}
+
+}  // namespace mockdev::streams

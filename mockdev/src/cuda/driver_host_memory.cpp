@@ -1,0 +1,97 @@
+// Pinned host memory of the simulated driver (declared in driver_api.h) over the core's
+// vendor-neutral registry (core/pinned_host.h): allocated with cuMemAllocHost /
+// cuMemHostAlloc, or user memory registered with cuMemHostRegister. Pinned memory changes
+// when copies move host bytes (driver_copy.cpp). Accounted per process
+// (mockdev::streams::pinned_bytes).
+
+#include <cstdlib>
+
+#include "core/pinned_host.h"
+#include "core/timeline.h"
+#include "cuda/driver_api.h"
+#include "cuda/driver_call.h"
+#include "cuda/stream_objects.h"
+
+namespace mockdev::cuda::impl {
+namespace {
+
+constexpr unsigned kHostAllocFlags =
+    kMemHostAllocPortable | kMemHostAllocDeviceMap | kMemHostAllocWriteCombined;
+constexpr unsigned kHostRegisterFlags = kMemHostRegisterPortable | kMemHostRegisterDeviceMap |
+                                        kMemHostRegisterIoMemory | kMemHostRegisterReadOnly;
+constexpr std::size_t kHostAlignment = 4096;
+
+CUresult alloc_host(void** pointer, std::size_t bytes) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  if (auto sticky = sticky_error(current.ctx->physical_device)) return *sticky;
+  if (bytes > SIZE_MAX - kHostAlignment) return CUDA_ERROR_OUT_OF_MEMORY;
+  const std::size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+  void* memory = std::aligned_alloc(kHostAlignment, rounded);
+  if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  core::add_pinned(reinterpret_cast<std::uintptr_t>(memory), bytes, true);
+  *pointer = memory;
+  return CUDA_SUCCESS;
+}
+
+// Every queue tail of every live context: what freeing pinned memory waits for.
+std::vector<core::OpId> all_work() MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  std::vector<core::OpId> ops;
+  for (const ContextStreams& cs : stream_registry().contexts) {
+    for (std::uint64_t q : cs.queues) ops.push_back(core::queue_tail(q));
+  }
+  return ops;
+}
+
+}  // namespace
+
+CUresult cuMemAllocHost(void** pointer, std::size_t bytes) { return alloc_host(pointer, bytes); }
+
+CUresult cuMemHostAlloc(void** pointer, std::size_t bytes, unsigned int flags) {
+  if ((flags & ~kHostAllocFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
+  return alloc_host(pointer, bytes);
+}
+
+// Recorded on the H200: memory that is not from cuMemAllocHost/cuMemHostAlloc -> 1
+// ([inferred] NULL and a registered range too). Freeing is an implicit synchronisation
+// (spec section 3.3): pending operations may still read or write the memory, so the call
+// first completes all work, without telling the observers (it is no happens-before edge).
+CUresult cuMemFreeHost(void* pointer) {
+  const auto base = reinterpret_cast<std::uintptr_t>(pointer);
+  std::optional<core::PinnedRange> range = core::pinned_at(base);
+  if (pointer == nullptr || !range || !range->allocated) return CUDA_ERROR_INVALID_VALUE;
+  const std::vector<core::OpId> ops = all_work();
+  if (core::wait_for(ops, "cuMemFreeHost", false) != core::WaitResult::kDone) {
+    return kDeadlockResult;
+  }
+  if (!core::remove_pinned(base)) return CUDA_ERROR_INVALID_VALUE;  // freed meanwhile
+  std::free(pointer);
+  return CUDA_SUCCESS;
+}
+
+// 712 when the range overlaps a pinned range (spec section 3.1).
+CUresult cuMemHostRegister(void* pointer, std::size_t bytes, unsigned int flags) {
+  if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & ~kHostRegisterFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
+  const auto base = reinterpret_cast<std::uintptr_t>(pointer);
+  if (base + bytes < base) return CUDA_ERROR_INVALID_VALUE;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  if (auto sticky = sticky_error(current.ctx->physical_device)) return *sticky;
+  if (!core::add_pinned(base, bytes, false)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  return CUDA_SUCCESS;
+}
+
+// 713 unless `pointer` is the base of a registered range ([inferred] memory from
+// cuMemAllocHost too: it was allocated, not registered).
+CUresult cuMemHostUnregister(void* pointer) {
+  if (pointer == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const auto base = reinterpret_cast<std::uintptr_t>(pointer);
+  std::optional<core::PinnedRange> range = core::pinned_at(base);
+  if (!range || range->allocated) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  core::remove_pinned(base);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace mockdev::cuda::impl

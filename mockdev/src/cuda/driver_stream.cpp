@@ -1,0 +1,156 @@
+// Stream entry points of the simulated driver (declared in driver_api.h) over the stream
+// objects and the core timeline (stream_objects.h).
+
+#include <algorithm>
+#include <string>
+
+#include "core/engine.h"
+#include "core/timeline.h"
+#include "cuda/capture_streams.h"
+#include "cuda/driver_api.h"
+#include "cuda/driver_call.h"
+#include "cuda/stream_objects.h"
+
+namespace mockdev::cuda::impl {
+namespace {
+
+const StreamSettings& stream_settings() MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  return core::engine().machine.streams;
+}
+
+CUresult create_stream(CUstream* stream, unsigned int flags, int priority)
+    MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  if (stream == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  // Flags other than CU_STREAM_NON_BLOCKING: 1 (recorded on the H200 for 0x4).
+  if ((flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0) return CUDA_ERROR_INVALID_VALUE;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  if (auto sticky = sticky_error(current.ctx->physical_device)) return *sticky;
+  // Out of range: clamped silently (recorded on the H200: -100 reads -5, 100 reads 0).
+  const StreamSettings& s = stream_settings();
+  const int clamped = std::clamp(priority, s.greatest_priority, s.least_priority);
+  StreamRegistry& r = stream_registry();
+  auto* created = new CUstream_st{};  // never freed: stream_objects.h
+  created->kind = CUstream_st::Kind::kCreated;
+  created->ctx = current.ctx;
+  created->flags = flags;
+  created->priority = clamped;
+  created->id = r.next_stream_id++;
+  std::string label = "dev" + std::to_string(current.ctx->physical_device) + "/stream " +
+                      std::to_string(created->id);
+  if (clamped != 0 || flags != 0) {
+    label += " (";
+    if (clamped != 0) label += "prio " + std::to_string(clamped);
+    if (clamped != 0 && flags != 0) label += ", ";
+    if (flags != 0) label += "non-blocking";
+    label += ")";
+  }
+  created->queue = core::create_queue(current.ctx->physical_device, std::move(label));
+  ContextStreams& cs = r.contexts[static_cast<std::size_t>(current.ctx->physical_device)];
+  cs.queues.push_back(created->queue);
+  cs.created.push_back(created);
+  if ((flags & CU_STREAM_NON_BLOCKING) == 0) cs.blocking.push_back(created);
+  r.live_streams.emplace(created, true);
+  *stream = created;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult cuCtxGetStreamPriorityRange(int* least_priority, int* greatest_priority) {
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  // Either pointer may be NULL (spec section 1.2).
+  const StreamSettings& s = stream_settings();
+  if (least_priority != nullptr) *least_priority = s.least_priority;
+  if (greatest_priority != nullptr) *greatest_priority = s.greatest_priority;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
+  return create_stream(stream, flags, 0);
+}
+
+CUresult cuStreamCreateWithPriority(CUstream* stream, unsigned int flags, int priority) {
+  return create_stream(stream, flags, priority);
+}
+
+CUresult cuStreamGetPriority(CUstream stream, int* priority) {
+  if (priority == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const ResolvedStream r = resolve_stream(stream);
+  if (r.stream == nullptr) return r.error;
+  *priority = r.stream->priority;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetFlags(CUstream stream, unsigned int* flags) {
+  if (flags == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const ResolvedStream r = resolve_stream(stream);
+  if (r.stream == nullptr) return r.error;
+  *flags = r.stream->flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetId(CUstream stream, unsigned long long* stream_id) {
+  if (stream_id == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const ResolvedStream r = resolve_stream(stream);
+  if (r.stream == nullptr) return r.error;
+  *stream_id = r.stream->id;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetCtx(CUstream stream, CUcontext* ctx) {
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const ResolvedStream r = resolve_stream(stream);
+  if (r.stream == nullptr) return r.error;
+  *ctx = r.stream->ctx;
+  return CUDA_SUCCESS;
+}
+
+// [inferred, spec section 1.7 / 9] Destroying a special handle (0, CU_STREAM_LEGACY,
+// CU_STREAM_PER_THREAD) is refused with CUDA_ERROR_INVALID_HANDLE; the pending work of a
+// destroyed stream still runs, and the handle is rejected from then on.
+CUresult cuStreamDestroy(CUstream stream) {
+  const auto value = reinterpret_cast<std::uintptr_t>(stream);
+  if (value == 0 || value == kStreamLegacy || value == kStreamPerThread) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  StreamRegistry& r = stream_registry();
+  auto it = r.live_streams.find(stream);
+  if (it == r.live_streams.end()) return CUDA_ERROR_INVALID_HANDLE;
+  // Capture hook: a member of a capture stays (900, capture invalidated; Note [Capture rules]).
+  if (CUresult rc = capture::stream_destroyed(capture::ref_of(stream)); rc != CUDA_SUCCESS)
+    return rc;
+  r.live_streams.erase(it);
+  ContextStreams& cs = r.contexts[static_cast<std::size_t>(stream->ctx->physical_device)];
+  if (std::erase(cs.blocking, stream) != 0) cs.retired_blocking.push_back(stream->queue);
+  std::erase(cs.created, stream);
+  core::destroy_queue(stream->queue);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamQuery(CUstream stream) {
+  const ResolvedStream r = resolve_stream(stream);
+  if (r.stream == nullptr) return r.error;
+  // Capture hook: a capturing stream (900) or the legacy stream next to a blocking capture
+  // (906), invalidating (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
+    return rc;
+  if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
+  const std::vector<core::OpId> ops = stream_targets(r.stream);
+  return core::query(ops) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  const ResolvedStream r = resolve_stream(stream);
+  if (r.stream == nullptr) return r.error;
+  // Capture hook: a capturing stream (900) or the legacy stream next to a blocking capture
+  // (906), invalidating (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
+    return rc;
+  if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
+  const std::vector<core::OpId> ops = stream_targets(r.stream);
+  return host_wait(ops, "cuStreamSynchronize");
+}
+
+}  // namespace mockdev::cuda::impl

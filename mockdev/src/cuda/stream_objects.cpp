@@ -1,0 +1,151 @@
+// Stream and event objects, the legacy-stream rules and the submit path (stream_objects.h).
+
+#include "cuda/stream_objects.h"
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "core/engine.h"
+#include "cuda/capture_streams.h"
+
+namespace mockdev::cuda {
+namespace {
+
+using namespace accel::cuda_abi;  // NOLINT
+
+// A key per thread for the per-thread default streams; never reused.
+std::uint64_t thread_key() {
+  static std::atomic<std::uint64_t> next{1};
+  thread_local const std::uint64_t key = next.fetch_add(1);
+  return key;
+}
+
+ContextStreams& streams_of(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  return stream_registry().contexts[static_cast<std::size_t>(ctx->physical_device)];
+}
+
+CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, int priority,
+                        const std::string& label) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  StreamRegistry& r = stream_registry();
+  auto* s = new CUstream_st{};  // never freed: stream_objects.h
+  s->kind = kind;
+  s->ctx = ctx;
+  s->flags = flags;
+  s->priority = priority;
+  s->id = r.next_stream_id++;
+  s->queue = core::create_queue(ctx->physical_device, label);
+  ContextStreams& cs = streams_of(ctx);
+  cs.queues.push_back(s->queue);
+  if (kind != CUstream_st::Kind::kLegacy && (flags & CU_STREAM_NON_BLOCKING) == 0) {
+    cs.blocking.push_back(s);
+  }
+  r.live_streams.emplace(s, true);
+  return s;
+}
+
+}  // namespace
+
+StreamRegistry& stream_registry() {
+  static StreamRegistry* const state = new StreamRegistry();  // Note [Leaky state]
+  const core::Engine& e = core::engine();
+  if (state->generation != e.generation) {
+    *state = StreamRegistry{};
+    state->generation = e.generation;
+    state->contexts.resize(e.machine.devices.size());
+  }
+  return *state;
+}
+
+CUstream_st* legacy_stream(CUctx_st* ctx) {
+  ContextStreams& cs = streams_of(ctx);
+  if (cs.legacy == nullptr) {
+    cs.legacy = new_stream(ctx, CUstream_st::Kind::kLegacy, 0, 0,
+                           "dev" + std::to_string(ctx->physical_device) + "/legacy");
+  }
+  return cs.legacy;
+}
+
+ResolvedStream resolve_stream(CUstream handle) {
+  const auto value = reinterpret_cast<std::uintptr_t>(handle);
+  if (value == 0 || value == kStreamLegacy || value == kStreamPerThread) {
+    const WorkContext current = context_for_work();
+    if (current.ctx == nullptr) return {nullptr, current.error};
+    if (value != kStreamPerThread) return {legacy_stream(current.ctx), CUDA_SUCCESS};
+    ContextStreams& cs = streams_of(current.ctx);
+    CUstream_st*& s = cs.per_thread[thread_key()];
+    if (s == nullptr) {
+      s = new_stream(current.ctx, CUstream_st::Kind::kPerThread, 0, 0,
+                     "dev" + std::to_string(current.ctx->physical_device) + "/per-thread " +
+                         std::to_string(thread_key()));
+    }
+    return {s, CUDA_SUCCESS};
+  }
+  if (stream_registry().live_streams.count(handle) == 0) return {nullptr, CUDA_ERROR_INVALID_HANDLE};
+  return {handle, CUDA_SUCCESS};
+}
+
+bool is_live_event(const CUevent_st* event) {
+  return event != nullptr && stream_registry().live_events.count(event) != 0;
+}
+
+std::vector<core::OpId> stream_targets(const CUstream_st* stream) {
+  std::vector<core::OpId> ops{core::queue_tail(stream->queue)};
+  if (stream->kind == CUstream_st::Kind::kLegacy) {
+    const ContextStreams& cs = streams_of(stream->ctx);
+    for (const CUstream_st* b : cs.blocking) ops.push_back(core::queue_tail(b->queue));
+    for (std::uint64_t q : cs.retired_blocking) ops.push_back(core::queue_tail(q));
+  }
+  return ops;
+}
+
+std::vector<core::OpId> context_targets(const CUctx_st* ctx) {
+  std::vector<core::OpId> ops;
+  for (std::uint64_t q : streams_of(ctx).queues) ops.push_back(core::queue_tail(q));
+  return ops;
+}
+
+Submitted submit(CUstream_st* stream, core::OpDesc&& desc, std::span<const core::OpId> extra) {
+  // Capture hook: a capturing stream's work becomes a graph node instead of an operation;
+  // the legacy stream next to a blocking capture answers 906 (Note [Capture rules]).
+  if (capture::any_capture()) {
+    bool captured = false;
+    const CUresult rc = capture::submit(capture::ref_of(stream), desc, &captured);
+    if (rc != CUDA_SUCCESS || captured) return {rc, 0};
+  }
+  std::vector<core::OpId> deps{core::queue_tail(stream->queue)};
+  ContextStreams& cs = streams_of(stream->ctx);
+  if (stream->kind == CUstream_st::Kind::kLegacy) {
+    for (const CUstream_st* b : cs.blocking) deps.push_back(core::queue_tail(b->queue));
+    std::vector<std::uint64_t> still_running;
+    for (std::uint64_t q : cs.retired_blocking) {
+      const core::OpId tail = core::queue_tail(q);
+      if (core::is_complete(tail)) continue;
+      deps.push_back(tail);
+      still_running.push_back(q);
+    }
+    cs.retired_blocking = std::move(still_running);
+  } else if ((stream->flags & CU_STREAM_NON_BLOCKING) == 0 && cs.legacy != nullptr) {
+    deps.push_back(core::queue_tail(cs.legacy->queue));
+  }
+  deps.insert(deps.end(), extra.begin(), extra.end());
+  const core::OpId op = core::enqueue(stream->queue, std::move(desc), deps);
+  return {CUDA_SUCCESS, op};
+}
+
+CUresult host_wait(std::span<const core::OpId> ops, const char* caller) {
+  return core::wait_for(ops, caller) == core::WaitResult::kDone ? CUDA_SUCCESS : kDeadlockResult;
+}
+
+void kill_context_streams(CUctx_st* ctx) {
+  StreamRegistry& r = stream_registry();
+  ContextStreams& cs = streams_of(ctx);
+  for (std::uint64_t q : cs.queues) core::cancel_queue(q);
+  for (auto it = r.live_streams.begin(); it != r.live_streams.end();) {
+    it = it->first->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
+  }
+  for (const CUevent_st* e : cs.events) r.live_events.erase(e);
+  cs = ContextStreams{};
+}
+
+}  // namespace mockdev::cuda

@@ -1,0 +1,124 @@
+#pragma once
+// The CUDA adapter's stream and event objects over the core timeline (core/timeline.h), the
+// per-context stream bookkeeping of the legacy default stream (Note [Legacy stream]), and
+// the one submit path every stream-ordered entry point goes through (Note [Submit path]).
+//
+// Ownership: stream and event objects are never freed (Note [Leaky state] in
+// core/engine.h): a destroyed handle leaves the registry and is rejected with
+// CUDA_ERROR_INVALID_HANDLE, never dereferenced. Thread safety: engine lock.
+//
+// Note [Legacy stream]
+// Spec cuda_streams section 1.3, per context: an operation X on the legacy stream depends on
+// the legacy stream's tail and on the tail of every live blocking stream of the context
+// (created without CU_STREAM_NON_BLOCKING, and the per-thread default streams); an
+// operation on a blocking stream depends on its own tail and on the legacy stream's tail.
+// [inferred, spec section 9-3] A blocking stream created after a legacy operation also
+// waits for it (its first operation depends on the legacy tail), the conservative reading
+// that never reports a race the hardware could not show. A destroyed blocking stream keeps
+// taking part until its pending work has completed (legacy operations still wait for it).
+// Non-blocking streams take no part.
+//
+// Note [Submit path]
+// Every stream-ordered entry point (copies, memsets, host functions, event record and wait,
+// kernels, graph launches) resolves its stream handle with resolve_stream, describes its
+// work as a core::OpDesc, and calls submit(). Stream capture diverts work there (a
+// capturing stream's operations become graph nodes instead of timeline operations), and
+// kernel launches join by building their own OpDesc.
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "accel_abi/cuda_driver.h"
+#include "core/engine_lock.h"
+#include "core/timeline.h"
+#include "cuda/cuda_state.h"
+
+struct accel::cuda_abi::CUstream_st {
+  enum class Kind { kCreated, kLegacy, kPerThread };
+  Kind kind = Kind::kCreated;
+  std::uint64_t queue = 0;  // core queue id
+  CUctx_st* ctx = nullptr;
+  unsigned flags = 0;       // CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING
+  int priority = 0;
+  unsigned long long id = 0;  // cuStreamGetId: unique for the process's machine
+};
+
+struct accel::cuda_abi::CUevent_st {
+  CUctx_st* ctx = nullptr;
+  unsigned flags = 0;
+  mockdev::core::OpId record = 0;  // the last record's operation; 0 = never recorded
+};
+
+namespace mockdev::cuda {
+
+using accel::cuda_abi::CUevent_st;
+using accel::cuda_abi::CUresult;
+using accel::cuda_abi::CUstream_st;
+
+// The streams of one context (by physical device: primary contexts only).
+struct ContextStreams {
+  CUstream_st* legacy = nullptr;               // created at first use
+  std::vector<CUstream_st*> blocking;          // live blocking streams, creation order
+  std::vector<std::uint64_t> retired_blocking;  // queues of destroyed blocking streams
+  std::map<std::uint64_t, CUstream_st*> per_thread;  // by thread key
+  std::vector<std::uint64_t> queues;           // every queue of the context, creation order
+  std::vector<CUstream_st*> created;           // live created streams, creation order
+  std::vector<CUevent_st*> events;             // live events, creation order
+};
+
+struct StreamRegistry {
+  std::uint64_t generation = 0;
+  std::vector<ContextStreams> contexts;  // by physical device
+  std::map<const CUstream_st*, bool> live_streams;  // value unused; an ordered set
+  std::map<const CUevent_st*, bool> live_events;
+  unsigned long long next_stream_id = 1;
+};
+
+StreamRegistry& stream_registry() MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// A stream handle resolved: the object, or the code to fail with (201 without a current
+// context for the special handles 0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD; 709 when it
+// is destroyed; 400 for a handle that is not a live stream).
+struct ResolvedStream {
+  CUstream_st* stream = nullptr;
+  CUresult error = accel::cuda_abi::CUDA_SUCCESS;
+};
+ResolvedStream resolve_stream(accel::cuda_abi::CUstream handle)
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
+// The legacy stream of `ctx`, created on first use.
+CUstream_st* legacy_stream(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// Whether `event` is a live event handle (never dereferences it otherwise).
+bool is_live_event(const CUevent_st* event) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// The operations a host wait or query on `stream` covers: its tail, and for the legacy
+// stream every blocking stream's tail too (spec section 1.5).
+std::vector<core::OpId> stream_targets(const CUstream_st* stream)
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
+// Every queue tail of `ctx` (cuCtxSynchronize).
+std::vector<core::OpId> context_targets(const CUctx_st* ctx)
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// Note [Submit path]: enqueues `desc` on `stream` after its ordering dependencies (Note
+// [Legacy stream]) and `extra_deps`. May release the engine lock (core::enqueue): the
+// caller must not use `stream` afterwards.
+struct Submitted {
+  CUresult code = accel::cuda_abi::CUDA_SUCCESS;
+  core::OpId op = 0;
+};
+Submitted submit(CUstream_st* stream, core::OpDesc&& desc,
+                 std::span<const core::OpId> extra_deps = {})
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// A host wait on `ops` for entry point `caller`: CUDA_SUCCESS, or the deadlock code (Note
+// [Deadlocks] in core/timeline.h). May release the lock.
+inline constexpr CUresult kDeadlockResult = accel::cuda_abi::CUDA_ERROR_ILLEGAL_STATE;
+CUresult host_wait(std::span<const core::OpId> ops, const char* caller)
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// The context `ctx` was released to a count of zero: its streams and events leave the
+// registry and its pending work is cancelled (Note [Deadlocks] in core/timeline.h).
+void kill_context_streams(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+}  // namespace mockdev::cuda

@@ -1,0 +1,128 @@
+// Host functions (Note [Host functions] in core/timeline.h): when they run, on which thread,
+// with the engine lock released, and what a driver call from inside one returns.
+
+#include <atomic>
+#include <thread>
+
+#include "stream_test.h"
+
+namespace mockdev::testing {
+namespace {
+
+struct Probe {
+  int runs = 0;
+  std::thread::id thread;
+  CUresult inner = CUDA_SUCCESS;
+  std::uint64_t queued_seen = 0;
+};
+
+void record_run(void* p) {
+  auto* probe = static_cast<Probe*>(p);
+  ++probe->runs;
+  probe->thread = std::this_thread::get_id();
+  // A driver call from inside: refused.
+  CUstream s = nullptr;
+  probe->inner = cuda().cuStreamCreate(&s, 0);
+  // The control API takes the engine lock: it would hang if the lock were held here.
+  probe->queued_seen = streams::stats().enqueued;
+}
+
+TEST_F(StreamTest, EagerHostFunctionRunsAtTheCall) {
+  start(Schedule::kEager);
+  CUstream s = make_stream();
+  Probe probe;
+  ASSERT_EQ(cu().cuLaunchHostFunc(s, record_run, &probe), CUDA_SUCCESS);
+  EXPECT_EQ(probe.runs, 1);
+  EXPECT_EQ(probe.thread, std::this_thread::get_id());
+  EXPECT_EQ(probe.inner, CUDA_ERROR_NOT_PERMITTED);
+  EXPECT_EQ(probe.queued_seen, 1u);
+  // Outside the host function the driver answers again.
+  CUstream t = nullptr;
+  EXPECT_EQ(cu().cuStreamCreate(&t, 0), CUDA_SUCCESS);
+}
+
+TEST_F(StreamTest, AdversarialHostFunctionRunsOnTheWaitingThread) {
+  start(Schedule::kAdversarial);
+  CUstream s = make_stream();
+  Probe probe;
+  ASSERT_EQ(cu().cuLaunchHostFunc(s, record_run, &probe), CUDA_SUCCESS);
+  EXPECT_EQ(probe.runs, 0);
+  EXPECT_EQ(cu().cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+  EXPECT_EQ(probe.runs, 0);
+  std::thread::id waiter;
+  std::thread([&] {
+    waiter = std::this_thread::get_id();
+    EXPECT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+  }).join();
+  EXPECT_EQ(probe.runs, 1);
+  EXPECT_EQ(probe.thread, waiter);
+  EXPECT_EQ(probe.inner, CUDA_ERROR_NOT_PERMITTED);
+}
+
+TEST_F(StreamTest, HostFunctionIsOrderedInItsStream) {
+  start(Schedule::kAdversarial);
+  CUstream s = make_stream();
+  CUdeviceptr d = alloc(4);
+  struct Seen {
+    CUdeviceptr d;
+    unsigned char byte = 0;
+  } seen{d};
+  cu().cuMemsetD8Async(d, 4, 4, s);
+  // Reads device memory through the control-free path: a host function cannot call the
+  // driver, so it reads what the test copies out after; here it only checks the order.
+  ASSERT_EQ(cu().cuLaunchHostFunc(
+                s, [](void* p) { static_cast<Seen*>(p)->byte = 1; }, &seen),
+            CUDA_SUCCESS);
+  cu().cuMemsetD8Async(d, 5, 4, s);
+  EXPECT_EQ(pending(s), 3u);
+  ASSERT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(seen.byte, 1);
+  EXPECT_EQ(byte_at(d), 5);
+}
+
+void callback(CUstream stream, CUresult status, void* user) {
+  auto* out = static_cast<std::pair<CUstream, CUresult>*>(user);
+  *out = {stream, status};
+}
+
+TEST_F(StreamTest, StreamCallbackGetsItsStreamAndStatus) {
+  start(Schedule::kEager);
+  CUstream s = make_stream();
+  std::pair<CUstream, CUresult> got{nullptr, CUDA_ERROR_UNKNOWN};
+  EXPECT_EQ(cu().cuStreamAddCallback(s, callback, &got, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cu().cuStreamAddCallback(s, nullptr, &got, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cu().cuStreamAddCallback(s, callback, &got, 0), CUDA_SUCCESS);
+  EXPECT_EQ(got.first, s);
+  EXPECT_EQ(got.second, CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuLaunchHostFunc(s, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(StreamTest, WaitForAHostFunctionRunningOnAnotherThread) {
+  start(Schedule::kAdversarial);
+  CUstream s = make_stream();
+  static std::atomic<int> stage{0};
+  stage = 0;
+  ASSERT_EQ(cu().cuLaunchHostFunc(
+                s,
+                [](void*) {
+                  stage = 1;
+                  while (stage.load() != 2) std::this_thread::yield();
+                },
+                nullptr),
+            CUDA_SUCCESS);
+  std::thread runner([&] { EXPECT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS); });
+  while (stage.load() != 1) std::this_thread::yield();
+  // The host function runs on `runner` with the lock released: this thread can use the
+  // driver, and its own wait blocks until the function returns.
+  std::thread releaser([&] {
+    std::this_thread::yield();
+    stage = 2;
+  });
+  EXPECT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(stage.load(), 2);
+  runner.join();
+  releaser.join();
+}
+
+}  // namespace
+}  // namespace mockdev::testing

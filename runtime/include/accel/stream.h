@@ -47,6 +47,10 @@ class Stream {
   // The priority the stream was created with (0 for the default stream).
   int priority() const noexcept;
   bool is_default() const noexcept { return id_ == 0; }
+  // The backend's own handle, for code that queues work on the stream through the driver
+  // (CUDA: the CUstream as an integer; 0 for the default stream, the legacy NULL stream).
+  // PyTorch's Stream.cuda_stream / getStreamNativeHandle. Initialises.
+  std::uintptr_t native_handle() const;
 
   // True when all work queued so far has completed. Never blocks.
   bool query() const;

@@ -86,6 +86,11 @@ int Stream::priority() const noexcept {
   return level > 0 ? -level : 0;
 }
 
+std::uintptr_t Stream::native_handle() const {
+  detail::RuntimeState& state = detail::prepare_stream_call(device_index_);
+  return detail::stream_handle(state, *this).value;
+}
+
 bool Stream::query() const {
   detail::RuntimeState& state = detail::prepare_stream_call(device_index_);
   const detail::StreamHandle handle = detail::stream_handle(state, *this);

@@ -1,0 +1,89 @@
+#pragma once
+// The few driver entry points the stream, event and graph conformance tests call directly,
+// to queue real work (memsets, copies) on the streams the runtime hands out
+// (Stream::native_handle()) and to read device memory back. Resolved with dlsym from the
+// driver file the runtime was pointed at (ACCEL_CUDA_DRIVER, default libcuda.so.1): on the
+// simulated hardware the mock facade, on a GPU machine the real driver. Calls act on the
+// calling thread's current context, so a test selects the device through the runtime
+// first. Header-only; for use inside run_isolated bodies.
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "accel_abi/cuda_driver.h"
+#include "conformance_test.h"
+
+namespace accel::test {
+
+struct DriverCalls {
+  cuda_abi::PFN_cuMemAlloc_v3020 mem_alloc = nullptr;
+  cuda_abi::PFN_cuMemFree_v3020 mem_free = nullptr;
+  cuda_abi::PFN_cuMemsetD8_v3020 memset_d8 = nullptr;
+  cuda_abi::PFN_cuMemsetD8Async_v3020 memset_d8_async = nullptr;
+  cuda_abi::PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
+  cuda_abi::PFN_cuMemcpyDtoDAsync_v3020 memcpy_dtod_async = nullptr;
+  std::string error;  // why something could not be resolved; empty when all were
+};
+
+inline DriverCalls load_driver_calls() {
+  DriverCalls calls;
+  const char* path = std::getenv("ACCEL_CUDA_DRIVER");
+  void* library = dlopen(path != nullptr && *path != '\0' ? path : "libcuda.so.1", RTLD_NOW);
+  if (library == nullptr) {
+    calls.error = dlerror();
+    return calls;
+  }
+  auto resolve = [&](auto& slot, const char* symbol) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, symbol));
+    if (slot == nullptr) calls.error += std::string(calls.error.empty() ? "" : ", ") + symbol;
+  };
+  resolve(calls.mem_alloc, "cuMemAlloc_v2");
+  resolve(calls.mem_free, "cuMemFree_v2");
+  resolve(calls.memset_d8, "cuMemsetD8_v2");
+  resolve(calls.memset_d8_async, "cuMemsetD8Async");
+  resolve(calls.memcpy_dtoh, "cuMemcpyDtoH_v2");
+  resolve(calls.memcpy_dtod_async, "cuMemcpyDtoDAsync_v2");
+  if (!calls.error.empty()) calls.error = "unresolved: " + calls.error;
+  return calls;
+}
+
+inline cuda_abi::CUstream as_cu_stream(std::uintptr_t handle) {
+  return reinterpret_cast<cuda_abi::CUstream>(handle);
+}
+
+using cuda_abi::CUDA_SUCCESS;
+using cuda_abi::CUdeviceptr;
+
+// `bytes` of device memory on the current device, freed at scope exit.
+struct DeviceBuffer {
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  const DriverCalls& driver;
+  CUdeviceptr ptr = 0;
+  DeviceBuffer(const DriverCalls& d, std::size_t bytes) : driver(d) {
+    EXPECT_EQ(driver.mem_alloc(&ptr, bytes), CUDA_SUCCESS);
+  }
+  ~DeviceBuffer() {
+    if (ptr != 0) EXPECT_EQ(driver.mem_free(ptr), CUDA_SUCCESS);
+  }
+  std::vector<unsigned char> read(std::size_t bytes) const {
+    std::vector<unsigned char> host(bytes, 0xEE);
+    EXPECT_EQ(driver.memcpy_dtoh(host.data(), ptr, bytes), CUDA_SUCCESS);
+    return host;
+  }
+};
+
+inline DriverCalls require_driver_calls() {
+  DriverCalls calls = load_driver_calls();
+  if (!calls.error.empty()) fail_in_child("driver entry points: " + calls.error);
+  return calls;
+}
+
+}  // namespace accel::test

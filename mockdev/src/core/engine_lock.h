@@ -38,7 +38,7 @@ class MOCKDEV_CAPABILITY("mutex") EngineMutex {
   void unlock() MOCKDEV_RELEASE() { pthread_mutex_unlock(&mutex_); }
   // Waits on `cv` with the mutex released, and holds it again on return (the timeline's
   // host waits for a host function running on another thread: core/timeline.cpp).
-  void wait(pthread_cond_t* cv) MOCKDEV_REQUIRES() { pthread_cond_wait(cv, &mutex_); }
+  void wait(pthread_cond_t* cv) MOCKDEV_REQUIRES(this) { pthread_cond_wait(cv, &mutex_); }
 
  private:
   pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;

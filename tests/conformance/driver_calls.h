@@ -19,6 +19,7 @@
 
 #include "accel_abi/cuda_driver.h"
 #include "conformance_test.h"
+#include "mockdev/control.h"
 
 namespace accel::test {
 
@@ -29,6 +30,9 @@ struct DriverCalls {
   cuda_abi::PFN_cuMemsetD8Async_v3020 memset_d8_async = nullptr;
   cuda_abi::PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
   cuda_abi::PFN_cuMemcpyDtoDAsync_v3020 memcpy_dtod_async = nullptr;
+  cuda_abi::PFN_cuDeviceGet_v2000 device_get = nullptr;
+  cuda_abi::PFN_cuDevicePrimaryCtxRetain_v7000 primary_ctx_retain = nullptr;
+  cuda_abi::PFN_cuCtxSetCurrent_v4000 ctx_set_current = nullptr;
   std::string error;  // why something could not be resolved; empty when all were
 };
 
@@ -50,8 +54,32 @@ inline DriverCalls load_driver_calls() {
   resolve(calls.memset_d8_async, "cuMemsetD8Async");
   resolve(calls.memcpy_dtoh, "cuMemcpyDtoH_v2");
   resolve(calls.memcpy_dtod_async, "cuMemcpyDtoDAsync_v2");
+  resolve(calls.device_get, "cuDeviceGet");
+  resolve(calls.primary_ctx_retain, "cuDevicePrimaryCtxRetain");
+  resolve(calls.ctx_set_current, "cuCtxSetCurrent");
   if (!calls.error.empty()) calls.error = "unresolved: " + calls.error;
   return calls;
+}
+
+// Makes device `ordinal`'s primary context current on this thread for the test's own
+// driver calls. The runtime does not promise that: like PyTorch, set_device_index(0) on a
+// thread that is already on device 0 creates no context, and the runtime's own calls
+// restore the thread's previous context. The reference taken here is kept (the test's
+// child process ends soon): the runtime may not hold one yet, and releasing the last
+// reference would destroy the context under the runtime.
+inline void use_primary_context(const DriverCalls& calls, int ordinal) {
+  cuda_abi::CUdevice device = 0;
+  ASSERT_EQ(calls.device_get(&device, ordinal), cuda_abi::CUDA_SUCCESS);
+  cuda_abi::CUcontext ctx = nullptr;
+  ASSERT_EQ(calls.primary_ctx_retain(&ctx, device), cuda_abi::CUDA_SUCCESS);
+  ASSERT_EQ(calls.ctx_set_current(ctx), cuda_abi::CUDA_SUCCESS);
+}
+
+// Inside a run_isolated body, before the runtime initialises: on the simulated hardware,
+// makes the engine take MOCKDEV_SCHEDULE from the child's environment (the engine of the
+// test process was set up before the child changed it). Nothing on real hardware.
+inline void apply_schedule_from_environment(const BackendProfile& profile) {
+  if (profile.on_mock) mockdev::control::reset_from_environment();
 }
 
 inline cuda_abi::CUstream as_cu_stream(std::uintptr_t handle) {
@@ -71,7 +99,9 @@ struct DeviceBuffer {
     EXPECT_EQ(driver.mem_alloc(&ptr, bytes), CUDA_SUCCESS);
   }
   ~DeviceBuffer() {
-    if (ptr != 0) EXPECT_EQ(driver.mem_free(ptr), CUDA_SUCCESS);
+    if (ptr != 0) {
+      EXPECT_EQ(driver.mem_free(ptr), CUDA_SUCCESS);
+    }
   }
   std::vector<unsigned char> read(std::size_t bytes) const {
     std::vector<unsigned char> host(bytes, 0xEE);

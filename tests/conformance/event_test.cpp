@@ -27,7 +27,9 @@ TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
     EXPECT_FALSE(event.is_created());
     EXPECT_TRUE(event.query()) << "never recorded: no work";
     event.synchronize();
-    if (p.on_mock) EXPECT_EQ(mockdev::control::call_count("cuEventCreate"), 0u);
+    if (p.on_mock) {
+      EXPECT_EQ(mockdev::control::call_count("cuEventCreate"), 0u);
+    }
     const Stream s(1);
     event.record(s);
     EXPECT_EQ(event.device_index(), 1);
@@ -36,7 +38,9 @@ TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
     EXPECT_TRUE(event.query());
     EXPECT_TRUE(is_error(catch_error([&] { event.record(Stream(0)); }), ErrorKind::kRuntime,
                          "Event device 1 does not match recording stream's device 0."));
-    if (p.on_mock) EXPECT_EQ(mockdev::control::call_count("cuEventCreate"), 1u);
+    if (p.on_mock) {
+      EXPECT_EQ(mockdev::control::call_count("cuEventCreate"), 1u);
+    }
   });
 }
 
@@ -45,8 +49,10 @@ TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated([&p] {
     require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     const Stream s(0);
     DeviceBuffer buffer(driver, 1024);
     ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
@@ -63,13 +69,17 @@ TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
   const BackendProfile& p = profile();
   run_isolated([&p] {
     require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     const Stream producer(0);
     const Stream consumer(0, -1);
     DeviceBuffer source(driver, 128);
     DeviceBuffer target(driver, 128);
     ASSERT_EQ(driver.memset_d8(target.ptr, 0, 128), CUDA_SUCCESS);
+    // The legacy stream does not order the non-blocking pool streams: finish its memsets.
+    synchronize(0);
     ASSERT_EQ(driver.memset_d8_async(source.ptr, 4, 128, as_cu_stream(producer.native_handle())),
               CUDA_SUCCESS);
     Event done;
@@ -90,6 +100,7 @@ TEST_P(Events, ElapsedTimeBetweenTwoTimingEvents) {
     require_physical_devices(p, 1);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     const Stream s(0);
     DeviceBuffer buffer(driver, 1 << 20);
     Event start(EventOptions{.enable_timing = true});
@@ -128,8 +139,10 @@ TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated([&p] {
     require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     const Stream s(0);
     DeviceBuffer buffer(driver, 4096);
     Event start(EventOptions{.enable_timing = true});

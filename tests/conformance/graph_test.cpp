@@ -21,6 +21,7 @@ TEST_P(Graphs, ReplayRepeatsTheCapturedWork) {
     require_physical_devices(p, 1);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     DeviceBuffer buffer(driver, 256);
     ASSERT_EQ(driver.memset_d8(buffer.ptr, 0, 256), CUDA_SUCCESS);
     const Stream side(0);
@@ -50,6 +51,7 @@ TEST_P(Graphs, KeepGraphInstantiatesOnFirstReplay) {
     require_physical_devices(p, 1);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     DeviceBuffer buffer(driver, 64);
     ASSERT_EQ(driver.memset_d8(buffer.ptr, 0, 64), CUDA_SUCCESS);
     const Stream side(0, -1);

@@ -100,8 +100,10 @@ TEST_P(Streams, QueryAndSynchronizeFollowTheQueuedWork) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated([&p] {
     require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     const Stream s(0);
     {
       DeviceBuffer buffer(driver, 4096);
@@ -119,14 +121,18 @@ TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
   const BackendProfile& p = profile();
   run_isolated([&p] {
     require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     const Stream producer(0);
     const Stream consumer(0, -1);
     DeviceBuffer source(driver, 256);
     DeviceBuffer target(driver, 256);
     ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
     ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
+    // The legacy stream does not order the non-blocking pool streams: finish its memsets.
+    synchronize(0);
     ASSERT_EQ(driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
               CUDA_SUCCESS);
     consumer.wait_stream(producer);
@@ -144,14 +150,18 @@ TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
   ACCEL_REQUIRE_MOCK("the adversarial schedule makes the missing dependency visible");
   run_isolated([&p] {
     require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
     const DriverCalls driver = require_driver_calls();
     set_device_index(0);
+    use_primary_context(driver, 0);
     const Stream producer(0);
     const Stream consumer(0, -1);
     DeviceBuffer source(driver, 256);
     DeviceBuffer target(driver, 256);
     ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
     ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
+    // The legacy stream does not order the non-blocking pool streams: finish its memsets.
+    synchronize(0);
     ASSERT_EQ(driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
               CUDA_SUCCESS);
     ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 256,
@@ -168,8 +178,10 @@ TEST_P(Streams, SynchronizeWaitsForEveryStreamOfTheDevice) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated([&p] {
     require_physical_devices(p, 2);
+    apply_schedule_from_environment(p);
     const DriverCalls driver = require_driver_calls();
     set_device_index(1);
+    use_primary_context(driver, 1);
     const Stream a(1);
     const Stream b(1, -2);
     DeviceBuffer buffer(driver, 512);
@@ -197,7 +209,9 @@ TEST_P(Streams, SynchronizeWithAnIndexBeforeInitialisationDoesNothing) {
     require_physical_devices(p, 1);
     synchronize(0);
     EXPECT_FALSE(is_initialized());
-    if (p.on_mock) EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
+    if (p.on_mock) {
+      EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
+    }
   });
 }
 

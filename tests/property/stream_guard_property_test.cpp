@@ -51,6 +51,10 @@ std::ostream& operator<<(std::ostream& os, const Op& op) {
             << op.device << ", slot " << op.slot << ")";
 }
 
+// Thrown inside a guard's scope by throw_in_guard (not an accel::Error, which derives from
+// std::runtime_error and must still reach the outer handler when the guard itself throws).
+struct BodyFailure {};
+
 struct GuardModel {
   int original_device;
   int current_device;
@@ -73,8 +77,10 @@ class Harness {
  public:
   Harness() {
     for (int d = 0; d < kDevices; ++d) {
-      streams_[d][0] = Stream::default_stream(d);
-      for (int slot = 1; slot < kStreamsPerDevice; ++slot) streams_[d][slot] = Stream(d, 1 - slot);
+      std::vector<Stream>& streams = streams_.emplace_back();
+      streams.push_back(Stream::default_stream(d));
+      // Pool streams of three priority levels: three distinct streams per device.
+      for (int slot = 1; slot < kStreamsPerDevice; ++slot) streams.push_back(Stream(d, 1 - slot));
     }
   }
 
@@ -140,8 +146,8 @@ class Harness {
           case OpKind::kThrowInGuard:
             try {
               StreamGuard guard(s);
-              throw std::runtime_error("body");
-            } catch (const std::runtime_error&) {
+              throw BodyFailure{};
+            } catch (const BodyFailure&) {
             }
             break;
         }
@@ -217,7 +223,7 @@ class Harness {
     return os.str();
   }
 
-  std::array<std::array<Stream, kStreamsPerDevice>, kDevices> streams_{};
+  std::vector<std::vector<Stream>> streams_;  // [device][slot]
   std::array<WorkerThread, kThreads> workers_;
   std::array<std::vector<std::unique_ptr<StreamGuard>>, kThreads> guards_;
 };

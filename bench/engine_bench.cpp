@@ -109,7 +109,8 @@ void BM_FacadeMemsetD8Async(benchmark::State& state) {
     return;
   }
   auto init = reinterpret_cast<PFN_cuInit_v2000>(dlsym(lib, "cuInit"));
-  auto retain = reinterpret_cast<PFN_cuDevicePrimaryCtxRetain_v7000>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+  auto retain =
+      reinterpret_cast<PFN_cuDevicePrimaryCtxRetain_v7000>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
   auto set_current = reinterpret_cast<PFN_cuCtxSetCurrent_v4000>(dlsym(lib, "cuCtxSetCurrent"));
   auto create = reinterpret_cast<PFN_cuStreamCreate_v2000>(dlsym(lib, "cuStreamCreate"));
   auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(dlsym(lib, "cuMemAlloc_v2"));

@@ -36,8 +36,8 @@ void list_devices(int count) {
     cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
     cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
-    std::printf("device %d: %s, %zu MiB, compute capability %d.%d, %d multiprocessors\n", i,
-                name, total >> 20, major, minor, sms);
+    std::printf("device %d: %s, %zu MiB, compute capability %d.%d, %d multiprocessors\n", i, name,
+                total >> 20, major, minor, sms);
   }
 }
 

@@ -22,7 +22,7 @@ StreamSettings settings();
 std::uint64_t host_time_ns();
 
 struct Stats {
-  std::uint64_t enqueued = 0;    // operations since the machine was installed
+  std::uint64_t enqueued = 0;  // operations since the machine was installed
   std::uint64_t completed = 0;
   std::uint64_t pending = 0;     // neither complete nor cancelled
   std::uint64_t host_waits = 0;  // host waits told to the observers

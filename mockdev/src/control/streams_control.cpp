@@ -1,7 +1,5 @@
 // The stream simulation's control API (mockdev/streams.h).
 
-#include "mockdev/streams.h"
-
 #include "accel_abi/cuda_driver.h"
 #include "core/engine.h"
 #include "core/host_accesses.h"
@@ -9,6 +7,7 @@
 #include "core/pinned_host.h"
 #include "core/timeline.h"
 #include "cuda/stream_objects.h"
+#include "mockdev/streams.h"
 
 namespace mockdev::streams {
 

@@ -10,14 +10,14 @@
 namespace mockdev::core {
 
 enum class ActionKind : std::uint8_t {
-  kNone,         // ordering only (event record/wait, barriers, opaque kernels)
-  kFill,         // device [dst, dst + bytes) = repeated `pattern` of `pattern_size` bytes
-  kCopyDevice,   // device src -> device dst
-  kHostToDevice, // host pointer src (read at completion: pinned memory) -> device dst
+  kNone,            // ordering only (event record/wait, barriers, opaque kernels)
+  kFill,            // device [dst, dst + bytes) = repeated `pattern` of `pattern_size` bytes
+  kCopyDevice,      // device src -> device dst
+  kHostToDevice,    // host pointer src (read at completion: pinned memory) -> device dst
   kStagedToDevice,  // `staged` (the source as it was at the call) -> device dst
-  kDeviceToHost, // device src -> host pointer dst (written at completion)
-  kHostCall,     // call(args...) with the engine lock released
-  kLockedCall,   // call(args...) with the engine lock held (e.g. a registered kernel body)
+  kDeviceToHost,    // device src -> host pointer dst (written at completion)
+  kHostCall,        // call(args...) with the engine lock released
+  kLockedCall,      // call(args...) with the engine lock held (e.g. a registered kernel body)
 };
 
 using HostCallFn = void (*)(std::uintptr_t, std::uintptr_t, std::uintptr_t);

@@ -1,68 +1,17 @@
-// The virtual-time stream engine (timeline.h): queues, operations, the scheduler, host waits.
+// The virtual-time stream engine (timeline.h): queues, enqueue, completion and its virtual
+// times, pruning. Host waits, queries and host functions: host_wait.cpp.
 
 #include "core/timeline.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <deque>
-#include <map>
-#include <thread>
 
 #include "core/engine.h"
 #include "core/memory.h"
+#include "core/timeline_state.h"
 
 namespace mockdev::core {
-namespace {
-
-enum class OpState : std::uint8_t { kPending, kRunning, kComplete, kCancelled };
-
-struct Op {
-  OpId id = 0;
-  std::uint64_t queue = 0;
-  OpKind kind = OpKind::kBarrier;
-  OpState state = OpState::kPending;
-  std::uint64_t ready_ns = 0;  // host time + launch latency at enqueue
-  std::uint64_t duration_ns = 0;
-  std::uint64_t start_ns = 0;
-  std::uint64_t end_ns = 0;
-  std::vector<OpId> deps;  // kept only while pending (Note [Op path cost])
-  OpAction action;
-  std::thread::id runner;  // kRunning: the thread running its host function
-};
-
-struct Queue {
-  std::uint64_t id = 0;
-  int device = 0;
-  std::string label;
-  OpId tail = 0;
-  bool alive = true;
-  std::uint64_t pending = 0;
-};
-
-struct Kept {
-  std::uint64_t end_ns = 0;
-  bool pinned = false;  // kept by keep_end_time, not only as a queue tail
-};
-
-struct TimelineState {
-  std::uint64_t generation = 0;
-  pid_t pid = 0;
-  std::deque<Op> ops;  // ops[id - base]
-  OpId base = 1;
-  OpId next_id = 1;
-  std::vector<Queue> queues;  // queues[id - 1]
-  std::map<OpId, Kept> kept;  // end times that outlive pruning
-  std::uint64_t host_ns = 0;
-  std::uint64_t host_epoch = 0;
-  std::uint64_t rng = 0;
-  TimelineStats stats;
-};
-
-thread_local int t_host_function_depth = 0;
-pthread_cond_t g_host_call_done = PTHREAD_COND_INITIALIZER;
+namespace detail {
 
 TimelineState& timeline() MOCKDEV_REQUIRES(g_engine_mutex) {
   static TimelineState* const state = new TimelineState();  // Note [Leaky state]
@@ -76,7 +25,10 @@ TimelineState& timeline() MOCKDEV_REQUIRES(g_engine_mutex) {
     // A fork child (Note [Deadlocks]): host functions other threads were running never end.
     state->pid = current_pid();
     for (Op& op : state->ops) {
-      if (op.state == OpState::kRunning) op.state = OpState::kCancelled;
+      if (op.state != OpState::kRunning) continue;
+      op.state = OpState::kCancelled;
+      --state->queues[op.queue - 1].pending;
+      --state->stats.pending;
     }
   }
   return *state;
@@ -108,14 +60,6 @@ std::uint64_t end_of(TimelineState& t, OpId id) {
   return it == t.kept.end() ? 0 : it->second.end_ns;
 }
 
-std::uint64_t next_random(TimelineState& t) {
-  // SplitMix64: small, seedable, and the same everywhere.
-  std::uint64_t z = (t.rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 void prune(TimelineState& t) {
   constexpr std::size_t kKeep = 1024;  // recent ops stay for inspection
   while (t.ops.size() > kKeep && t.ops.front().state == OpState::kComplete) {
@@ -129,6 +73,36 @@ void prune(TimelineState& t) {
   }
 }
 
+bool deps_complete(TimelineState& t, const Op& op) {
+  for (OpId d : op.deps) {
+    if (!complete(t, d)) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Whether the device side(s) of a byte move still lie in live allocations.
+bool device_ranges_live(const OpAction& a) MOCKDEV_REQUIRES(g_engine_mutex) {
+  const auto live = [&](std::uint64_t address) MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
+    return find_containing(address, a.bytes, nullptr).has_value();
+  };
+  switch (a.kind) {
+    case ActionKind::kFill:
+    case ActionKind::kHostToDevice:
+    case ActionKind::kStagedToDevice:
+      return live(a.dst);
+    case ActionKind::kCopyDevice:
+      return live(a.dst) && live(a.src);
+    case ActionKind::kDeviceToHost:
+      return live(a.src);
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
 // Runs a completed op's byte move and tells the observers. The op's dependencies are
 // complete; for a host call, the function already ran.
 void finish(TimelineState& t, Op& op) MOCKDEV_REQUIRES(g_engine_mutex) {
@@ -137,6 +111,9 @@ void finish(TimelineState& t, Op& op) MOCKDEV_REQUIRES(g_engine_mutex) {
   op.start_ns = start;
   op.end_ns = start + op.duration_ns;
   OpAction& a = op.action;
+  // Note [Freed memory]: an operation whose device range was freed before it ran (memory
+  // freed with work still pending on it) moves nothing.
+  if (!device_ranges_live(a)) a.kind = ActionKind::kNone;
   switch (a.kind) {
     case ActionKind::kFill:
       fill_bytes(a.dst, a.bytes, a.pattern, a.pattern_size);
@@ -174,63 +151,11 @@ void finish(TimelineState& t, Op& op) MOCKDEV_REQUIRES(g_engine_mutex) {
   for (auto& o : observers()) o->on_complete(op.id, op.start_ns, op.end_ns);
 }
 
-// Runs the host function of `id` with the lock released, then finishes it. On return the
-// lock is held again; references into the op list may have moved (look ops up by id).
-void run_host_call(OpId id) MOCKDEV_REQUIRES(g_engine_mutex) {
-  TimelineState& t = timeline();
-  Op* op = find(t, id);
-  op->state = OpState::kRunning;
-  op->runner = std::this_thread::get_id();
-  const HostCallFn fn = op->action.call;
-  const std::uintptr_t a0 = op->action.args[0], a1 = op->action.args[1],
-                       a2 = op->action.args[2];
-  ++t_host_function_depth;
-  g_engine_mutex.unlock();
-  fn(a0, a1, a2);
-  g_engine_mutex.lock();
-  --t_host_function_depth;
-  TimelineState& after = timeline();
-  if (after.generation == t.generation) {
-    if (Op* again = find(after, id); again != nullptr && again->state == OpState::kRunning) {
-      finish(after, *again);
-    }
-  }
-  pthread_cond_broadcast(&g_host_call_done);
-}
+}  // namespace detail
 
-bool deps_complete(TimelineState& t, const Op& op) {
-  for (OpId d : op.deps) {
-    if (!complete(t, d)) return false;
-  }
-  return true;
-}
+namespace {
 
-// Completes op `id` (pending, dependencies complete). May release the lock.
-void complete_now(OpId id) MOCKDEV_REQUIRES(g_engine_mutex) {
-  TimelineState& t = timeline();
-  Op* op = find(t, id);
-  if (op->action.kind == ActionKind::kHostCall) {
-    run_host_call(id);
-  } else {
-    finish(t, *op);
-  }
-}
-
-// Eager mode: completes every pending op whose dependencies are complete, in id order.
-void drain_ready() MOCKDEV_REQUIRES(g_engine_mutex) {
-  for (bool progressed = true; progressed;) {
-    progressed = false;
-    TimelineState& t = timeline();
-    if (t.stats.pending == 0) return;
-    for (OpId id = t.base; id < t.next_id; ++id) {
-      Op* op = find(t, id);
-      if (op->state != OpState::kPending || !deps_complete(t, *op)) continue;
-      complete_now(id);
-      progressed = true;
-      break;  // the op list may have changed while a host function ran
-    }
-  }
-}
+using namespace detail;  // NOLINT: the timeline's own helpers
 
 void announce(TimelineState& t, const Op& op, const OpDesc& desc, std::span<const OpId> deps)
     MOCKDEV_REQUIRES(g_engine_mutex) {
@@ -249,15 +174,9 @@ void announce(TimelineState& t, const Op& op, const OpDesc& desc, std::span<cons
   for (auto& o : observers()) o->on_enqueue(r);
 }
 
-void host_learns(TimelineState& t, OpId id) MOCKDEV_REQUIRES(g_engine_mutex) {
-  if (id == 0) return;
-  t.host_ns = std::max(t.host_ns, end_of(t, id));
-  ++t.host_epoch;
-  ++t.stats.host_waits;
-  for (auto& o : observers()) o->on_host_wait(id, t.host_epoch);
-}
-
 }  // namespace
+
+using namespace detail;  // NOLINT
 
 std::uint64_t transfer_ns(std::uint64_t bytes, double gb_per_s) {
   const double ns = static_cast<double>(bytes) / gb_per_s;  // bytes / (GB/s) = ns
@@ -355,107 +274,6 @@ OpId enqueue(std::uint64_t queue, OpDesc&& desc, std::span<const OpId> deps) {
 
 bool is_complete(OpId op) { return complete(timeline(), op); }
 
-void progress_point() {
-  if (settings().schedule != StreamSettings::Schedule::kRandom) return;
-  TimelineState& t = timeline();
-  if (t.stats.pending == 0) return;
-  // One pass in id order; an op made ready by an earlier completion in this pass may go too.
-  for (OpId id = t.base; id < timeline().next_id; ++id) {
-    TimelineState& now = timeline();
-    Op* op = find(now, id);
-    if (op == nullptr || op->state != OpState::kPending || !deps_complete(now, *op)) continue;
-    if ((next_random(now) & 1u) == 0) continue;
-    complete_now(id);
-  }
-}
-
-bool query(std::span<const OpId> ops) {
-  progress_point();
-  TimelineState& t = timeline();
-  for (OpId id : ops) {
-    if (!complete(t, id)) return false;
-  }
-  for (OpId id : ops) host_learns(t, id);
-  return true;
-}
-
-WaitResult wait_for(std::span<const OpId> targets, std::string_view caller,
-                    bool tell_observers) {
-  for (;;) {
-    TimelineState& t = timeline();
-    // Every incomplete ancestor of the targets, in id order (dependencies come first).
-    std::vector<OpId> needed;
-    std::vector<OpId> stack;
-    std::vector<bool> seen(static_cast<std::size_t>(t.next_id - t.base));
-    for (OpId id : targets) {
-      if (!complete(t, id)) stack.push_back(id);
-    }
-    while (!stack.empty()) {
-      const OpId id = stack.back();
-      stack.pop_back();
-      if (id < t.base || id >= t.next_id || seen[id - t.base]) continue;
-      seen[id - t.base] = true;
-      needed.push_back(id);
-      const Op* op = find(t, id);
-      if (op == nullptr || op->state != OpState::kPending) continue;
-      for (OpId d : op->deps) {
-        if (!complete(t, d)) stack.push_back(d);
-      }
-    }
-    if (needed.empty()) break;
-    std::sort(needed.begin(), needed.end());
-    bool restart = false;
-    for (OpId id : needed) {
-      TimelineState& now = timeline();
-      Op* op = find(now, id);
-      if (op == nullptr || op->state == OpState::kComplete) continue;
-      if (op->state == OpState::kCancelled) {
-        const Op* target = nullptr;
-        for (OpId tid : targets) {
-          if (!complete(now, tid)) target = find(now, tid);
-        }
-        const Queue& blocked = now.queues[(target != nullptr ? target->queue : op->queue) - 1];
-        std::fprintf(stderr,
-                     "mockdev: deadlock: %.*s waits for operation %llu on queue '%s', which "
-                     "can never complete: it needs operation %llu on queue '%s', cancelled "
-                     "when that queue's context was released\n",
-                     static_cast<int>(caller.size()), caller.data(),
-                     static_cast<unsigned long long>(target != nullptr ? target->id : id),
-                     blocked.label.c_str(), static_cast<unsigned long long>(id),
-                     now.queues[op->queue - 1].label.c_str());
-        return WaitResult::kDeadlock;
-      }
-      if (op->state == OpState::kRunning) {
-        g_engine_mutex.wait(&g_host_call_done);  // another thread runs its host function
-        restart = true;
-        break;
-      }
-      // Pending, and (id order) its dependencies are complete or running elsewhere.
-      if (!deps_complete(now, *op)) {
-        g_engine_mutex.wait(&g_host_call_done);
-        restart = true;
-        break;
-      }
-      const bool host_call = op->action.kind == ActionKind::kHostCall;
-      complete_now(id);
-      if (host_call) {
-        restart = true;  // the lock was released: look again
-        break;
-      }
-    }
-    if (!restart) break;
-  }
-  TimelineState& t = timeline();
-  for (OpId id : targets) {
-    if (!complete(t, id)) return WaitResult::kDone;  // a new machine replaced this one
-  }
-  if (tell_observers) {
-    for (OpId id : targets) host_learns(t, id);
-  }
-  if (settings().schedule == StreamSettings::Schedule::kEager) drain_ready();
-  return WaitResult::kDone;
-}
-
 std::uint64_t end_time(OpId op) { return end_of(timeline(), op); }
 
 void keep_end_time(OpId op) {
@@ -485,8 +303,6 @@ std::uint64_t host_time_ns() { return timeline().host_ns; }
 void note_event_flow(OpId record, OpId wait) {
   for (auto& o : observers()) o->on_event_flow(record, wait);
 }
-
-bool in_host_function() noexcept { return t_host_function_depth > 0; }
 
 TimelineStats timeline_stats() { return timeline().stats; }
 

@@ -41,6 +41,12 @@
 // (cancel_queue), or on a host function left running by a thread that no longer exists
 // (a fork child). A host function that blocks forever in user code is not detected.
 //
+// Note [Freed memory]
+// Device memory freed while work on it is still pending (cuMemFree does not wait, in the
+// adversarial schedule nothing ran yet): when such an operation completes, a device range
+// that is no longer inside a live allocation makes it move nothing, so freed memory is
+// never written back to life and a host destination keeps its bytes.
+//
 // Note [Op path cost]
 // The benchmark goal is 5 M simple operations per second in the engine alone: an op that
 // completes at enqueue never stores its dependencies, observers' records are built only
@@ -63,10 +69,10 @@ namespace mockdev::core {
 // One operation as an adapter describes it.
 struct OpDesc {
   OpKind kind = OpKind::kBarrier;
-  const char* name = "";       // static text: "cuMemsetD8Async"
-  AccessRange read;            // bytes == 0: none
-  AccessRange write;           // bytes == 0: none
-  std::vector<AccessRange> more_reads;   // kernels and host functions with several ranges
+  const char* name = "";                // static text: "cuMemsetD8Async"
+  AccessRange read;                     // bytes == 0: none
+  AccessRange write;                    // bytes == 0: none
+  std::vector<AccessRange> more_reads;  // kernels and host functions with several ranges
   std::vector<AccessRange> more_writes;
   bool unknown_accesses = false;
   std::uint64_t duration_ns = 0;
@@ -99,8 +105,8 @@ bool query(std::span<const OpId> ops) MOCKDEV_REQUIRES(g_engine_mutex);
 // observers (unless `tell_observers` is false: an implicit synchronisation, spec
 // cuda_streams section 3.3, which is no happens-before edge). `caller` names the wait in a
 // deadlock report. May release the lock.
-WaitResult wait_for(std::span<const OpId> ops, std::string_view caller,
-                    bool tell_observers = true) MOCKDEV_REQUIRES(g_engine_mutex);
+WaitResult wait_for(std::span<const OpId> ops, std::string_view caller, bool tell_observers = true)
+    MOCKDEV_REQUIRES(g_engine_mutex);
 // Random progress at a driver call (nothing in the other modes). May release the lock.
 void progress_point() MOCKDEV_REQUIRES(g_engine_mutex);
 
@@ -123,7 +129,7 @@ struct TimelineStats {
   std::uint64_t completed = 0;
   std::uint64_t pending = 0;  // neither complete nor cancelled
   std::uint64_t host_waits = 0;
-  std::uint64_t queues = 0;   // created since the machine was installed
+  std::uint64_t queues = 0;  // created since the machine was installed
 };
 TimelineStats timeline_stats() MOCKDEV_REQUIRES(g_engine_mutex);
 // Ids of the incomplete operations of `queue`, in order.

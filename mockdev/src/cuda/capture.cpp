@@ -333,6 +333,18 @@ CUresult host_wait_on_event(const void* event) {
 
 void event_destroyed(const void* event) { forget_event(event); }
 
+void device_streams_killed(int device) {
+  std::vector<Sequence*> doomed;
+  for (auto& seq : state().sequences) {
+    if (seq->device == device) {
+      doomed.push_back(seq.get());
+      continue;
+    }
+    std::erase_if(seq->members, [&](const Member& m) { return m.stream.device == device; });
+  }
+  for (Sequence* seq : doomed) finish(seq, false);
+}
+
 CUresult stream_destroyed(const StreamRef& s) {
   Found f = find_member(s.key);
   if (f.member == nullptr) return CUDA_SUCCESS;

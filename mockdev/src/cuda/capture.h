@@ -37,7 +37,11 @@
 // * Host waits on members (cuStreamSynchronize, cuStreamQuery) and cuStreamAddCallback on
 //   a member: 900 + invalidation (recorded). cuEventQuery/cuEventSynchronize on a captured
 //   event: 900 (recorded; not the 907 the enum's text suggests), invalidating its sequence
-//   when CaptureRules::captured_event_wait_invalidates [inferred].
+//   when CaptureRules::captured_event_wait_invalidates [inferred]; cuEventElapsedTime with
+//   a captured event answers the same [inferred]. After End an event reads as its last
+//   record outside the capture.
+// * A primary context released to zero kills its streams: the sequences begun on its
+//   device end with them (graphs freed), and its streams leave other sequences.
 // * The legacy stream of a context (enqueue, synchronous copies, query, sync) while a
 //   blocking stream of the same device captures: 906 + invalidation of those sequences
 //   (recorded for synchronous copies); cuStreamIsCapturing/GetCaptureInfo on it: 906 and
@@ -132,6 +136,10 @@ CUresult host_wait_on_stream(const StreamRef& s) MOCKDEV_REQUIRES(core::g_engine
 // cuEventQuery / cuEventSynchronize (and the event side of cuEventElapsedTime).
 CUresult host_wait_on_event(const void* event) MOCKDEV_REQUIRES(core::g_engine_mutex);
 void event_destroyed(const void* event) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// The primary context of `device` was released to zero and its streams died: every
+// sequence begun there ends (its graph freed), and streams of that device leave other
+// sequences, so no capture outlives the streams it would need to end.
+void device_streams_killed(int device) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // cuStreamDestroy of a member: 900 and the sequence is invalidated [inferred]; the stream
 // stays alive, so End on the origin can still end the sequence.
 CUresult stream_destroyed(const StreamRef& s) MOCKDEV_REQUIRES(core::g_engine_mutex);

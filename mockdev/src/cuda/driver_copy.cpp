@@ -33,8 +33,8 @@ enum class Side { kDevice, kHost };
 struct Endpoint {
   Side side = Side::kHost;
   std::uint64_t address = 0;
-  int device = -1;       // kDevice: physical device
-  bool pinned = false;   // kHost: inside a pinned range
+  int device = -1;      // kDevice: physical device
+  bool pinned = false;  // kHost: inside a pinned range
 };
 
 // A device address (the value of a CUdeviceptr that should name device memory): valid when
@@ -72,9 +72,8 @@ enum class Returns { kAtOnce, kOnceComplete };
 
 // Enqueues the copy `src` -> `dst` on `stream` and applies section 3.2's return rule for the
 // sync (`sync` true) or async form.
-CUresult copy_on(CUstream_st* stream, const Endpoint& dst, const Endpoint& src,
-                 std::uint64_t bytes, bool sync, const char* name)
-    MOCKDEV_REQUIRES(core::g_engine_mutex) {
+CUresult copy_on(CUstream_st* stream, const Endpoint& dst, const Endpoint& src, std::uint64_t bytes,
+                 bool sync, const char* name) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   if (dst.side == Side::kHost && src.side == Side::kHost) {
     std::memmove(reinterpret_cast<void*>(dst.address), reinterpret_cast<const void*>(src.address),
                  bytes);
@@ -114,6 +113,8 @@ CUresult copy_on(CUstream_st* stream, const Endpoint& dst, const Endpoint& src,
   }
   const Submitted s = submit(stream, std::move(desc));
   if (s.code != CUDA_SUCCESS || returns == Returns::kAtOnce) return s.code;
+  // Capture hook: a captured copy (no operation) has nothing to wait for.
+  if (s.op == 0) return CUDA_SUCCESS;
   const core::OpId ops[] = {s.op};
   return host_wait(ops, name);
 }
@@ -169,8 +170,7 @@ CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
 }
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
-  return copy(nullptr, unified_side(dst, bytes), unified_side(src, bytes), bytes, true,
-              "cuMemcpy");
+  return copy(nullptr, unified_side(dst, bytes), unified_side(src, bytes), bytes, true, "cuMemcpy");
 }
 
 CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
@@ -178,8 +178,7 @@ CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcon
   return peer_copy(nullptr, dst, dst_ctx, src, src_ctx, bytes, true, "cuMemcpyPeer");
 }
 
-CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, std::size_t bytes,
-                           CUstream stream) {
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream) {
   return copy(stream, device_side(dst, bytes), host_side(src, bytes), bytes, false,
               "cuMemcpyHtoDAsync_v2");
 }
@@ -189,8 +188,7 @@ CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, std::size_t bytes, CUstre
               "cuMemcpyDtoHAsync_v2");
 }
 
-CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes,
-                           CUstream stream) {
+CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
   return copy(stream, device_side(dst, bytes), device_side(src, bytes), bytes, false,
               "cuMemcpyDtoDAsync_v2");
 }
@@ -200,8 +198,8 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUst
               "cuMemcpyAsync");
 }
 
-CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,
-                           CUcontext src_ctx, std::size_t bytes, CUstream stream) {
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
+                           std::size_t bytes, CUstream stream) {
   return peer_copy(stream, dst, dst_ctx, src, src_ctx, bytes, false, "cuMemcpyPeerAsync");
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/engine.h"
 #include "core/timeline.h"
+#include "cuda/capture_streams.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
@@ -23,6 +24,12 @@ CUresult record(CUevent event, CUstream stream, const char* name)
   // Event and stream must share a context (spec section 1.8).
   if (r.stream->ctx != event->ctx) return CUDA_ERROR_INVALID_HANDLE;
   if (auto sticky = sticky_error(event->ctx->physical_device)) return *sticky;
+  // Capture hook: on a capturing stream the event becomes a captured event and nothing is
+  // enqueued (Note [Capture rules]).
+  bool captured = false;
+  if (CUresult rc = capture::record_event(event, capture::ref_of(r.stream), &captured);
+      rc != CUDA_SUCCESS || captured)
+    return rc;
   core::OpDesc desc;
   desc.kind = core::OpKind::kEventRecord;
   desc.name = name;
@@ -73,6 +80,8 @@ CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned int fla
 // Recorded: a never-recorded event is complete (0); a pending one answers 600.
 CUresult cuEventQuery(CUevent event) {
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
+  // Capture hook: an event recorded in a capture answers 900 (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_event(event); rc != CUDA_SUCCESS) return rc;
   if (auto sticky = sticky_error(event->ctx->physical_device)) return *sticky;
   if (event->record == 0) return CUDA_SUCCESS;
   const core::OpId ops[] = {event->record};
@@ -81,6 +90,8 @@ CUresult cuEventQuery(CUevent event) {
 
 CUresult cuEventSynchronize(CUevent event) {
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
+  // Capture hook: an event recorded in a capture answers 900 (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_event(event); rc != CUDA_SUCCESS) return rc;
   if (auto sticky = sticky_error(event->ctx->physical_device)) return *sticky;
   if (event->record == 0) return CUDA_SUCCESS;
   const core::OpId ops[] = {event->record};
@@ -92,6 +103,7 @@ CUresult cuEventDestroy(CUevent event) {
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
   StreamRegistry& r = stream_registry();
   r.live_events.erase(event);
+  capture::event_destroyed(event);  // capture hook
   std::erase(r.contexts[static_cast<std::size_t>(event->ctx->physical_device)].events, event);
   if (event->record != 0) core::forget_end_time(event->record);
   return CUDA_SUCCESS;
@@ -103,6 +115,10 @@ CUresult cuEventDestroy(CUevent event) {
 CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end) {
   if (milliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!is_live_event(start) || !is_live_event(end)) return CUDA_ERROR_INVALID_HANDLE;
+  // Capture hook: a captured event answers 900 here too (Note [Capture rules]).
+  for (const CUevent_st* e : {start, end}) {
+    if (CUresult rc = capture::host_wait_on_event(e); rc != CUDA_SUCCESS) return rc;
+  }
   if (start->record == 0 || end->record == 0) return CUDA_ERROR_INVALID_HANDLE;
   if (((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) != 0) {
     return CUDA_ERROR_INVALID_HANDLE;
@@ -126,6 +142,12 @@ CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
   const ResolvedStream r = resolve_stream(stream);
   if (r.stream == nullptr) return r.error;
   if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
+  // Capture hook: fork, join, merge (902) and isolation (905) (Note [Capture rules]).
+  bool handled = false;
+  if (CUresult rc = capture::wait_event(capture::ref_of(r.stream), event, event->record != 0,
+                                        &handled);
+      rc != CUDA_SUCCESS || handled)
+    return rc;
   const core::OpId recorded = event->record;
   if (recorded == 0) return CUDA_SUCCESS;
   core::OpDesc desc;

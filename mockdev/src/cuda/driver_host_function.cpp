@@ -7,11 +7,11 @@
 // engine that runs it.
 
 #include "core/engine.h"
+#include "core/host_accesses.h"
 #include "cuda/capture_streams.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
-#include "core/host_accesses.h"
 
 namespace mockdev::cuda::impl {
 namespace {
@@ -26,8 +26,8 @@ void call_callback(std::uintptr_t fn, std::uintptr_t stream, std::uintptr_t user
 }
 
 CUresult launch_host_call(CUstream handle, core::HostCallFn trampoline, std::uintptr_t fn,
-                          std::uintptr_t a1, std::uintptr_t a2, void* user_data,
-                          const char* name) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+                          std::uintptr_t a1, std::uintptr_t a2, void* user_data, const char* name)
+    MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const ResolvedStream r = resolve_stream(handle);
   if (r.stream == nullptr) return r.error;
   if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;

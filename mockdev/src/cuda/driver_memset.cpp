@@ -48,13 +48,11 @@ CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, std::size_t count) {
   return memset_on(nullptr, dst, value, 4, count, "cuMemsetD32_v2");
 }
 
-CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, std::size_t count,
-                         CUstream stream) {
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream) {
   return memset_on(stream, dst, value, 1, count, "cuMemsetD8Async");
 }
 
-CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, std::size_t count,
-                          CUstream stream) {
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, std::size_t count, CUstream stream) {
   return memset_on(stream, dst, value, 4, count, "cuMemsetD32Async");
 }
 

@@ -22,22 +22,18 @@ CUresult create_stream(CUstream* stream, unsigned int flags, int priority)
     MOCKDEV_REQUIRES(core::g_engine_mutex) {
   if (stream == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // Flags other than CU_STREAM_NON_BLOCKING: 1 (recorded on the H200 for 0x4).
-  if ((flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0) return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   if (auto sticky = sticky_error(current.ctx->physical_device)) return *sticky;
   // Out of range: clamped silently (recorded on the H200: -100 reads -5, 100 reads 0).
   const StreamSettings& s = stream_settings();
   const int clamped = std::clamp(priority, s.greatest_priority, s.least_priority);
-  StreamRegistry& r = stream_registry();
-  auto* created = new CUstream_st{};  // never freed: stream_objects.h
-  created->kind = CUstream_st::Kind::kCreated;
-  created->ctx = current.ctx;
-  created->flags = flags;
-  created->priority = clamped;
-  created->id = r.next_stream_id++;
-  std::string label = "dev" + std::to_string(current.ctx->physical_device) + "/stream " +
-                      std::to_string(created->id);
+  // The label names the stream id the registry hands out next (stream_objects.cpp).
+  const unsigned long long id = stream_registry().next_stream_id;
+  std::string label =
+      "dev" + std::to_string(current.ctx->physical_device) + "/stream " + std::to_string(id);
   if (clamped != 0 || flags != 0) {
     label += " (";
     if (clamped != 0) label += "prio " + std::to_string(clamped);
@@ -45,12 +41,8 @@ CUresult create_stream(CUstream* stream, unsigned int flags, int priority)
     if (flags != 0) label += "non-blocking";
     label += ")";
   }
-  created->queue = core::create_queue(current.ctx->physical_device, std::move(label));
-  ContextStreams& cs = r.contexts[static_cast<std::size_t>(current.ctx->physical_device)];
-  cs.queues.push_back(created->queue);
-  cs.created.push_back(created);
-  if ((flags & CU_STREAM_NON_BLOCKING) == 0) cs.blocking.push_back(created);
-  r.live_streams.emplace(created, true);
+  CUstream_st* created =
+      new_stream(current.ctx, CUstream_st::Kind::kCreated, flags, clamped, std::move(label));
   *stream = created;
   return CUDA_SUCCESS;
 }
@@ -124,7 +116,6 @@ CUresult cuStreamDestroy(CUstream stream) {
   r.live_streams.erase(it);
   ContextStreams& cs = r.contexts[static_cast<std::size_t>(stream->ctx->physical_device)];
   if (std::erase(cs.blocking, stream) != 0) cs.retired_blocking.push_back(stream->queue);
-  std::erase(cs.created, stream);
   core::destroy_queue(stream->queue);
   return CUDA_SUCCESS;
 }

@@ -8,6 +8,8 @@
 
 namespace mockdev::cuda {
 
+// Member by member, because the staged bytes make OpDesc move-only: a field added to
+// OpDesc or OpAction must be added here (graph_test replays every kind of operation).
 core::OpDesc copy_op(const core::OpDesc& op) {
   core::OpDesc c;
   c.kind = op.kind;
@@ -18,6 +20,7 @@ core::OpDesc copy_op(const core::OpDesc& op) {
   c.more_writes = op.more_writes;
   c.unknown_accesses = op.unknown_accesses;
   c.duration_ns = op.duration_ns;
+  c.event_record = op.event_record;
   const core::OpAction& a = op.action;
   c.action.kind = a.kind;
   c.action.pattern_size = a.pattern_size;

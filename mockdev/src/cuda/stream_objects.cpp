@@ -25,8 +25,10 @@ ContextStreams& streams_of(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_
   return stream_registry().contexts[static_cast<std::size_t>(ctx->physical_device)];
 }
 
+}  // namespace
+
 CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, int priority,
-                        const std::string& label) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+                        std::string label) {
   StreamRegistry& r = stream_registry();
   auto* s = new CUstream_st{};  // never freed: stream_objects.h
   s->kind = kind;
@@ -34,7 +36,7 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   s->flags = flags;
   s->priority = priority;
   s->id = r.next_stream_id++;
-  s->queue = core::create_queue(ctx->physical_device, label);
+  s->queue = core::create_queue(ctx->physical_device, std::move(label));
   ContextStreams& cs = streams_of(ctx);
   cs.queues.push_back(s->queue);
   if (kind != CUstream_st::Kind::kLegacy && (flags & CU_STREAM_NON_BLOCKING) == 0) {
@@ -43,8 +45,6 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   r.live_streams.emplace(s, true);
   return s;
 }
-
-}  // namespace
 
 StreamRegistry& stream_registry() {
   static StreamRegistry* const state = new StreamRegistry();  // Note [Leaky state]
@@ -81,7 +81,8 @@ ResolvedStream resolve_stream(CUstream handle) {
     }
     return {s, CUDA_SUCCESS};
   }
-  if (stream_registry().live_streams.count(handle) == 0) return {nullptr, CUDA_ERROR_INVALID_HANDLE};
+  if (stream_registry().live_streams.count(handle) == 0)
+    return {nullptr, CUDA_ERROR_INVALID_HANDLE};
   return {handle, CUDA_SUCCESS};
 }
 
@@ -141,6 +142,7 @@ void kill_context_streams(CUctx_st* ctx) {
   StreamRegistry& r = stream_registry();
   ContextStreams& cs = streams_of(ctx);
   for (std::uint64_t q : cs.queues) core::cancel_queue(q);
+  capture::device_streams_killed(ctx->physical_device);  // capture hook
   for (auto it = r.live_streams.begin(); it != r.live_streams.end();) {
     it = it->first->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
   }

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "accel_abi/cuda_driver.h"
@@ -40,7 +41,7 @@ struct accel::cuda_abi::CUstream_st {
   Kind kind = Kind::kCreated;
   std::uint64_t queue = 0;  // core queue id
   CUctx_st* ctx = nullptr;
-  unsigned flags = 0;       // CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING
+  unsigned flags = 0;  // CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING
   int priority = 0;
   unsigned long long id = 0;  // cuStreamGetId: unique for the process's machine
 };
@@ -59,18 +60,17 @@ using accel::cuda_abi::CUstream_st;
 
 // The streams of one context (by physical device: primary contexts only).
 struct ContextStreams {
-  CUstream_st* legacy = nullptr;               // created at first use
-  std::vector<CUstream_st*> blocking;          // live blocking streams, creation order
-  std::vector<std::uint64_t> retired_blocking;  // queues of destroyed blocking streams
+  CUstream_st* legacy = nullptr;                     // created at first use
+  std::vector<CUstream_st*> blocking;                // live blocking streams, creation order
+  std::vector<std::uint64_t> retired_blocking;       // queues of destroyed blocking streams
   std::map<std::uint64_t, CUstream_st*> per_thread;  // by thread key
-  std::vector<std::uint64_t> queues;           // every queue of the context, creation order
-  std::vector<CUstream_st*> created;           // live created streams, creation order
-  std::vector<CUevent_st*> events;             // live events, creation order
+  std::vector<std::uint64_t> queues;                 // every queue of the context, creation order
+  std::vector<CUevent_st*> events;                   // live events, creation order
 };
 
 struct StreamRegistry {
   std::uint64_t generation = 0;
-  std::vector<ContextStreams> contexts;  // by physical device
+  std::vector<ContextStreams> contexts;             // by physical device
   std::map<const CUstream_st*, bool> live_streams;  // value unused; an ordered set
   std::map<const CUevent_st*, bool> live_events;
   unsigned long long next_stream_id = 1;
@@ -87,6 +87,10 @@ struct ResolvedStream {
 };
 ResolvedStream resolve_stream(accel::cuda_abi::CUstream handle)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
+// A new stream object of `ctx` with its queue, registered (and in the blocking set unless
+// it is the legacy stream or CU_STREAM_NON_BLOCKING).
+CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, int priority,
+                        std::string label) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The legacy stream of `ctx`, created on first use.
 CUstream_st* legacy_stream(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // Whether `event` is a live event handle (never dereferences it otherwise).
@@ -97,8 +101,7 @@ bool is_live_event(const CUevent_st* event) MOCKDEV_REQUIRES(core::g_engine_mute
 std::vector<core::OpId> stream_targets(const CUstream_st* stream)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
 // Every queue tail of `ctx` (cuCtxSynchronize).
-std::vector<core::OpId> context_targets(const CUctx_st* ctx)
-    MOCKDEV_REQUIRES(core::g_engine_mutex);
+std::vector<core::OpId> context_targets(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // Note [Submit path]: enqueues `desc` on `stream` after its ordering dependencies (Note
 // [Legacy stream]) and `extra_deps`. May release the engine lock (core::enqueue): the

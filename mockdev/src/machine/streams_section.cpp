@@ -30,8 +30,7 @@ double positive_number(const YamlReader& reader, const YAML::Node& node, const s
 // An integer in [min, max], sign allowed (priorities are negative).
 int signed_integer(const YamlReader& reader, const YAML::Node& node, const std::string& path,
                    int min, int max) {
-  const std::string what =
-      "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  const std::string what = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
   const std::string text = reader.scalar(node, path, what);
   char* end = nullptr;
   errno = 0;
@@ -51,10 +50,12 @@ void read_timing(const YamlReader& reader, const YAML::Node& node, StreamSetting
                      "peer_gb_per_s", "memset_gb_per_s", "kernel_ns", "host_function_ns"});
   constexpr std::uint64_t kMaxNs = std::uint64_t{1} << 40;  // about 18 minutes
   auto ns = [&](std::string_view key, std::uint64_t& out) {
-    if (YAML::Node v = node[std::string(key)]) out = reader.integer(v, YamlReader::join(path, key), 0, kMaxNs);
+    if (YAML::Node v = node[std::string(key)])
+      out = reader.integer(v, YamlReader::join(path, key), 0, kMaxNs);
   };
   auto rate = [&](std::string_view key, double& out) {
-    if (YAML::Node v = node[std::string(key)]) out = positive_number(reader, v, YamlReader::join(path, key));
+    if (YAML::Node v = node[std::string(key)])
+      out = positive_number(reader, v, YamlReader::join(path, key));
   };
   ns("launch_latency_ns", t.launch_latency_ns);
   rate("htod_gb_per_s", t.htod_gb_per_s);
@@ -71,8 +72,10 @@ void read_timing(const YamlReader& reader, const YAML::Node& node, StreamSetting
 void read_streams(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {
   const std::string path = "streams";
   if (!node.IsMap()) {
-    reader.fail(node, path, "a mapping with keys schedule, seed, races, least_priority, "
-                            "greatest_priority, timing", YamlReader::shown(node));
+    reader.fail(node, path,
+                "a mapping with keys schedule, seed, races, least_priority, "
+                "greatest_priority, timing",
+                YamlReader::shown(node));
   }
   reader.check_keys(node, path,
                     {"schedule", "seed", "races", "least_priority", "greatest_priority", "timing"});

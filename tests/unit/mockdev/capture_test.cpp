@@ -306,6 +306,46 @@ TEST_F(Capture, CapturedEventQueryFailsInRelaxedModeToo) {
   EXPECT_EQ(cu().cuEventDestroy_v2(e), CUDA_SUCCESS);
 }
 
+TEST_F(Capture, ElapsedTimeWithACapturedEventFails) {
+  CUevent start = nullptr, stop = nullptr;
+  ASSERT_EQ(cu().cuEventCreate(&start, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventCreate(&stop, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventRecord(start, blocking_), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventRecord(stop, blocking_), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuStreamSynchronize(blocking_), CUDA_SUCCESS);
+  float ms = -1;
+  ASSERT_EQ(cu().cuEventElapsedTime_v2(&ms, start, stop), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuStreamBeginCapture_v2(nonblocking_, kRelaxed), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventRecord(stop, nonblocking_), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuEventElapsedTime_v2(&ms, start, stop), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  EXPECT_EQ(status(nonblocking_), CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+  expect_end(nonblocking_, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+  // After End the event reads as its last record outside the capture.
+  EXPECT_EQ(cu().cuEventElapsedTime_v2(&ms, start, stop), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuEventDestroy_v2(start), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuEventDestroy_v2(stop), CUDA_SUCCESS);
+}
+
+// Releasing the primary context kills its streams: the captures on them end with them, and
+// nothing is prohibited on the device afterwards.
+TEST_F(Capture, ReleasingTheContextEndsItsCaptures) {
+  CUstreamCaptureMode mode = kRelaxed;  // cuDevicePrimaryCtxRelease is potentially unsafe
+  ASSERT_EQ(cu().cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuStreamBeginCapture_v2(nonblocking_, kGlobal), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemFree_v2(scratch_), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
+  EXPECT_EQ(control::capture_counts().sequences, 0u);
+  EXPECT_EQ(control::capture_counts().graphs, 0u);
+  mode = kGlobal;
+  ASSERT_EQ(cu().cuThreadExchangeStreamCaptureMode(&mode), CUDA_SUCCESS);
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(cu().cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 64), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuMemFree_v2(p), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuStreamIsCapturing(nonblocking_, nullptr), CUDA_ERROR_INVALID_HANDLE);
+}
+
 TEST_F(Capture, ForkNotJoinedBackIsUnjoined) {
   CUevent fork = make_event();
   ASSERT_EQ(cu().cuStreamBeginCapture_v2(nonblocking_, kGlobal), CUDA_SUCCESS);

@@ -116,7 +116,9 @@ TEST_F(StreamTest, UnifiedAddressingCopies) {
   start(Schedule::kEager);
   CUdeviceptr d = alloc(16);
   int a = 41, b = 0;
-  const auto host = [](const void* p) { return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)); };
+  const auto host = [](const void* p) {
+    return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
+  };
   ASSERT_EQ(cu().cuMemcpy(d, host(&a), sizeof a), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuMemcpy(host(&b), d, sizeof b), CUDA_SUCCESS);
   EXPECT_EQ(b, 41);
@@ -201,6 +203,23 @@ TEST_F(StreamTest, FreeingPinnedMemoryFirstCompletesPendingWork) {
   ASSERT_EQ(cu().cuMemFreeHost(raw), CUDA_SUCCESS);  // the copy read it before the free
   EXPECT_EQ(pending(s), 0u);
   EXPECT_EQ(byte_at(d), 3);
+}
+
+// Note [Freed memory] in core/timeline.h.
+TEST_F(StreamTest, WorkOnMemoryFreedMeanwhileMovesNothing) {
+  start(Schedule::kAdversarial);
+  CUstream s = make_stream();
+  CUdeviceptr d = alloc(1 << 20);
+  void* raw = nullptr;
+  ASSERT_EQ(cu().cuMemAllocHost_v2(&raw, 4), CUDA_SUCCESS);
+  std::memset(raw, 0x11, 4);
+  ASSERT_EQ(cu().cuMemsetD8Async(d, 9, 1 << 20, s), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemcpyDtoHAsync_v2(raw, d, 4, s), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemFree_v2(d), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(streams::backed_bytes(), 0u);
+  EXPECT_EQ(static_cast<unsigned char*>(raw)[0], 0x11);
+  cu().cuMemFreeHost(raw);
 }
 
 }  // namespace

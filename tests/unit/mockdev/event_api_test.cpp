@@ -21,8 +21,7 @@ TEST_F(StreamTest, EventCreateFlags) {
   EXPECT_EQ(cu().cuEventCreate(&e, CU_EVENT_INTERPROCESS), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(e, nullptr);
   EXPECT_EQ(cu().cuEventCreate(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cu().cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING),
-            CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
   EXPECT_EQ(cu().cuEventDestroy_v2(e), CUDA_SUCCESS);
   EXPECT_EQ(cu().cuEventDestroy_v2(e), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(cu().cuEventCreate(&e, CU_EVENT_BLOCKING_SYNC), CUDA_SUCCESS);
@@ -103,7 +102,8 @@ TEST_F(StreamTest, ElapsedTimeAcrossDevicesIs400) {
 TEST_F(StreamTest, PendingEventAndElapsedTime) {
   start(Schedule::kAdversarial);
   CUstream s = make_stream();
-  CUevent start_ev = make_event(), stop = make_event(), untimed = make_event(CU_EVENT_DISABLE_TIMING);
+  CUevent start_ev = make_event(), stop = make_event(),
+          untimed = make_event(CU_EVENT_DISABLE_TIMING);
   CUdeviceptr d = alloc(1 << 20);
   ASSERT_EQ(cu().cuEventRecord(start_ev, s), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuMemsetD8Async(d, 1, 1 << 20, s), CUDA_SUCCESS);
@@ -129,7 +129,7 @@ TEST_F(StreamTest, PendingEventAndElapsedTime) {
 TEST_F(StreamTest, ElapsedTimeFollowsTheTimingModel) {
   MachineSpec m = load_machine("4xh100");
   m.streams.schedule = Schedule::kEager;
-  m.streams.timing.htod_gb_per_s = 10;      // 1e6 bytes -> 100000 ns
+  m.streams.timing.htod_gb_per_s = 10;  // 1e6 bytes -> 100000 ns
   m.streams.timing.launch_latency_ns = 2000;
   control::reset(m);
   init_and_make_current(0);

@@ -46,9 +46,11 @@ TEST_F(StreamTest, PriorityRangeAndClamping) {
 }
 
 TEST_F(StreamTest, PriorityRangeFromTheMachineFile) {
-  control::reset(parse_machine("name: m\ndevices: [{name: d, memory: 1GiB, compute_capability: '9.0', multiprocessors: 132}]\n"
-                               "streams: {least_priority: 2, greatest_priority: -1}\n",
-                               "m.yaml"));
+  control::reset(
+      parse_machine("name: m\ndevices: [{name: d, memory: 1GiB, compute_capability: '9.0', "
+                    "multiprocessors: 132}]\n"
+                    "streams: {least_priority: 2, greatest_priority: -1}\n",
+                    "m.yaml"));
   init_and_make_current(0);
   int least = 99, greatest = 99;
   EXPECT_EQ(cu().cuCtxGetStreamPriorityRange(&least, &greatest), CUDA_SUCCESS);

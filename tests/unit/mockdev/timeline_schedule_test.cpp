@@ -1,7 +1,9 @@
 // The scheduler modes (Note [Scheduler] in core/timeline.h), the legacy-stream rules (Note
 // [Legacy stream] in cuda/stream_objects.h), host waits and the deadlock report.
 
+#include <atomic>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "core/engine.h"
@@ -55,10 +57,10 @@ TEST_F(StreamTest, LegacyStreamBarrierOrdersBlockingStreams) {
   CUstream s2 = make_stream();
   CUstream nb = make_stream(CU_STREAM_NON_BLOCKING);
   CUdeviceptr d = alloc(256);
-  cu().cuMemsetD8Async(d, 1, 1, s2);        // k1 on blocking s2
-  cu().cuMemsetD8Async(d + 1, 1, 1, nb);    // on the non-blocking stream
+  cu().cuMemsetD8Async(d, 1, 1, s2);           // k1 on blocking s2
+  cu().cuMemsetD8Async(d + 1, 1, 1, nb);       // on the non-blocking stream
   cu().cuMemsetD8Async(d + 2, 2, 1, nullptr);  // k2 on legacy: after k1
-  cu().cuMemsetD8Async(d + 3, 3, 1, s1);    // k3 on blocking s1: after k2
+  cu().cuMemsetD8Async(d + 3, 3, 1, s1);       // k3 on blocking s1: after k2
   EXPECT_EQ(cu().cuStreamSynchronize(s1), CUDA_SUCCESS);
   EXPECT_EQ(pending(s2), 0u);
   EXPECT_EQ(pending(nullptr), 0u);
@@ -83,7 +85,7 @@ TEST_F(StreamTest, PerThreadStreamWaitsForLegacyButNotForCreatedStreams) {
   cu().cuMemsetD8Async(d, 1, 1, s);
   EXPECT_EQ(cu().cuMemsetD8Async(d + 1, 1, 1, pt), CUDA_SUCCESS);
   EXPECT_EQ(cu().cuStreamSynchronize(pt), CUDA_SUCCESS);
-  EXPECT_EQ(pending(s), 1u);  // not synchronised with created streams
+  EXPECT_EQ(pending(s), 1u);                   // not synchronised with created streams
   cu().cuMemsetD8Async(d + 2, 1, 1, nullptr);  // legacy: waits for s and pt
   cu().cuMemsetD8Async(d + 3, 1, 1, pt);       // pt: waits for that legacy op
   EXPECT_EQ(cu().cuStreamSynchronize(pt), CUDA_SUCCESS);
@@ -116,7 +118,7 @@ std::string random_run() {
   cu.cuMemAlloc_v2(&d, 4096);
   for (int i = 0; i < 40; ++i) {
     cu.cuMemsetD8Async(d + static_cast<CUdeviceptr>(i), static_cast<unsigned char>(i), 1,
-                         i % 3 == 0 ? b : a);
+                       i % 3 == 0 ? b : a);
     answers += cu.cuStreamQuery(a) == CUDA_SUCCESS ? 'a' : '.';
     answers += cu.cuStreamQuery(b) == CUDA_SUCCESS ? 'b' : '.';
   }
@@ -150,9 +152,70 @@ TEST_F(StreamTest, RandomScheduleStillCompletesEverythingOnSynchronize) {
   for (int i = 0; i < 64; ++i) EXPECT_EQ(host[i], i + 1) << i;
 }
 
+// Completed operations are pruned from the op list (Note [Op path cost]); the end times an
+// event needs survive it.
+TEST_F(StreamTest, EventTimesSurvivePruning) {
+  MachineSpec m = load_machine("4xh100");
+  m.streams.timing.memset_gb_per_s = 0.064;  // 64 bytes -> 1000 ns
+  control::reset(m);
+  init_and_make_current(0);
+  CUstream s = make_stream();
+  CUevent a = nullptr, b = nullptr;
+  ASSERT_EQ(cu().cuEventCreate(&a, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventCreate(&b, 0), CUDA_SUCCESS);
+  CUdeviceptr d = alloc(64);
+  ASSERT_EQ(cu().cuEventRecord(a, s), CUDA_SUCCESS);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(cu().cuMemsetD8Async(d, 1, 64, s), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuEventRecord(b, s), CUDA_SUCCESS);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(cu().cuMemsetD8Async(d, 2, 64, s), CUDA_SUCCESS);
+  float ms = 0;
+  ASSERT_EQ(cu().cuEventElapsedTime_v2(&ms, a, b), CUDA_SUCCESS);
+  EXPECT_FLOAT_EQ(ms, 3.0f);  // 3000 x 1000 ns
+  EXPECT_EQ(streams::stats().completed, 6002u);
+}
+
+// Several host threads enqueue, run host functions and synchronise at once (random
+// schedule): every thread's bytes arrive and nothing hangs.
+TEST_F(StreamTest, ThreadsShareTheEngine) {
+  start(Schedule::kRandom, 5);
+  CUcontext ctx = nullptr;
+  cu().cuCtxGetCurrent(&ctx);
+  CUdeviceptr d = alloc(4 * 256);
+  std::atomic<int> host_calls{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      cu().cuCtxSetCurrent(ctx);
+      CUstream s = nullptr;
+      ASSERT_EQ(cu().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+      for (int i = 0; i < 256; ++i) {
+        const CUdeviceptr at = d + static_cast<CUdeviceptr>(t * 256 + i);
+        ASSERT_EQ(cu().cuMemsetD8Async(at, static_cast<unsigned char>(t + i), 1, s), CUDA_SUCCESS);
+        if (i % 64 == 0) {
+          ASSERT_EQ(cu().cuLaunchHostFunc(
+                        s, [](void* p) { ++*static_cast<std::atomic<int>*>(p); }, &host_calls),
+                    CUDA_SUCCESS);
+        }
+      }
+      ASSERT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+      ASSERT_EQ(cu().cuStreamDestroy_v2(s), CUDA_SUCCESS);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(host_calls.load(), 16);
+  std::vector<unsigned char> host(4 * 256);
+  ASSERT_EQ(cu().cuMemcpyDtoH_v2(host.data(), d, host.size()), CUDA_SUCCESS);
+  for (int t = 0; t < 4; ++t) {
+    for (int i = 0; i < 256; ++i) {
+      ASSERT_EQ(host[static_cast<std::size_t>(t * 256 + i)], static_cast<unsigned char>(t + i));
+    }
+  }
+}
+
 TEST_F(StreamTest, ScheduleFromTheMachineFile) {
   MachineSpec m = parse_machine(
-      "name: m\ndevices: [{name: d, memory: 1GiB, compute_capability: '9.0', multiprocessors: 132}]\nstreams: {schedule: adversarial, seed: 9}\n",
+      "name: m\ndevices: [{name: d, memory: 1GiB, compute_capability: '9.0', multiprocessors: "
+      "132}]\nstreams: {schedule: adversarial, seed: 9}\n",
       "m.yaml");
   EXPECT_EQ(m.streams.schedule, Schedule::kAdversarial);
   EXPECT_EQ(m.streams.seed, 9u);
@@ -181,9 +244,10 @@ TEST(MockStreamEnvironment, OverridesAndMalformedValues) {
       core::apply_stream_environment(s);
       ADD_FAILURE() << "no error for '" << bad << "'";
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()),
-                std::string("MOCKDEV_SEED: expected an unsigned decimal integer below 2^64, got '") +
-                    bad + "'");
+      EXPECT_EQ(
+          std::string(e.what()),
+          std::string("MOCKDEV_SEED: expected an unsigned decimal integer below 2^64, got '") +
+              bad + "'");
     }
   }
   unsetenv("MOCKDEV_SCHEDULE");
@@ -202,7 +266,7 @@ TEST_F(StreamTest, WaitOnCancelledWorkIsADeadlockNotAHang) {
   ASSERT_EQ(cu().cuDevicePrimaryCtxRetain(&ctx1, 1), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuCtxSetCurrent(ctx1), CUDA_SUCCESS);
   CUstream s1 = make_stream();
-  ASSERT_EQ(cu().cuStreamWaitEvent(s1, e, 0), CUDA_SUCCESS);  // across devices: allowed
+  ASSERT_EQ(cu().cuStreamWaitEvent(s1, e, 0), CUDA_SUCCESS);      // across devices: allowed
   ASSERT_EQ(cu().cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);  // cancels s0's work
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(cu().cuStreamSynchronize(s1), CUDA_ERROR_ILLEGAL_STATE);

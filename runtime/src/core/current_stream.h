@@ -17,29 +17,15 @@
 #include <string_view>
 
 #include "accel/detail/thread_device_cache.h"
+#include "accel/detail/thread_stream_cache.h"
 #include "accel/stream.h"
 #include "core/device_limits.h"
 #include "core/runtime.h"
 
 namespace accel::detail {
 
-struct ThreadStreams {
-  std::uint64_t key_base;  // g_thread_device_key_base when the ids were written
-  std::int64_t ids[kMaxDeviceIndex + 1];
-};
-extern constinit thread_local ThreadStreams t_thread_streams ACCEL_TLS_INITIAL_EXEC;
-
-// This thread's current stream ids, reset to the default streams when they belong to an
-// older generation.
-inline std::int64_t* thread_stream_ids() noexcept {
-  ThreadStreams& table = t_thread_streams;
-  const std::uint64_t base = g_thread_device_key_base.load(std::memory_order_relaxed);
-  if (table.key_base != base) [[unlikely]] {
-    for (std::int64_t& id : table.ids) id = 0;
-    table.key_base = base;
-  }
-  return table.ids;
-}
+// The table itself and thread_stream_ids() are in accel/detail/thread_stream_cache.h
+// (public only so that StreamGuard can inline its fast path).
 
 // Sets `stream` current on its device for this thread and returns the previous current
 // stream of that device. Does not change the current device. Requires a valid index.

@@ -20,26 +20,21 @@ Stream thread_current_stream(int index) noexcept {
 
 }  // namespace
 
-// Order matters for "on a throw nothing was changed": every check (range, fork,
-// initialisation, ordinal) happens in prepare_stream_call before the device moves, and
-// exchange_device is the only step that can fail after it; the stream exchange cannot.
-StreamGuard::StreamGuard(const Stream& stream)
-    : original_device_(0),
-      original_stream_of_original_device_(stream),
-      original_stream_of_current_device_(stream),
-      current_stream_(stream) {
+// The out-of-line entry (the inline one in the header covers a stream of the thread's
+// current device). Order matters for "on a throw nothing was changed": every check (range,
+// fork, initialisation, ordinal) happens in prepare_stream_call before the device moves,
+// and exchange_device is the only step that can fail after it; the stream exchange cannot.
+void StreamGuard::enter(const Stream& stream) {
   const int index = stream.device_index();
-  // The fast path: this thread's cached device is known current and valid, which implies
-  // an initialised runtime and no bad fork (Note [Thread-local current device]).
-  if (!detail::thread_device_is_current(index)) detail::prepare_stream_call(index);
+  detail::prepare_stream_call(index);
   original_device_ = exchange_device(index);
-  original_stream_of_original_device_ = thread_current_stream(original_device_);
-  original_stream_of_current_device_ = detail::exchange_thread_stream(stream);
+  current_device_ = index;
+  original_id_of_original_device_ = thread_current_stream(original_device_).id();
+  saved_id_ = detail::exchange_thread_stream(stream).id();
+  current_id_ = stream.id();
 }
 
-StreamGuard::~StreamGuard() {
-  detail::exchange_thread_stream(original_stream_of_current_device_);
-  if (detail::thread_device_is(original_device_)) return;
+void StreamGuard::leave() noexcept {
   try {
     maybe_exchange_device(original_device_);
   } catch (const std::exception& e) {
@@ -54,23 +49,24 @@ StreamGuard::~StreamGuard() {
 
 void StreamGuard::reset_stream(const Stream& stream) {
   const int index = stream.device_index();
-  if (index == current_stream_.device_index()) {
+  if (index == current_device_) {
     detail::exchange_thread_stream(stream);
-    current_stream_ = stream;
+    current_id_ = stream.id();
     return;
   }
   detail::prepare_stream_call(index);
   // Leave the device we are on as we found it, then move; the original device is kept.
-  detail::exchange_thread_stream(original_stream_of_current_device_);
+  detail::thread_stream_ids()[current_device_] = saved_id_;
   try {
     exchange_device(index);
   } catch (...) {
     // Nothing moved: put our stream back so the guard's state is unchanged.
-    detail::exchange_thread_stream(current_stream_);
+    detail::thread_stream_ids()[current_device_] = current_id_;
     throw;
   }
-  original_stream_of_current_device_ = detail::exchange_thread_stream(stream);
-  current_stream_ = stream;
+  saved_id_ = detail::exchange_thread_stream(stream).id();
+  current_device_ = index;
+  current_id_ = stream.id();
 }
 
 }  // namespace accel

@@ -8,13 +8,11 @@
 // first. Header-only; for use inside run_isolated bodies.
 
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 #include <type_traits>
-
-#include <gtest/gtest.h>
-
 #include <vector>
 
 #include "accel_abi/cuda_driver.h"

@@ -47,51 +47,56 @@ TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
 TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
-  run_isolated([&p] {
-    require_physical_devices(p, 1);
-    apply_schedule_from_environment(p);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
-    const Stream s(0);
-    DeviceBuffer buffer(driver, 1024);
-    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
-              CUDA_SUCCESS);
-    Event event = s.record_event();
-    EXPECT_FALSE(event.query());
-    event.synchronize();
-    EXPECT_TRUE(event.query());
-    EXPECT_EQ(buffer.read(1024), std::vector<unsigned char>(1024, 9));
-  }, kAdversarial);
+  run_isolated(
+      [&p] {
+        require_physical_devices(p, 1);
+        apply_schedule_from_environment(p);
+        const DriverCalls driver = require_driver_calls();
+        set_device_index(0);
+        use_primary_context(driver, 0);
+        const Stream s(0);
+        DeviceBuffer buffer(driver, 1024);
+        ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
+                  CUDA_SUCCESS);
+        Event event = s.record_event();
+        EXPECT_FALSE(event.query());
+        event.synchronize();
+        EXPECT_TRUE(event.query());
+        EXPECT_EQ(buffer.read(1024), std::vector<unsigned char>(1024, 9));
+      },
+      kAdversarial);
 }
 
 TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
   const BackendProfile& p = profile();
-  run_isolated([&p] {
-    require_physical_devices(p, 1);
-    apply_schedule_from_environment(p);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
-    const Stream producer(0);
-    const Stream consumer(0, -1);
-    DeviceBuffer source(driver, 128);
-    DeviceBuffer target(driver, 128);
-    ASSERT_EQ(driver.memset_d8(target.ptr, 0, 128), CUDA_SUCCESS);
-    // The legacy stream does not order the non-blocking pool streams: finish its memsets.
-    synchronize(0);
-    ASSERT_EQ(driver.memset_d8_async(source.ptr, 4, 128, as_cu_stream(producer.native_handle())),
-              CUDA_SUCCESS);
-    Event done;
-    done.record(producer);
-    consumer.wait_event(done);
-    ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 128,
-                                       as_cu_stream(consumer.native_handle())),
-              CUDA_SUCCESS);
-    consumer.synchronize();
-    EXPECT_EQ(target.read(128), std::vector<unsigned char>(128, 4));
-    producer.synchronize();
-  }, kAdversarial);
+  run_isolated(
+      [&p] {
+        require_physical_devices(p, 1);
+        apply_schedule_from_environment(p);
+        const DriverCalls driver = require_driver_calls();
+        set_device_index(0);
+        use_primary_context(driver, 0);
+        const Stream producer(0);
+        const Stream consumer(0, -1);
+        DeviceBuffer source(driver, 128);
+        DeviceBuffer target(driver, 128);
+        ASSERT_EQ(driver.memset_d8(target.ptr, 0, 128), CUDA_SUCCESS);
+        // The legacy stream does not order the non-blocking pool streams: finish its memsets.
+        synchronize(0);
+        ASSERT_EQ(
+            driver.memset_d8_async(source.ptr, 4, 128, as_cu_stream(producer.native_handle())),
+            CUDA_SUCCESS);
+        Event done;
+        done.record(producer);
+        consumer.wait_event(done);
+        ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 128,
+                                           as_cu_stream(consumer.native_handle())),
+                  CUDA_SUCCESS);
+        consumer.synchronize();
+        EXPECT_EQ(target.read(128), std::vector<unsigned char>(128, 4));
+        producer.synchronize();
+      },
+      kAdversarial);
 }
 
 TEST_P(Events, ElapsedTimeBetweenTwoTimingEvents) {
@@ -128,8 +133,7 @@ TEST_P(Events, ElapsedTimeErrorsInPyTorchsOrder) {
     EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(untimed); }), ErrorKind::kValue,
                          "Both events must be created with argument 'enable_timing=True'."));
     Event unrecorded(EventOptions{.enable_timing = true});
-    EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(unrecorded); }),
-                         ErrorKind::kValue,
+    EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(unrecorded); }), ErrorKind::kValue,
                          "Both events must be recorded before calculating elapsed time."));
   });
 }
@@ -137,25 +141,27 @@ TEST_P(Events, ElapsedTimeErrorsInPyTorchsOrder) {
 TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
-  run_isolated([&p] {
-    require_physical_devices(p, 1);
-    apply_schedule_from_environment(p);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
-    const Stream s(0);
-    DeviceBuffer buffer(driver, 4096);
-    Event start(EventOptions{.enable_timing = true});
-    Event end(EventOptions{.enable_timing = true});
-    start.record(s);
-    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 4096, as_cu_stream(s.native_handle())),
-              CUDA_SUCCESS);
-    end.record(s);
-    EXPECT_TRUE(is_error(catch_error([&] { start.elapsed_time(end); }), ErrorKind::kRuntime,
-                         "Both events must be completed before calculating elapsed time."));
-    s.synchronize();
-    EXPECT_GT(start.elapsed_time(end), 0.0f);
-  }, kAdversarial);
+  run_isolated(
+      [&p] {
+        require_physical_devices(p, 1);
+        apply_schedule_from_environment(p);
+        const DriverCalls driver = require_driver_calls();
+        set_device_index(0);
+        use_primary_context(driver, 0);
+        const Stream s(0);
+        DeviceBuffer buffer(driver, 4096);
+        Event start(EventOptions{.enable_timing = true});
+        Event end(EventOptions{.enable_timing = true});
+        start.record(s);
+        ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 4096, as_cu_stream(s.native_handle())),
+                  CUDA_SUCCESS);
+        end.record(s);
+        EXPECT_TRUE(is_error(catch_error([&] { start.elapsed_time(end); }), ErrorKind::kRuntime,
+                             "Both events must be completed before calculating elapsed time."));
+        s.synchronize();
+        EXPECT_GT(start.elapsed_time(end), 0.0f);
+      },
+      kAdversarial);
 }
 
 TEST_P(Events, ElapsedTimeAcrossDevicesIsTheDriversError) {

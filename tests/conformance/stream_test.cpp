@@ -98,108 +98,118 @@ TEST_P(Streams, SetStreamSwitchesDeviceAndGuardsRestoreBothDevices) {
 TEST_P(Streams, QueryAndSynchronizeFollowTheQueuedWork) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
-  run_isolated([&p] {
-    require_physical_devices(p, 1);
-    apply_schedule_from_environment(p);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
-    const Stream s(0);
-    {
-      DeviceBuffer buffer(driver, 4096);
-      ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 3, 4096, as_cu_stream(s.native_handle())),
-                CUDA_SUCCESS);
-      EXPECT_FALSE(s.query());
-      s.synchronize();
-      EXPECT_TRUE(s.query());
-      EXPECT_EQ(buffer.read(4096), std::vector<unsigned char>(4096, 3));
-    }
-  }, kAdversarial);
+  run_isolated(
+      [&p] {
+        require_physical_devices(p, 1);
+        apply_schedule_from_environment(p);
+        const DriverCalls driver = require_driver_calls();
+        set_device_index(0);
+        use_primary_context(driver, 0);
+        const Stream s(0);
+        {
+          DeviceBuffer buffer(driver, 4096);
+          ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 3, 4096, as_cu_stream(s.native_handle())),
+                    CUDA_SUCCESS);
+          EXPECT_FALSE(s.query());
+          s.synchronize();
+          EXPECT_TRUE(s.query());
+          EXPECT_EQ(buffer.read(4096), std::vector<unsigned char>(4096, 3));
+        }
+      },
+      kAdversarial);
 }
 
 TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
   const BackendProfile& p = profile();
-  run_isolated([&p] {
-    require_physical_devices(p, 1);
-    apply_schedule_from_environment(p);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
-    const Stream producer(0);
-    const Stream consumer(0, -1);
-    DeviceBuffer source(driver, 256);
-    DeviceBuffer target(driver, 256);
-    ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
-    ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
-    // The legacy stream does not order the non-blocking pool streams: finish its memsets.
-    synchronize(0);
-    ASSERT_EQ(driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
-              CUDA_SUCCESS);
-    consumer.wait_stream(producer);
-    ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 256,
-                                       as_cu_stream(consumer.native_handle())),
-              CUDA_SUCCESS);
-    consumer.synchronize();
-    EXPECT_EQ(target.read(256), std::vector<unsigned char>(256, 7));
-    producer.synchronize();
-  }, kAdversarial);
+  run_isolated(
+      [&p] {
+        require_physical_devices(p, 1);
+        apply_schedule_from_environment(p);
+        const DriverCalls driver = require_driver_calls();
+        set_device_index(0);
+        use_primary_context(driver, 0);
+        const Stream producer(0);
+        const Stream consumer(0, -1);
+        DeviceBuffer source(driver, 256);
+        DeviceBuffer target(driver, 256);
+        ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
+        ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
+        // The legacy stream does not order the non-blocking pool streams: finish its memsets.
+        synchronize(0);
+        ASSERT_EQ(
+            driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
+            CUDA_SUCCESS);
+        consumer.wait_stream(producer);
+        ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 256,
+                                           as_cu_stream(consumer.native_handle())),
+                  CUDA_SUCCESS);
+        consumer.synchronize();
+        EXPECT_EQ(target.read(256), std::vector<unsigned char>(256, 7));
+        producer.synchronize();
+      },
+      kAdversarial);
 }
 
 TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_MOCK("the adversarial schedule makes the missing dependency visible");
-  run_isolated([&p] {
-    require_physical_devices(p, 1);
-    apply_schedule_from_environment(p);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
-    const Stream producer(0);
-    const Stream consumer(0, -1);
-    DeviceBuffer source(driver, 256);
-    DeviceBuffer target(driver, 256);
-    ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
-    ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
-    // The legacy stream does not order the non-blocking pool streams: finish its memsets.
-    synchronize(0);
-    ASSERT_EQ(driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
-              CUDA_SUCCESS);
-    ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 256,
-                                       as_cu_stream(consumer.native_handle())),
-              CUDA_SUCCESS);
-    consumer.synchronize();
-    EXPECT_EQ(target.read(256), std::vector<unsigned char>(256, 0)) << "the copy ran first";
-    producer.synchronize();
-  }, kAdversarial);
+  run_isolated(
+      [&p] {
+        require_physical_devices(p, 1);
+        apply_schedule_from_environment(p);
+        const DriverCalls driver = require_driver_calls();
+        set_device_index(0);
+        use_primary_context(driver, 0);
+        const Stream producer(0);
+        const Stream consumer(0, -1);
+        DeviceBuffer source(driver, 256);
+        DeviceBuffer target(driver, 256);
+        ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
+        ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
+        // The legacy stream does not order the non-blocking pool streams: finish its memsets.
+        synchronize(0);
+        ASSERT_EQ(
+            driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
+            CUDA_SUCCESS);
+        ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 256,
+                                           as_cu_stream(consumer.native_handle())),
+                  CUDA_SUCCESS);
+        consumer.synchronize();
+        EXPECT_EQ(target.read(256), std::vector<unsigned char>(256, 0)) << "the copy ran first";
+        producer.synchronize();
+      },
+      kAdversarial);
 }
 
 TEST_P(Streams, SynchronizeWaitsForEveryStreamOfTheDevice) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
-  run_isolated([&p] {
-    require_physical_devices(p, 2);
-    apply_schedule_from_environment(p);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(1);
-    use_primary_context(driver, 1);
-    const Stream a(1);
-    const Stream b(1, -2);
-    DeviceBuffer buffer(driver, 512);
-    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 256, as_cu_stream(a.native_handle())),
-              CUDA_SUCCESS);
-    ASSERT_EQ(driver.memset_d8_async(buffer.ptr + 256, 2, 256, as_cu_stream(b.native_handle())),
-              CUDA_SUCCESS);
-    set_device_index(0);
-    EXPECT_FALSE(a.query());
-    synchronize(1);
-    EXPECT_EQ(current_device_index(), 0);
-    EXPECT_TRUE(a.query());
-    EXPECT_TRUE(b.query());
-    set_device_index(1);
-    std::vector<unsigned char> expected(256, 1);
-    expected.resize(512, 2);
-    EXPECT_EQ(buffer.read(512), expected);
-  }, kAdversarial);
+  run_isolated(
+      [&p] {
+        require_physical_devices(p, 2);
+        apply_schedule_from_environment(p);
+        const DriverCalls driver = require_driver_calls();
+        set_device_index(1);
+        use_primary_context(driver, 1);
+        const Stream a(1);
+        const Stream b(1, -2);
+        DeviceBuffer buffer(driver, 512);
+        ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 256, as_cu_stream(a.native_handle())),
+                  CUDA_SUCCESS);
+        ASSERT_EQ(driver.memset_d8_async(buffer.ptr + 256, 2, 256, as_cu_stream(b.native_handle())),
+                  CUDA_SUCCESS);
+        set_device_index(0);
+        EXPECT_FALSE(a.query());
+        synchronize(1);
+        EXPECT_EQ(current_device_index(), 0);
+        EXPECT_TRUE(a.query());
+        EXPECT_TRUE(b.query());
+        set_device_index(1);
+        std::vector<unsigned char> expected(256, 1);
+        expected.resize(512, 2);
+        EXPECT_EQ(buffer.read(512), expected);
+      },
+      kAdversarial);
 }
 
 TEST_P(Streams, SynchronizeWithAnIndexBeforeInitialisationDoesNothing) {
@@ -221,7 +231,8 @@ TEST_P(Streams, BadArgumentsNameTheValue) {
     const int count = require_physical_devices(p, 1);
     const std::string range = "Device index value " + std::to_string(count) +
                               " is out of index range [0, " + std::to_string(count) + ")";
-    EXPECT_TRUE(is_error(catch_error([count] { current_stream(count); }), ErrorKind::kIndex, range));
+    EXPECT_TRUE(
+        is_error(catch_error([count] { current_stream(count); }), ErrorKind::kIndex, range));
     EXPECT_TRUE(is_error(catch_error([count] { Stream s(count); }), ErrorKind::kIndex, range));
     EXPECT_TRUE(is_error(catch_error([] { Stream s(0, 2); }), ErrorKind::kValue,
                          "Expected cuda stream priority to be less than or equal to 0, got 2"));

@@ -45,7 +45,7 @@ struct Op {
 };
 
 std::ostream& operator<<(std::ostream& os, const Op& op) {
-  static const char* names[] = {"set_stream", "set_device", "enter_guard",
+  static const char* names[] = {"set_stream",  "set_device",   "enter_guard",
                                 "leave_guard", "reset_stream", "throw_in_guard"};
   return os << names[static_cast<int>(op.kind)] << "(thread " << op.thread << ", device "
             << op.device << ", slot " << op.slot << ")";
@@ -155,8 +155,8 @@ class Harness {
         failure = e.what();
       }
     });
-    const bool needs_stream = op.kind != OpKind::kLeaveGuard &&
-                              !(op.kind == OpKind::kResetStream && m.guards.empty());
+    const bool needs_stream =
+        op.kind != OpKind::kLeaveGuard && !(op.kind == OpKind::kResetStream && m.guards.empty());
     if (bad && needs_stream) {
       RC_ASSERT(failure.has_value());
       return true;

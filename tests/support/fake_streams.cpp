@@ -18,8 +18,8 @@ detail::Status fake_driver_error(std::string_view operation, int device, std::st
   detail.driver_error_name = std::string(name);
   return detail::Status(ErrorKind::kDriver,
                         std::string(operation) + ": CUDA error: " + std::string(text) +
-                            " (device=" + std::to_string(device) +
-                            ", driver=" + std::string(name) + ")",
+                            " (device=" + std::to_string(device) + ", driver=" + std::string(name) +
+                            ")",
                         detail);
 }
 
@@ -185,8 +185,8 @@ detail::Result<float> FakeStreams::event_elapsed_time(int index, detail::EventHa
                              kInvalidHandleName, kInvalidHandle);
   }
   if (!a->second.complete || !b->second.complete) {
-    return fake_driver_error("event_elapsed_time: cuEventElapsedTime", index,
-                             "device not ready", "CUDA_ERROR_NOT_READY", 600);
+    return fake_driver_error("event_elapsed_time: cuEventElapsedTime", index, "device not ready",
+                             "CUDA_ERROR_NOT_READY", 600);
   }
   return static_cast<float>(b->second.time_ms - a->second.time_ms);
 }

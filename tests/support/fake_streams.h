@@ -56,10 +56,10 @@ class FakeStreams {
   void set_busy(int index, detail::StreamHandle stream, bool busy);
   int streams_created(int index) const;
   int live_events() const;
-  int live_graphs() const;      // captured graphs not destroyed
-  int live_execs() const;       // executable graphs not destroyed
+  int live_graphs() const;  // captured graphs not destroyed
+  int live_execs() const;   // executable graphs not destroyed
   int launches(detail::GraphHandle graph) const;
-  int waits() const;            // stream_wait_event calls that succeeded
+  int waits() const;  // stream_wait_event calls that succeeded
   std::optional<int> stream_priority(detail::StreamHandle stream) const;
   std::optional<CaptureErrorMode> capture_mode(detail::StreamHandle stream) const;
 

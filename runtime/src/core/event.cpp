@@ -116,8 +116,7 @@ float Event::elapsed_time(const Event& end) const {
                 "Both events must be created with argument 'enable_timing=True'.");
   }
   if (handle_ == 0 || end.handle_ == 0) {
-    throw Error(ErrorKind::kValue,
-                "Both events must be recorded before calculating elapsed time.");
+    throw Error(ErrorKind::kValue, "Both events must be recorded before calculating elapsed time.");
   }
   if (!query() || !end.query()) {
     throw Error(ErrorKind::kRuntime,

@@ -36,9 +36,10 @@ CaptureErrorMode parse_capture_error_mode(std::string_view text) {
   if (text == "global") return CaptureErrorMode::kGlobal;
   if (text == "thread_local") return CaptureErrorMode::kThreadLocal;
   if (text == "relaxed") return CaptureErrorMode::kRelaxed;
-  fail("Unknown capture error mode. Expected `default`, `global`, `thread_local`, or `relaxed`, "
-       "got " +
-       std::string(text));
+  fail(
+      "Unknown capture error mode. Expected `default`, `global`, `thread_local`, or `relaxed`, "
+      "got " +
+      std::string(text));
 }
 
 MempoolId generate_graph_pool_handle() {
@@ -71,8 +72,7 @@ void Graph::capture_begin(MempoolId pool, CaptureErrorMode mode) {
   }
   const int device = stream.device_index();
   const detail::StreamHandle handle = detail::stream_handle(state, stream);
-  detail::check_stream_call(
-      detail::initialized_backend(state).begin_capture(device, handle, mode));
+  detail::check_stream_call(detail::initialized_backend(state).begin_capture(device, handle, mode));
   // The pool is stored for the caching allocator (a later issue): accel/graph.h.
   pool_ = (pool.first != 0 || pool.second != 0)
               ? pool
@@ -129,8 +129,8 @@ void Graph::instantiate() {
 void Graph::replay() {
   detail::RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);
-  if (!captured_) fail("Called " + graph_class(state) +
-                       "::replay without a preceding successful capture.");
+  if (!captured_)
+    fail("Called " + graph_class(state) + "::replay without a preceding successful capture.");
   if (exec_ == 0) instantiate();  // keep_graph: instantiated on first replay
   DeviceIndexGuard guard(capture_device_);
   const Stream stream = current_stream(capture_device_);
@@ -168,8 +168,8 @@ void Graph::reset_noexcept() noexcept {
       detail::Backend& backend = *state.backend();
       if (capturing_) {
         detail::Result<CapturedGraphHandle> ended = backend.end_capture(
-            capture_device_, state.stream_pools().handle(backend, capture_device_,
-                                                          capture_stream_.id()));
+            capture_device_,
+            state.stream_pools().handle(backend, capture_device_, capture_stream_.id()));
         if (ended.ok() && *ended) warn(backend.destroy_captured_graph(capture_device_, *ended));
         if (!ended.ok()) warn(ended.status());
       }

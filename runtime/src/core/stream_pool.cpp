@@ -52,9 +52,9 @@ StreamHandle StreamPools::handle(Backend& backend, int index, std::int64_t id) {
   if (level < 0 || level >= pool.levels || slot < 0 || slot >= kStreamsPerPool) {
     ErrorDetail detail;
     detail.device = index;
-    throw Error(ErrorKind::kValue, "stream: no stream with id " + std::to_string(id) +
-                                       " exists on device " + std::to_string(index) +
-                                       " (stream_id=" + std::to_string(id) + ")",
+    throw Error(ErrorKind::kValue,
+                "stream: no stream with id " + std::to_string(id) + " exists on device " +
+                    std::to_string(index) + " (stream_id=" + std::to_string(id) + ")",
                 detail);
   }
   return pool.handles[level][slot];

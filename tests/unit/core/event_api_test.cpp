@@ -2,14 +2,13 @@
 // recording stream's device, flags, never-recorded semantics, record/wait/query/
 // synchronize, elapsed_time's checks and PyTorch's exact messages, ForkError in a child.
 
-#include "accel/event.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <utility>
 
 #include "accel/accelerator.h"
+#include "accel/event.h"
 #include "accel/lazy_init.h"
 #include "backend_fixture.h"
 #include "child_process.h"
@@ -152,19 +151,19 @@ TEST_F(EventApiTest, ElapsedTimeChecksTimingThenRecordingThenCompletionInPyTorch
   const char* kRecorded = "Both events must be recorded before calculating elapsed time.";
   const char* kCompleted = "Both events must be completed before calculating elapsed time.";
   // Neither recorded: the timing check comes first.
-  EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(untimed); }), ErrorKind::kValue,
-                       kTiming));
-  EXPECT_TRUE(is_error(catch_error([&] { untimed.elapsed_time(timed); }), ErrorKind::kValue,
-                       kTiming));
+  EXPECT_TRUE(
+      is_error(catch_error([&] { timed.elapsed_time(untimed); }), ErrorKind::kValue, kTiming));
+  EXPECT_TRUE(
+      is_error(catch_error([&] { untimed.elapsed_time(timed); }), ErrorKind::kValue, kTiming));
   Event other(EventOptions{.enable_timing = true});
-  EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(other); }), ErrorKind::kValue,
-                       kRecorded));
+  EXPECT_TRUE(
+      is_error(catch_error([&] { timed.elapsed_time(other); }), ErrorKind::kValue, kRecorded));
   timed.record(Stream(0));
-  EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(other); }), ErrorKind::kValue,
-                       kRecorded));
+  EXPECT_TRUE(
+      is_error(catch_error([&] { timed.elapsed_time(other); }), ErrorKind::kValue, kRecorded));
   record_on_busy_stream(backend(), other, Stream(0));
-  EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(other); }), ErrorKind::kRuntime,
-                       kCompleted));
+  EXPECT_TRUE(
+      is_error(catch_error([&] { timed.elapsed_time(other); }), ErrorKind::kRuntime, kCompleted));
   other.synchronize();
   EXPECT_FLOAT_EQ(timed.elapsed_time(other), 0.5f);
 }

@@ -2,12 +2,11 @@
 // capture/instantiate/replay/reset, keep_graph, pools, capture modes, and every PyTorch
 // error with its exact text.
 
-#include "accel/graph.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "accel/accelerator.h"
+#include "accel/graph.h"
 #include "accel/lazy_init.h"
 #include "accel/stream_guard.h"
 #include "backend_fixture.h"
@@ -24,7 +23,8 @@ using GraphApiTest = BackendTest;
 
 constexpr const char* kReplayFirst =
     "Called CUDAGraph::replay without a preceding successful capture.";
-constexpr const char* kPoolFirst = "Called CUDAGraph::pool() without a preceding successful capture.";
+constexpr const char* kPoolFirst =
+    "Called CUDAGraph::pool() without a preceding successful capture.";
 
 TEST_F(GraphApiTest, CaptureInstantiateReplayOnASideStream) {
   const Stream side(1);
@@ -128,10 +128,10 @@ TEST_F(GraphApiTest, InvalidatedCaptureEndsWithTheDriversErrorAndNoGraph) {
         detail::Result<detail::CapturedGraphHandle> ended =
             backend().streams()->end_capture(index, stream);
         EXPECT_TRUE(backend().streams()->destroy_captured_graph(index, *ended).ok());
-        return detail::Result<detail::CapturedGraphHandle>(fake_driver_error(
-            "end_capture: cuStreamEndCapture", 0,
-            "operation failed due to a previous error during capture",
-            "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", 901));
+        return detail::Result<detail::CapturedGraphHandle>(
+            fake_driver_error("end_capture: cuStreamEndCapture", 0,
+                              "operation failed due to a previous error during capture",
+                              "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", 901));
       })
       .RetiresOnSaturation();
   EXPECT_TRUE(is_error(catch_error([&] { graph.capture_end(); }), ErrorKind::kDriver,
@@ -191,15 +191,18 @@ TEST_F(GraphApiTest, PoolsPrivateSharedAndInvalid) {
   c.capture_end();
   EXPECT_EQ(c.pool(), a.pool());
   Graph d;
-  EXPECT_TRUE(is_error(catch_error([&] { d.capture_begin({3, 4}); }), ErrorKind::kRuntime,
+  EXPECT_TRUE(is_error(catch_error([&] {
+                         d.capture_begin({3, 4});
+                       }),
+                       ErrorKind::kRuntime,
                        "INTERNAL ASSERT FAILED: a graph pool id has one non-zero half, got (3, "
                        "4)"));
 }
 
 TEST_F(GraphApiTest, CaptureModesReachTheBackend) {
   StreamGuard guard(Stream(0));
-  for (CaptureErrorMode mode : {CaptureErrorMode::kGlobal, CaptureErrorMode::kThreadLocal,
-                                CaptureErrorMode::kRelaxed}) {
+  for (CaptureErrorMode mode :
+       {CaptureErrorMode::kGlobal, CaptureErrorMode::kThreadLocal, CaptureErrorMode::kRelaxed}) {
     Graph graph;
     EXPECT_CALL(backend(), begin_capture(0, _, mode)).Times(1);
     graph.capture_begin({0, 0}, mode);
@@ -243,9 +246,9 @@ TEST_F(GraphApiTest, ResetFailuresAreWarningsNotExceptions) {
   graph.capture_begin();
   graph.capture_end();
   EXPECT_CALL(backend(), destroy_graph(1, _))
-      .WillOnce(Return(fake_driver_error("destroy_graph: cuGraphExecDestroy", 1,
-                                         "invalid resource handle", "CUDA_ERROR_INVALID_HANDLE",
-                                         400)));
+      .WillOnce(
+          Return(fake_driver_error("destroy_graph: cuGraphExecDestroy", 1,
+                                   "invalid resource handle", "CUDA_ERROR_INVALID_HANDLE", 400)));
   ::testing::internal::CaptureStderr();
   graph.reset();
   const std::string err = ::testing::internal::GetCapturedStderr();

@@ -2,8 +2,6 @@
 // values, ids, equality and hashing; PyTorch's pools (levels, round robin, priorities);
 // current streams per thread and per device; set_stream; synchronize; messages.
 
-#include "accel/stream.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,6 +12,7 @@
 #include "accel/accelerator.h"
 #include "accel/event.h"
 #include "accel/lazy_init.h"
+#include "accel/stream.h"
 #include "backend_fixture.h"
 #include "child_process.h"
 #include "error_check.h"
@@ -103,8 +102,8 @@ TEST_F(StreamApiTest, PriorityRangeIsPyTorchsNotTheDrivers) {
 
 TEST_F(StreamApiTest, DriverWithoutPrioritiesHasOneLevel) {
   ON_CALL(backend(), stream_priority_range(_))
-      .WillByDefault(Return(detail::Result<detail::Backend::PriorityRange>(
-          detail::Backend::PriorityRange{0, 0})));
+      .WillByDefault(Return(
+          detail::Result<detail::Backend::PriorityRange>(detail::Backend::PriorityRange{0, 0})));
   EXPECT_CALL(backend(), create_stream(0, 0)).Times(32);
   EXPECT_EQ(priority_range(0), std::make_pair(0, 0));
   const Stream s(0, -3);
@@ -171,8 +170,8 @@ TEST_F(StreamApiTest, BadDeviceArgumentsNameTheValue) {
                        "Device index -1 is out of range for DeviceIndex [0, 127]"));
   EXPECT_TRUE(is_error(catch_error([] { current_stream("cpu"); }), ErrorKind::kValue,
                        "cpu doesn't match the current accelerator cuda."));
-  EXPECT_TRUE(is_error(catch_error([] { set_stream(Stream::unchecked(9, 0)); }),
-                       ErrorKind::kIndex, "Device index value 9 is out of index range [0, 4)"));
+  EXPECT_TRUE(is_error(catch_error([] { set_stream(Stream::unchecked(9, 0)); }), ErrorKind::kIndex,
+                       "Device index value 9 is out of index range [0, 4)"));
   EXPECT_TRUE(is_error(catch_error([] { Stream::unchecked(0, 2).synchronize(); }),
                        ErrorKind::kValue,
                        "stream: no stream with id 2 exists on device 0 (stream_id=2)"));
@@ -204,10 +203,10 @@ TEST_F(StreamApiTest, DriverFailureBecomesTheErrorAndForgetsTheCachedDevice) {
       .WillOnce(Return(fake_driver_error("synchronize_stream: cuStreamSynchronize", 1,
                                          "an illegal memory access was encountered",
                                          "CUDA_ERROR_ILLEGAL_ADDRESS", 700)));
-  EXPECT_TRUE(is_error(
-      catch_error([&s] { s.synchronize(); }), ErrorKind::kDriver,
-      "synchronize_stream: cuStreamSynchronize: CUDA error: an illegal memory access was "
-      "encountered (device=1, driver=CUDA_ERROR_ILLEGAL_ADDRESS)"));
+  EXPECT_TRUE(
+      is_error(catch_error([&s] { s.synchronize(); }), ErrorKind::kDriver,
+               "synchronize_stream: cuStreamSynchronize: CUDA error: an illegal memory access was "
+               "encountered (device=1, driver=CUDA_ERROR_ILLEGAL_ADDRESS)"));
   // The thread's device is asked from the backend again.
   EXPECT_CALL(backend(), current_device()).Times(1);
   EXPECT_EQ(current_device_index(), 0);

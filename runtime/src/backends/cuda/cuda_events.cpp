@@ -8,7 +8,9 @@ namespace {
 using cuda_abi::CUevent;
 using cuda_abi::CUstream;
 
-CUstream as_stream(StreamHandle stream) noexcept { return reinterpret_cast<CUstream>(stream.value); }
+CUstream as_stream(StreamHandle stream) noexcept {
+  return reinterpret_cast<CUstream>(stream.value);
+}
 CUevent as_event(EventHandle event) noexcept { return reinterpret_cast<CUevent>(event.value); }
 
 // PyTorch's flags (cuda_streams.md §5.4): timing disabled unless asked for.
@@ -23,9 +25,10 @@ unsigned event_flags(const EventOptions& options) noexcept {
 
 Result<EventHandle> create_event(DeviceCalls& calls, int index, EventOptions options) noexcept {
   CUevent event = nullptr;
-  Status status = calls.run(index, "create_event", "cuEventCreate", CallOf([&](const DriverApi& api) {
-                              return api.cuEventCreate(&event, event_flags(options));
-                            }));
+  Status status =
+      calls.run(index, "create_event", "cuEventCreate", CallOf([&](const DriverApi& api) {
+                  return api.cuEventCreate(&event, event_flags(options));
+                }));
   if (!status.ok()) return status;
   return EventHandle{reinterpret_cast<std::uintptr_t>(event)};
 }
@@ -36,7 +39,8 @@ Status destroy_event(DeviceCalls& calls, int index, EventHandle event) noexcept 
                    }));
 }
 
-Status record_event(DeviceCalls& calls, int index, EventHandle event, StreamHandle stream) noexcept {
+Status record_event(DeviceCalls& calls, int index, EventHandle event,
+                    StreamHandle stream) noexcept {
   return calls.run(index, "record_event", "cuEventRecord", CallOf([&](const DriverApi& api) {
                      return api.cuEventRecord(as_event(event), as_stream(stream));
                    }));
@@ -59,20 +63,18 @@ Result<bool> query_event(DeviceCalls& calls, int index, EventHandle event) noexc
 }
 
 Status synchronize_event(DeviceCalls& calls, int index, EventHandle event) noexcept {
-  return calls.run(index, "synchronize_event", "cuEventSynchronize",
-                   CallOf([&](const DriverApi& api) {
-                     return api.cuEventSynchronize(as_event(event));
-                   }));
+  return calls.run(
+      index, "synchronize_event", "cuEventSynchronize",
+      CallOf([&](const DriverApi& api) { return api.cuEventSynchronize(as_event(event)); }));
 }
 
 Result<float> event_elapsed_time(DeviceCalls& calls, int index, EventHandle start,
                                  EventHandle end) noexcept {
   float milliseconds = 0.0f;
-  Status status = calls.run(index, "event_elapsed_time", "cuEventElapsedTime",
-                            CallOf([&](const DriverApi& api) {
-                              return api.cuEventElapsedTime(&milliseconds, as_event(start),
-                                                            as_event(end));
-                            }));
+  Status status = calls.run(
+      index, "event_elapsed_time", "cuEventElapsedTime", CallOf([&](const DriverApi& api) {
+        return api.cuEventElapsedTime(&milliseconds, as_event(start), as_event(end));
+      }));
   if (!status.ok()) return status;
   return milliseconds;
 }

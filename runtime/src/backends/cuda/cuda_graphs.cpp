@@ -11,7 +11,9 @@ using cuda_abi::CUresult;
 using cuda_abi::CUstream;
 using cuda_abi::CUstreamCaptureMode;
 
-CUstream as_stream(StreamHandle stream) noexcept { return reinterpret_cast<CUstream>(stream.value); }
+CUstream as_stream(StreamHandle stream) noexcept {
+  return reinterpret_cast<CUstream>(stream.value);
+}
 
 CUstreamCaptureMode driver_mode(CaptureErrorMode mode) noexcept {
   switch (mode) {
@@ -56,10 +58,10 @@ Status begin_capture(DeviceCalls& calls, int index, StreamHandle stream,
 Result<CapturedGraphHandle> end_capture(DeviceCalls& calls, int index,
                                         StreamHandle stream) noexcept {
   CUgraph graph = nullptr;
-  Status status = calls.run(index, "end_capture", "cuStreamEndCapture",
-                            CallOf([&](const DriverApi& api) {
-                              return api.cuStreamEndCapture(as_stream(stream), &graph);
-                            }));
+  Status status =
+      calls.run(index, "end_capture", "cuStreamEndCapture", CallOf([&](const DriverApi& api) {
+                  return api.cuStreamEndCapture(as_stream(stream), &graph);
+                }));
   if (!status.ok()) return status;
   if (graph == nullptr) return Status(ErrorKind::kRuntime, "Invalid capture.");
   return CapturedGraphHandle{reinterpret_cast<std::uintptr_t>(graph)};
@@ -77,7 +79,8 @@ Result<GraphHandle> instantiate_graph(DeviceCalls& calls, int index,
   return GraphHandle{reinterpret_cast<std::uintptr_t>(exec)};
 }
 
-Status launch_graph(DeviceCalls& calls, int index, GraphHandle graph, StreamHandle stream) noexcept {
+Status launch_graph(DeviceCalls& calls, int index, GraphHandle graph,
+                    StreamHandle stream) noexcept {
   return calls.run(index, "launch_graph", "cuGraphLaunch", CallOf([&](const DriverApi& api) {
                      return api.cuGraphLaunch(reinterpret_cast<CUgraphExec>(graph.value),
                                               as_stream(stream));
@@ -93,12 +96,11 @@ Status destroy_graph(DeviceCalls& calls, int index, GraphHandle graph) noexcept 
 }
 
 Status destroy_captured_graph(DeviceCalls& calls, int index, CapturedGraphHandle graph) noexcept {
-  return calls.run(index, "destroy_captured_graph", "cuGraphDestroy",
-                   CallOf([&](const DriverApi& api) {
-                     return in_relaxed_mode(api, [&] {
-                       return api.cuGraphDestroy(reinterpret_cast<CUgraph>(graph.value));
-                     });
-                   }));
+  return calls.run(
+      index, "destroy_captured_graph", "cuGraphDestroy", CallOf([&](const DriverApi& api) {
+        return in_relaxed_mode(
+            api, [&] { return api.cuGraphDestroy(reinterpret_cast<CUgraph>(graph.value)); });
+      }));
 }
 
 }  // namespace accel::detail::cuda

@@ -10,12 +10,14 @@ using cuda_abi::CUstream;
 
 // A null handle is the default stream: CUDA's NULL stream, the legacy one for the
 // entry points the backend resolves (cuda_streams.md §1.4).
-CUstream as_stream(StreamHandle stream) noexcept { return reinterpret_cast<CUstream>(stream.value); }
+CUstream as_stream(StreamHandle stream) noexcept {
+  return reinterpret_cast<CUstream>(stream.value);
+}
 
 }  // namespace
 
-Result<bool> DeviceCalls::query(int index, std::string_view operation,
-                                std::string_view entry_point, const Call& call) noexcept {
+Result<bool> DeviceCalls::query(int index, std::string_view operation, std::string_view entry_point,
+                                const Call& call) noexcept {
   bool ready = true;
   auto wrapped = CallOf([&](const DriverApi& api) {
     const CUresult rc = call(api);
@@ -32,8 +34,7 @@ Result<Backend::PriorityRange> stream_priority_range(DeviceCalls& calls, int ind
   Backend::PriorityRange range;
   Status status = calls.run(index, "stream_priority_range", "cuCtxGetStreamPriorityRange",
                             CallOf([&](const DriverApi& api) {
-                              return api.cuCtxGetStreamPriorityRange(&range.least,
-                                                                     &range.greatest);
+                              return api.cuCtxGetStreamPriorityRange(&range.least, &range.greatest);
                             }));
   if (!status.ok()) return status;
   return range;
@@ -43,11 +44,10 @@ Result<Backend::PriorityRange> stream_priority_range(DeviceCalls& calls, int ind
 // legacy default stream implicitly.
 Result<StreamHandle> create_stream(DeviceCalls& calls, int index, int priority) noexcept {
   CUstream stream = nullptr;
-  Status status = calls.run(index, "create_stream", "cuStreamCreateWithPriority",
-                            CallOf([&](const DriverApi& api) {
-                              return api.cuStreamCreateWithPriority(
-                                  &stream, cuda_abi::CU_STREAM_NON_BLOCKING, priority);
-                            }));
+  Status status = calls.run(
+      index, "create_stream", "cuStreamCreateWithPriority", CallOf([&](const DriverApi& api) {
+        return api.cuStreamCreateWithPriority(&stream, cuda_abi::CU_STREAM_NON_BLOCKING, priority);
+      }));
   if (!status.ok()) return status;
   return StreamHandle{reinterpret_cast<std::uintptr_t>(stream)};
 }
@@ -65,10 +65,9 @@ Result<bool> query_stream(DeviceCalls& calls, int index, StreamHandle stream) no
 }
 
 Status synchronize_stream(DeviceCalls& calls, int index, StreamHandle stream) noexcept {
-  return calls.run(index, "synchronize_stream", "cuStreamSynchronize",
-                   CallOf([&](const DriverApi& api) {
-                     return api.cuStreamSynchronize(as_stream(stream));
-                   }));
+  return calls.run(
+      index, "synchronize_stream", "cuStreamSynchronize",
+      CallOf([&](const DriverApi& api) { return api.cuStreamSynchronize(as_stream(stream)); }));
 }
 
 }  // namespace accel::detail::cuda

@@ -43,7 +43,7 @@ std::optional<std::uint64_t> cuda_stream_queue(const void* stream) {
   }
   auto it = r.live_streams.find(static_cast<const cuda::CUstream_st*>(stream));
   if (it == r.live_streams.end()) return std::nullopt;
-  return it->first->queue;
+  return (*it)->queue;
 }
 
 std::vector<std::uint64_t> pending_operations(std::uint64_t queue) {

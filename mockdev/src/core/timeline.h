@@ -13,12 +13,13 @@
 // Note [Scheduler]
 // When an operation completes is decided by StreamSettings::schedule. eager: at enqueue, as
 // soon as every dependency has completed (the behaviour every test before streams saw).
-// random: at each stream call (enqueue, query, synchronize), every operation whose
-// dependencies are complete completes with probability 1/2, drawn from a SplitMix64 stream
-// seeded by StreamSettings::seed, visiting operations in id order. adversarial: nothing
-// completes until a host wait needs it; a query never forces progress. Decisions use only
-// op ids, the seed and the call sequence: no wall clock, no addresses, no unordered
-// iteration, so the same program with the same seed runs the same, bit for bit.
+// random: at each driver call (cuda/driver_call.cpp) and after each enqueue, every
+// operation whose dependencies are complete completes with probability 1/2, drawn from a
+// SplitMix64 stream seeded by StreamSettings::seed, visiting operations in id order.
+// adversarial: nothing completes until a host wait needs it; a query never forces
+// progress. Decisions use only op ids, the seed and the call sequence: no wall clock, no
+// addresses, no unordered iteration, so the same program with the same seed runs the same,
+// bit for bit.
 //
 // Note [Virtual time]
 // Times are virtual nanoseconds since the machine was installed. An operation enqueued when
@@ -107,7 +108,8 @@ bool query(std::span<const OpId> ops) MOCKDEV_REQUIRES(g_engine_mutex);
 // deadlock report. May release the lock.
 WaitResult wait_for(std::span<const OpId> ops, std::string_view caller, bool tell_observers = true)
     MOCKDEV_REQUIRES(g_engine_mutex);
-// Random progress at a driver call (nothing in the other modes). May release the lock.
+// Random progress at a driver call (nothing in the other modes): the adapters call it as
+// each call begins, before its body holds any state. May release the lock.
 void progress_point() MOCKDEV_REQUIRES(g_engine_mutex);
 
 // The virtual end time of a completed operation (0 if unknown or not complete).

@@ -23,8 +23,9 @@
 // * End: not a member 401; a member that is not the origin 903 and the sequence is
 //   invalidated (recorded); a non-relaxed sequence from another thread 908 (the sequence
 //   stays as it was [inferred]); invalidated 901; a member whose work never rejoined the
-//   origin 904. Every End that does not answer 401/903/908 ends the sequence: every member
-//   reads NONE again, and the graph is handed out only on success (else *graph = NULL).
+//   origin 904; a NULL graph pointer 1 (the sequence goes on) [inferred]. Every End that
+//   answers 0, 901 or 904 ends the sequence: every member reads NONE again, and the graph
+//   is handed out only on success (*graph is NULL after every failure).
 // * Operations submitted to a member become graph nodes depending on its dependency set;
 //   a member of an invalidated sequence answers 901 [inferred, spec section 8.6].
 // * Event record on a member makes the event a captured event (its nodes: the member's

@@ -16,6 +16,9 @@ std::optional<CUresult> enter(Entry entry) {
   // From inside a host function run by the stream engine (Note [Host functions] in
   // core/timeline.h): refused, as the driver documents for stream callbacks.
   if (core::in_host_function()) return CUDA_ERROR_NOT_PERMITTED;
+  // The random schedule's progress point (Note [Scheduler] in core/timeline.h): before the
+  // body, where no state is held, since it may run host functions with the lock released.
+  if (driver_ready()) core::progress_point();
   return std::nullopt;
 }
 

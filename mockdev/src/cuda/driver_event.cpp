@@ -57,7 +57,7 @@ CUresult cuEventCreate(CUevent* event, unsigned int flags) {
   if (current.ctx == nullptr) return current.error;
   auto* created = new CUevent_st{current.ctx, flags, 0};  // never freed: stream_objects.h
   StreamRegistry& r = stream_registry();
-  r.live_events.emplace(created, true);
+  r.live_events.insert(created);
   r.contexts[static_cast<std::size_t>(current.ctx->physical_device)].events.push_back(created);
   *event = created;
   return CUDA_SUCCESS;

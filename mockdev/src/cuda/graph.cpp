@@ -9,7 +9,12 @@
 namespace mockdev::cuda {
 
 // Member by member, because the staged bytes make OpDesc move-only: a field added to
-// OpDesc or OpAction must be added here (graph_test replays every kind of operation).
+// OpDesc or OpAction must be added here. The sizes below (LP64) make that addition fail
+// to compile until it is; graph_test replays every kind of operation a capture records.
+#if defined(__LP64__)
+static_assert(sizeof(core::OpAction) == 88, "OpAction changed: update copy_op");
+static_assert(sizeof(core::OpDesc) == 224, "OpDesc changed: update copy_op");
+#endif
 core::OpDesc copy_op(const core::OpDesc& op) {
   core::OpDesc c;
   c.kind = op.kind;

@@ -42,7 +42,7 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   if (kind != CUstream_st::Kind::kLegacy && (flags & CU_STREAM_NON_BLOCKING) == 0) {
     cs.blocking.push_back(s);
   }
-  r.live_streams.emplace(s, true);
+  r.live_streams.insert(s);
   return s;
 }
 
@@ -144,7 +144,7 @@ void kill_context_streams(CUctx_st* ctx) {
   for (std::uint64_t q : cs.queues) core::cancel_queue(q);
   capture::device_streams_killed(ctx->physical_device);  // capture hook
   for (auto it = r.live_streams.begin(); it != r.live_streams.end();) {
-    it = it->first->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
+    it = (*it)->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
   }
   for (const CUevent_st* e : cs.events) r.live_events.erase(e);
   cs = ContextStreams{};

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -71,8 +72,9 @@ struct ContextStreams {
 struct StreamRegistry {
   std::uint64_t generation = 0;
   std::vector<ContextStreams> contexts;             // by physical device
-  std::map<const CUstream_st*, bool> live_streams;  // value unused; an ordered set
-  std::map<const CUevent_st*, bool> live_events;
+  // Handles handed out and not destroyed; looked up, never iterated for a decision.
+  std::set<const CUstream_st*> live_streams;
+  std::set<const CUevent_st*> live_events;
   unsigned long long next_stream_id = 1;
 };
 

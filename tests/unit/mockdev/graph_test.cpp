@@ -58,6 +58,13 @@ class Graph : public MockTest, public ::testing::WithParamInterface<Schedule> {
     clear();
   }
 
+  void TearDown() override {
+    EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
+    EXPECT_EQ(cu().cuMemFreeHost(in_), CUDA_SUCCESS);
+    EXPECT_EQ(cu().cuMemFreeHost(out_), CUDA_SUCCESS);
+    MockTest::TearDown();
+  }
+
   // Everything the programs touch, back to zero.
   void clear() {
     ASSERT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);

@@ -78,6 +78,27 @@ const std::vector<ForkRow>& fork_rows() {
        [](P, int i) { get_device_properties(i); }},
       {"can_device_access_peer", Outcome::kForkError, true,
        [](P, int i) { can_device_access_peer(i, 0); }},
+      {"current_stream_current", Outcome::kForkError, false, [](P, int) { current_stream(); }},
+      {"current_stream", Outcome::kForkError, true, [](P, int i) { current_stream(i); }},
+      {"priority_range", Outcome::kForkError, true, [](P, int i) { priority_range(i); }},
+      {"Stream", Outcome::kForkError, true, [](P, int i) { Stream stream(i); }},
+      {"Stream_default_stream", Outcome::kForkError, true,
+       [](P, int i) { Stream::default_stream(i); }},
+      {"synchronize_current", Outcome::kForkError, false, [](P, int) { synchronize(); }},
+      {"Event_record", Outcome::kForkError, false,
+       [](P, int) {
+         Event event;
+         event.record();
+       }},
+      {"Graph_capture_begin", Outcome::kForkError, false,
+       [](P, int) {
+         Graph graph;
+         graph.capture_begin();
+       }},
+      // Outside a fork child, synchronize(i) before initialisation does nothing (PyTorch);
+      // in a poisoned child it raises ForkError first, as the streams issue asks of every
+      // stream call (decision in runtime/src/core/stream.cpp).
+      {"synchronize", Outcome::kForkError, true, [](P, int i) { synchronize(i); }},
       {"random_initial_seed", Outcome::kForkError, false, [](P, int) { random::initial_seed(); }},
       {"random_get_rng_state_current", Outcome::kForkError, false,
        [](P, int) { random::get_rng_state(); }},
@@ -121,6 +142,9 @@ const std::vector<ForkRow>& fork_rows() {
        }},
       // No-ops.
       {"set_device_index_negative", Outcome::kNoOp, false, [](P, int) { set_device_index(-1); }},
+      // A graph pool handle is a process-wide counter (PyTorch's graph_pool_handle()).
+      {"generate_graph_pool_handle", Outcome::kNoOp, false,
+       [](P, int) { generate_graph_pool_handle(); }},
       {"DeviceIndexGuard_empty", Outcome::kNoOp, false,
        [](P, int) { DeviceIndexGuard guard(std::nullopt); }},
   };

@@ -10,12 +10,12 @@
 // is in the registry of live contexts; a pointer the engine never handed out is never
 // dereferenced.
 
+#include "core/keep_forever.h"
 #include "core/memory.h"
 #include "cuda/cuda_state.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
-
 namespace mockdev::cuda::impl {
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) {
@@ -26,6 +26,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) {
   CUctx_st*& primary = s.primary[static_cast<std::size_t>(*p)];
   if (primary == nullptr) {
     primary = new CUctx_st{*p, dev, 0};  // Note [Primary contexts]: never freed
+    core::keep_forever(primary);
     s.live_contexts.insert(primary);
   }
   ++primary->refcount;

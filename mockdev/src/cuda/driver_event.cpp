@@ -4,12 +4,12 @@
 // destroying or re-recording an event never changes a wait already made.
 
 #include "core/engine.h"
+#include "core/keep_forever.h"
 #include "core/timeline.h"
 #include "cuda/capture_streams.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
-
 namespace mockdev::cuda::impl {
 namespace {
 
@@ -56,6 +56,7 @@ CUresult cuEventCreate(CUevent* event, unsigned int flags) {
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   auto* created = new CUevent_st{current.ctx, flags, 0};  // never freed: stream_objects.h
+  core::keep_forever(created);
   StreamRegistry& r = stream_registry();
   r.live_events.insert(created);
   r.contexts[static_cast<std::size_t>(current.ctx->physical_device)].events.push_back(created);

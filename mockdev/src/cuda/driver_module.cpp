@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/engine.h"
+#include "core/keep_forever.h"
 #include "core/kernel_registry.h"
 #include "core/memory.h"
 #include "cuda/driver_api.h"
@@ -52,7 +53,6 @@ struct accel::cuda_abi::CUmod_st {
   std::set<std::string, std::less<>> entries;                // declared by the image
   std::map<std::string, CUfunc_st*, std::less<>> functions;  // handed out, by name
 };
-
 namespace mockdev::cuda {
 namespace {
 
@@ -175,6 +175,7 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   auto* created = new CUmod_st();  // never freed (see ModuleRegistry)
+  core::keep_forever(created);
   created->ctx = current.ctx;
   created->entries = declared_entries(static_cast<const char*>(image));
   module_registry().modules.insert(created);
@@ -205,6 +206,7 @@ CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* 
   auto* created = new CUfunc_st{module, std::string(wanted), kernel_op_name(std::string(wanted))};
   module->functions.emplace(created->name, created);
   r.functions.insert(created);
+  core::keep_forever(created);
   *function = created;
   return CUDA_SUCCESS;
 }

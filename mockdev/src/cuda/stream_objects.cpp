@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/engine.h"
+#include "core/keep_forever.h"
 #include "cuda/capture_streams.h"
-
 namespace mockdev::cuda {
 namespace {
 
@@ -31,6 +31,7 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
                         std::string label) {
   StreamRegistry& r = stream_registry();
   auto* s = new CUstream_st{};  // never freed: stream_objects.h
+  core::keep_forever(s);
   s->kind = kind;
   s->ctx = ctx;
   s->flags = flags;

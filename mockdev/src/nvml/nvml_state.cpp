@@ -1,6 +1,7 @@
 #include "nvml/nvml_state.h"
 
 #include "core/engine.h"
+#include "core/keep_forever.h"
 
 namespace mockdev::nvml {
 
@@ -12,7 +13,9 @@ NvmlState& nvml_state() {
     *state = NvmlState{};
     state->generation = e.generation;
     for (std::size_t i = 0; i < e.machine.devices.size(); ++i) {
-      state->handles.push_back(new accel::nvml_abi::nvmlDevice_st{static_cast<int>(i)});
+      auto* handle = new accel::nvml_abi::nvmlDevice_st{static_cast<int>(i)};
+      core::keep_forever(handle);  // Note [Leaky state]: callers may still hold it
+      state->handles.push_back(handle);
     }
   }
   return *state;

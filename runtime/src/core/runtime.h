@@ -26,6 +26,7 @@
 #include "core/lazy_init_state.h"
 #include "core/spi/backend.h"
 #include "core/status.h"
+#include "core/stream_pool.h"
 #include "rng/generator_set.h"
 
 namespace accel::detail {
@@ -42,6 +43,8 @@ class RuntimeState {
   const std::optional<Status>& config_error() const noexcept { return config_error_; }
   LazyInitState& lazy() noexcept { return lazy_; }
   GeneratorSet& generators() noexcept { return generators_; }
+  // The devices' stream pools (Note [Stream pools] in core/stream_pool.h).
+  StreamPools& stream_pools() noexcept { return stream_pools_; }
 
   std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_relaxed); }
   // Gives this state a new generation. Every thread's cached device becomes stale once the
@@ -72,6 +75,7 @@ class RuntimeState {
   std::optional<Status> config_error_;
   LazyInitState lazy_;
   GeneratorSet generators_;
+  StreamPools stream_pools_;
   std::atomic<std::uint64_t> generation_;
   std::atomic<int> device_count_{0};
   int required_devices_ = 0;

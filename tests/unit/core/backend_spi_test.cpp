@@ -45,22 +45,36 @@ TEST(BackendSpiTest, OptionalCapabilitiesDefaultToUnsupported) {
   expect_unsupported(backend.deallocate(0, DevicePointer{1}),
                      "deallocate: the minimal backend does not support memory");
   const std::string streams = "the minimal backend does not support streams and events";
+  expect_unsupported(backend.stream_priority_range(0).status(),
+                     "stream_priority_range: " + streams);
   expect_unsupported(backend.create_stream(0, 0).status(), "create_stream: " + streams);
-  expect_unsupported(backend.destroy_stream(StreamHandle{1}), "destroy_stream: " + streams);
-  expect_unsupported(backend.synchronize_stream(StreamHandle{1}), "synchronize_stream: " + streams);
-  expect_unsupported(backend.create_event(0).status(), "create_event: " + streams);
-  expect_unsupported(backend.destroy_event(EventHandle{1}), "destroy_event: " + streams);
-  expect_unsupported(backend.record_event(EventHandle{1}, StreamHandle{1}),
+  expect_unsupported(backend.destroy_stream(0, StreamHandle{1}), "destroy_stream: " + streams);
+  expect_unsupported(backend.query_stream(0, StreamHandle{1}).status(),
+                     "query_stream: " + streams);
+  expect_unsupported(backend.synchronize_stream(0, StreamHandle{1}),
+                     "synchronize_stream: " + streams);
+  expect_unsupported(backend.create_event(0, EventOptions{}).status(), "create_event: " + streams);
+  expect_unsupported(backend.destroy_event(0, EventHandle{1}), "destroy_event: " + streams);
+  expect_unsupported(backend.record_event(0, EventHandle{1}, StreamHandle{1}),
                      "record_event: " + streams);
-  expect_unsupported(backend.stream_wait_event(StreamHandle{1}, EventHandle{1}),
+  expect_unsupported(backend.stream_wait_event(0, StreamHandle{1}, EventHandle{1}),
                      "stream_wait_event: " + streams);
-  expect_unsupported(backend.synchronize_event(EventHandle{1}), "synchronize_event: " + streams);
+  expect_unsupported(backend.query_event(0, EventHandle{1}).status(), "query_event: " + streams);
+  expect_unsupported(backend.synchronize_event(0, EventHandle{1}),
+                     "synchronize_event: " + streams);
+  expect_unsupported(backend.event_elapsed_time(0, EventHandle{1}, EventHandle{2}).status(),
+                     "event_elapsed_time: " + streams);
   const std::string graphs = "the minimal backend does not support graphs";
-  expect_unsupported(backend.begin_capture(StreamHandle{1}), "begin_capture: " + graphs);
-  expect_unsupported(backend.end_capture(StreamHandle{1}).status(), "end_capture: " + graphs);
-  expect_unsupported(backend.launch_graph(GraphHandle{1}, StreamHandle{1}),
+  expect_unsupported(backend.begin_capture(0, StreamHandle{1}, CaptureErrorMode::kGlobal),
+                     "begin_capture: " + graphs);
+  expect_unsupported(backend.end_capture(0, StreamHandle{1}).status(), "end_capture: " + graphs);
+  expect_unsupported(backend.instantiate_graph(0, CapturedGraphHandle{1}).status(),
+                     "instantiate_graph: " + graphs);
+  expect_unsupported(backend.launch_graph(0, GraphHandle{1}, StreamHandle{1}),
                      "launch_graph: " + graphs);
-  expect_unsupported(backend.destroy_graph(GraphHandle{1}), "destroy_graph: " + graphs);
+  expect_unsupported(backend.destroy_graph(0, GraphHandle{1}), "destroy_graph: " + graphs);
+  expect_unsupported(backend.destroy_captured_graph(0, CapturedGraphHandle{1}),
+                     "destroy_captured_graph: " + graphs);
 }
 
 TEST(BackendSpiTest, DefaultReportUsesTheForkSafeCount) {

@@ -3,6 +3,9 @@
 # accel::detail::cuda::make_backend() (cuda_backend.h).
 target_sources(accel_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_events.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_graphs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_streams.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_peer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/device_facts.cpp

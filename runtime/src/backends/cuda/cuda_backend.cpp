@@ -10,6 +10,7 @@
 
 #include "backends/cuda/cuda_peer.h"
 #include "backends/cuda/cuda_status.h"
+#include "backends/cuda/cuda_streams.h"
 #include "backends/cuda/device_facts.h"
 #include "backends/cuda/driver_library.h"
 #include "backends/cuda/nvml_library.h"
@@ -100,7 +101,7 @@ const LibraryLoad<typename Library::LoadResult>* load_once(
   }
 }
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, private DeviceCalls {
  public:
   explicit CudaBackend(CudaBackendPaths paths)
       : paths_(std::move(paths)), id_(g_next_backend_id.fetch_add(1)) {}
@@ -355,6 +356,64 @@ class CudaBackend final : public Backend {
         "cuCtxSynchronize");
   }
 
+  // Streams, events and graphs: cuda_streams.cpp, cuda_events.cpp, cuda_graphs.cpp.
+  Result<PriorityRange> stream_priority_range(int index) noexcept override {
+    return cuda::stream_priority_range(*this, index);
+  }
+  Result<StreamHandle> create_stream(int index, int priority) noexcept override {
+    return cuda::create_stream(*this, index, priority);
+  }
+  Status destroy_stream(int index, StreamHandle stream) noexcept override {
+    return cuda::destroy_stream(*this, index, stream);
+  }
+  Result<bool> query_stream(int index, StreamHandle stream) noexcept override {
+    return cuda::query_stream(*this, index, stream);
+  }
+  Status synchronize_stream(int index, StreamHandle stream) noexcept override {
+    return cuda::synchronize_stream(*this, index, stream);
+  }
+  Result<EventHandle> create_event(int index, EventOptions options) noexcept override {
+    return cuda::create_event(*this, index, options);
+  }
+  Status destroy_event(int index, EventHandle event) noexcept override {
+    return cuda::destroy_event(*this, index, event);
+  }
+  Status record_event(int index, EventHandle event, StreamHandle stream) noexcept override {
+    return cuda::record_event(*this, index, event, stream);
+  }
+  Status stream_wait_event(int stream_index, StreamHandle stream,
+                           EventHandle event) noexcept override {
+    return cuda::stream_wait_event(*this, stream_index, stream, event);
+  }
+  Result<bool> query_event(int index, EventHandle event) noexcept override {
+    return cuda::query_event(*this, index, event);
+  }
+  Status synchronize_event(int index, EventHandle event) noexcept override {
+    return cuda::synchronize_event(*this, index, event);
+  }
+  Result<float> event_elapsed_time(int index, EventHandle start,
+                                   EventHandle end) noexcept override {
+    return cuda::event_elapsed_time(*this, index, start, end);
+  }
+  Status begin_capture(int index, StreamHandle stream, CaptureErrorMode mode) noexcept override {
+    return cuda::begin_capture(*this, index, stream, mode);
+  }
+  Result<CapturedGraphHandle> end_capture(int index, StreamHandle stream) noexcept override {
+    return cuda::end_capture(*this, index, stream);
+  }
+  Result<GraphHandle> instantiate_graph(int index, CapturedGraphHandle graph) noexcept override {
+    return cuda::instantiate_graph(*this, index, graph);
+  }
+  Status launch_graph(int index, GraphHandle graph, StreamHandle stream) noexcept override {
+    return cuda::launch_graph(*this, index, graph, stream);
+  }
+  Status destroy_graph(int index, GraphHandle graph) noexcept override {
+    return cuda::destroy_graph(*this, index, graph);
+  }
+  Status destroy_captured_graph(int index, CapturedGraphHandle graph) noexcept override {
+    return cuda::destroy_captured_graph(*this, index, graph);
+  }
+
   BackendReport report() noexcept override {
     BackendReport report;
     try {
@@ -577,6 +636,13 @@ class CudaBackend final : public Backend {
     } catch (...) {
       return host_out_of_memory();
     }
+  }
+
+  // DeviceCalls (cuda_streams.h): one driver call under the device's primary context.
+  Status run(int index, std::string_view operation, std::string_view entry_point,
+             const Call& call) noexcept override {
+    return with_device_context(
+        index, operation, [&call](const DriverApi& api) { return call(api); }, entry_point);
   }
 
   const CudaBackendPaths paths_;

@@ -23,8 +23,8 @@
 // its other locks (initialisation, primary contexts) are only taken on paths the core
 // closes in a poisoned child, and a child of a parent that never attempted initialisation
 // cannot inherit them held (Note [Fork safety]).
-// Capabilities: device, memory_info, synchronize_device, peers (cuda_peer.h). Raw memory, streams, events and
-// graphs answer kUnsupported until they are built.
+// Capabilities: device, memory_info, synchronize_device, streams, events and graphs
+// (cuda_streams.h), peers (cuda_peer.h). Raw memory answers kUnsupported until it is built.
 
 #include <memory>
 #include <optional>

@@ -28,42 +28,65 @@ Status Backend::deallocate(int, DevicePointer) noexcept {
   return unsupported("memory", "deallocate");
 }
 
+namespace {
+constexpr std::string_view kStreams = "streams and events";
+constexpr std::string_view kGraphs = "graphs";
+}  // namespace
+
+Result<Backend::PriorityRange> Backend::stream_priority_range(int) noexcept {
+  return unsupported(kStreams, "stream_priority_range");
+}
 Result<StreamHandle> Backend::create_stream(int, int) noexcept {
-  return unsupported("streams and events", "create_stream");
+  return unsupported(kStreams, "create_stream");
 }
-Status Backend::destroy_stream(StreamHandle) noexcept {
-  return unsupported("streams and events", "destroy_stream");
+Status Backend::destroy_stream(int, StreamHandle) noexcept {
+  return unsupported(kStreams, "destroy_stream");
 }
-Status Backend::synchronize_stream(StreamHandle) noexcept {
-  return unsupported("streams and events", "synchronize_stream");
+Result<bool> Backend::query_stream(int, StreamHandle) noexcept {
+  return unsupported(kStreams, "query_stream");
 }
-Result<EventHandle> Backend::create_event(int) noexcept {
-  return unsupported("streams and events", "create_event");
+Status Backend::synchronize_stream(int, StreamHandle) noexcept {
+  return unsupported(kStreams, "synchronize_stream");
 }
-Status Backend::destroy_event(EventHandle) noexcept {
-  return unsupported("streams and events", "destroy_event");
+Result<EventHandle> Backend::create_event(int, EventOptions) noexcept {
+  return unsupported(kStreams, "create_event");
 }
-Status Backend::record_event(EventHandle, StreamHandle) noexcept {
-  return unsupported("streams and events", "record_event");
+Status Backend::destroy_event(int, EventHandle) noexcept {
+  return unsupported(kStreams, "destroy_event");
 }
-Status Backend::stream_wait_event(StreamHandle, EventHandle) noexcept {
-  return unsupported("streams and events", "stream_wait_event");
+Status Backend::record_event(int, EventHandle, StreamHandle) noexcept {
+  return unsupported(kStreams, "record_event");
 }
-Status Backend::synchronize_event(EventHandle) noexcept {
-  return unsupported("streams and events", "synchronize_event");
+Status Backend::stream_wait_event(int, StreamHandle, EventHandle) noexcept {
+  return unsupported(kStreams, "stream_wait_event");
+}
+Result<bool> Backend::query_event(int, EventHandle) noexcept {
+  return unsupported(kStreams, "query_event");
+}
+Status Backend::synchronize_event(int, EventHandle) noexcept {
+  return unsupported(kStreams, "synchronize_event");
+}
+Result<float> Backend::event_elapsed_time(int, EventHandle, EventHandle) noexcept {
+  return unsupported(kStreams, "event_elapsed_time");
 }
 
-Status Backend::begin_capture(StreamHandle) noexcept {
-  return unsupported("graphs", "begin_capture");
+Status Backend::begin_capture(int, StreamHandle, CaptureErrorMode) noexcept {
+  return unsupported(kGraphs, "begin_capture");
 }
-Result<GraphHandle> Backend::end_capture(StreamHandle) noexcept {
-  return unsupported("graphs", "end_capture");
+Result<CapturedGraphHandle> Backend::end_capture(int, StreamHandle) noexcept {
+  return unsupported(kGraphs, "end_capture");
 }
-Status Backend::launch_graph(GraphHandle, StreamHandle) noexcept {
-  return unsupported("graphs", "launch_graph");
+Result<GraphHandle> Backend::instantiate_graph(int, CapturedGraphHandle) noexcept {
+  return unsupported(kGraphs, "instantiate_graph");
 }
-Status Backend::destroy_graph(GraphHandle) noexcept {
-  return unsupported("graphs", "destroy_graph");
+Status Backend::launch_graph(int, GraphHandle, StreamHandle) noexcept {
+  return unsupported(kGraphs, "launch_graph");
+}
+Status Backend::destroy_graph(int, GraphHandle) noexcept {
+  return unsupported(kGraphs, "destroy_graph");
+}
+Status Backend::destroy_captured_graph(int, CapturedGraphHandle) noexcept {
+  return unsupported(kGraphs, "destroy_captured_graph");
 }
 
 Status Backend::configuration_status() noexcept { return Status(); }

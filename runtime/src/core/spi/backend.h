@@ -41,6 +41,8 @@
 
 #include "accel/accelerator.h"
 #include "accel/device.h"
+#include "accel/event.h"
+#include "accel/graph.h"
 #include "accel/scalar_type.h"
 #include "core/spi/handles.h"
 #include "core/status.h"
@@ -130,29 +132,60 @@ class Backend {
   virtual Status deallocate(int index, DevicePointer pointer) noexcept;
 
   // ---- streams and events (default: kUnsupported) ---------------------------------------
+  // Every method names the device `index` its handles belong to; the backend runs the call
+  // with that device current and leaves the thread's current device as it was (on failure
+  // it is unspecified and the core forgets its cached index). A null StreamHandle names the
+  // device's default stream (CUDA: the legacy NULL stream of the primary context). The core
+  // creates pool streams once and never destroys them (Note [Stream pools] in
+  // core/stream_pool.h); events are destroyed by their owner.
 
-  // A new stream on `index` (lower `priority` runs first; 0 is the default priority).
+  // The device's stream priorities: lower numbers run first; least >= greatest; {0, 0}
+  // when the device has none.
+  struct PriorityRange {
+    int least = 0;
+    int greatest = 0;
+  };
+  virtual Result<PriorityRange> stream_priority_range(int index) noexcept;
+  // A new stream on `index` that never synchronises implicitly with the default stream
+  // (CUDA: CU_STREAM_NON_BLOCKING), with `priority` in the device's range.
   virtual Result<StreamHandle> create_stream(int index, int priority) noexcept;
-  virtual Status destroy_stream(StreamHandle stream) noexcept;
+  virtual Status destroy_stream(int index, StreamHandle stream) noexcept;
+  // True when all work queued on `stream` so far has completed (CUDA: NOT_READY is false).
+  virtual Result<bool> query_stream(int index, StreamHandle stream) noexcept;
   // Blocks until the work queued on `stream` so far is done.
-  virtual Status synchronize_stream(StreamHandle stream) noexcept;
-  virtual Result<EventHandle> create_event(int index) noexcept;
-  virtual Status destroy_event(EventHandle event) noexcept;
-  // Captures the work queued on `stream` so far in `event`.
-  virtual Status record_event(EventHandle event, StreamHandle stream) noexcept;
-  // Makes later work on `stream` wait for `event` (never blocks the host).
-  virtual Status stream_wait_event(StreamHandle stream, EventHandle event) noexcept;
+  virtual Status synchronize_stream(int index, StreamHandle stream) noexcept;
+  // A new event on `index` with the options' flags (timing disabled unless enable_timing).
+  virtual Result<EventHandle> create_event(int index, EventOptions options) noexcept;
+  virtual Status destroy_event(int index, EventHandle event) noexcept;
+  // Captures the work queued on `stream` (of the event's device `index`) so far in `event`.
+  virtual Status record_event(int index, EventHandle event, StreamHandle stream) noexcept;
+  // Makes later work on `stream` (of device `stream_index`) wait for `event`, which may
+  // belong to another device. Never blocks the host.
+  virtual Status stream_wait_event(int stream_index, StreamHandle stream,
+                                   EventHandle event) noexcept;
+  // True when the work `event` stands for has completed.
+  virtual Result<bool> query_event(int index, EventHandle event) noexcept;
   // Blocks until `event` has completed.
-  virtual Status synchronize_event(EventHandle event) noexcept;
+  virtual Status synchronize_event(int index, EventHandle event) noexcept;
+  // Milliseconds between two recorded, completed timing events (`start` of device
+  // `index`); events of two devices are the driver's error.
+  virtual Result<float> event_elapsed_time(int index, EventHandle start,
+                                           EventHandle end) noexcept;
 
   // ---- graphs (default: kUnsupported) ---------------------------------------------------
+  // Same device rule as streams. The core checks PyTorch's rules (accel/graph.h) first.
 
-  // Starts capturing the work queued on `stream` into a graph.
-  virtual Status begin_capture(StreamHandle stream) noexcept;
-  // Ends the capture begun on `stream`; the graph is ready to launch.
-  virtual Result<GraphHandle> end_capture(StreamHandle stream) noexcept;
-  virtual Status launch_graph(GraphHandle graph, StreamHandle stream) noexcept;
-  virtual Status destroy_graph(GraphHandle graph) noexcept;
+  // Starts capturing the work queued on `stream` into a graph; kDefault means the
+  // backend's default mode (CUDA: global).
+  virtual Status begin_capture(int index, StreamHandle stream, CaptureErrorMode mode) noexcept;
+  // Ends the capture begun on `stream` and returns the captured graph (kRuntime "Invalid
+  // capture." when the driver ended it without one).
+  virtual Result<CapturedGraphHandle> end_capture(int index, StreamHandle stream) noexcept;
+  // An executable graph from a captured one (which stays valid).
+  virtual Result<GraphHandle> instantiate_graph(int index, CapturedGraphHandle graph) noexcept;
+  virtual Status launch_graph(int index, GraphHandle graph, StreamHandle stream) noexcept;
+  virtual Status destroy_graph(int index, GraphHandle graph) noexcept;
+  virtual Status destroy_captured_graph(int index, CapturedGraphHandle graph) noexcept;
 
   // ---- fork hooks (default: nothing to do) ----------------------------------------------
   // Called from the runtime's pthread_atfork handlers, on the forking thread, for every

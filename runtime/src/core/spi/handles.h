@@ -22,5 +22,6 @@ using DevicePointer = Handle<struct DevicePointerTag>;  // CUDA: CUdeviceptr
 using StreamHandle = Handle<struct StreamTag>;          // CUDA: CUstream
 using EventHandle = Handle<struct EventTag>;            // CUDA: CUevent
 using GraphHandle = Handle<struct GraphTag>;            // CUDA: CUgraphExec
+using CapturedGraphHandle = Handle<struct CapturedGraphTag>;  // CUDA: CUgraph
 
 }  // namespace accel::detail

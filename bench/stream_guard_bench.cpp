@@ -1,0 +1,63 @@
+// StreamGuard enter+exit and the per-thread current-stream calls, against the floor of
+// BM_ThreadLocalLoad (device_index_guard_bench.cpp, same program). The runtime is
+// initialised, the streams and contexts exist before timing starts. Reports only.
+#include <accel/accelerator.h>
+#include <accel/stream.h>
+#include <accel/stream_guard.h>
+#include <benchmark/benchmark.h>
+
+namespace {
+
+bool prepare(benchmark::State& state, int needed_devices) {
+  if (accel::device_count() < needed_devices) {
+    state.SkipWithError("needs more visible accelerator devices");
+    return false;
+  }
+  accel::set_device_index(needed_devices - 1);
+  accel::set_device_index(0);
+  return true;
+}
+
+// A guard on a stream of the current device: only the stream is exchanged and restored.
+void BM_StreamGuard_SameDevice(benchmark::State& state) {
+  if (!prepare(state, 1)) return;
+  const accel::Stream stream(0);
+  for (auto _ : state) {
+    accel::StreamGuard guard(stream);
+    benchmark::DoNotOptimize(&guard);
+  }
+}
+BENCHMARK(BM_StreamGuard_SameDevice);
+
+// A guard on a stream of another device: two real device switches per iteration.
+void BM_StreamGuard_SwitchDevice(benchmark::State& state) {
+  if (!prepare(state, 2)) return;
+  const accel::Stream stream(1);
+  for (auto _ : state) {
+    accel::StreamGuard guard(stream);
+    benchmark::DoNotOptimize(&guard);
+  }
+}
+BENCHMARK(BM_StreamGuard_SwitchDevice);
+
+// current_stream(index): argument resolution, checks and one thread-local read.
+void BM_CurrentStream(benchmark::State& state) {
+  if (!prepare(state, 1)) return;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(accel::current_stream(0));
+  }
+}
+BENCHMARK(BM_CurrentStream);
+
+// set_stream on the current device.
+void BM_SetStream(benchmark::State& state) {
+  if (!prepare(state, 1)) return;
+  const accel::Stream stream(0);
+  for (auto _ : state) {
+    accel::set_stream(stream);
+  }
+  accel::set_stream(accel::Stream::default_stream(0));
+}
+BENCHMARK(BM_SetStream);
+
+}  // namespace

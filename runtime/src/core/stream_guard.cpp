@@ -1,0 +1,72 @@
+// StreamGuard (accel/stream_guard.h): c10's InlineStreamGuard over the per-thread current
+// device (accelerator.cpp) and current streams (current_stream.h).
+#include "accel/stream_guard.h"
+
+#include <cstdio>
+#include <exception>
+
+#include "accel/accelerator.h"
+#include "core/current_stream.h"
+#include "core/thread_device.h"
+
+namespace accel {
+
+namespace {
+
+// The current stream of `index` on this thread (its device is valid and initialised).
+Stream thread_current_stream(int index) noexcept {
+  return Stream::unchecked(index, detail::thread_stream_ids()[index]);
+}
+
+}  // namespace
+
+// The out-of-line entry (the inline one in the header covers a stream of the thread's
+// current device). Order matters for "on a throw nothing was changed": every check (range,
+// fork, initialisation, ordinal) happens in prepare_stream_call before the device moves,
+// and exchange_device is the only step that can fail after it; the stream exchange cannot.
+void StreamGuard::enter(const Stream& stream) {
+  const int index = stream.device_index();
+  detail::prepare_stream_call(index);
+  original_device_ = exchange_device(index);
+  current_device_ = index;
+  original_id_of_original_device_ = thread_current_stream(original_device_).id();
+  saved_id_ = detail::exchange_thread_stream(stream).id();
+  current_id_ = stream.id();
+}
+
+void StreamGuard::leave() noexcept {
+  try {
+    maybe_exchange_device(original_device_);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accel: StreamGuard: failed to restore device %d: %s\n", original_device_,
+                 e.what());
+    detail::remember_thread_device_after_failed_restore(original_device_);
+  } catch (...) {
+    std::fprintf(stderr, "accel: StreamGuard: failed to restore device %d\n", original_device_);
+    detail::remember_thread_device_after_failed_restore(original_device_);
+  }
+}
+
+void StreamGuard::reset_stream(const Stream& stream) {
+  const int index = stream.device_index();
+  if (index == current_device_) {
+    detail::exchange_thread_stream(stream);
+    current_id_ = stream.id();
+    return;
+  }
+  detail::prepare_stream_call(index);
+  // Leave the device we are on as we found it, then move; the original device is kept.
+  detail::thread_stream_ids()[current_device_] = saved_id_;
+  try {
+    exchange_device(index);
+  } catch (...) {
+    // Nothing moved: put our stream back so the guard's state is unchanged.
+    detail::thread_stream_ids()[current_device_] = current_id_;
+    throw;
+  }
+  saved_id_ = detail::exchange_thread_stream(stream).id();
+  current_device_ = index;
+  current_id_ = stream.id();
+}
+
+}  // namespace accel

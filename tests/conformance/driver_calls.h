@@ -1,0 +1,119 @@
+#pragma once
+// The few driver entry points the stream, event and graph conformance tests call directly,
+// to queue real work (memsets, copies) on the streams the runtime hands out
+// (Stream::native_handle()) and to read device memory back. Resolved with dlsym from the
+// driver file the runtime was pointed at (ACCEL_CUDA_DRIVER, default libcuda.so.1): on the
+// simulated hardware the mock facade, on a GPU machine the real driver. Calls act on the
+// calling thread's current context, so a test selects the device through the runtime
+// first. Header-only; for use inside run_isolated bodies.
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "accel_abi/cuda_driver.h"
+#include "conformance_test.h"
+#include "mockdev/control.h"
+
+namespace accel::test {
+
+struct DriverCalls {
+  cuda_abi::PFN_cuMemAlloc_v3020 mem_alloc = nullptr;
+  cuda_abi::PFN_cuMemFree_v3020 mem_free = nullptr;
+  cuda_abi::PFN_cuMemsetD8_v3020 memset_d8 = nullptr;
+  cuda_abi::PFN_cuMemsetD8Async_v3020 memset_d8_async = nullptr;
+  cuda_abi::PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
+  cuda_abi::PFN_cuMemcpyDtoDAsync_v3020 memcpy_dtod_async = nullptr;
+  cuda_abi::PFN_cuDeviceGet_v2000 device_get = nullptr;
+  cuda_abi::PFN_cuDevicePrimaryCtxRetain_v7000 primary_ctx_retain = nullptr;
+  cuda_abi::PFN_cuCtxSetCurrent_v4000 ctx_set_current = nullptr;
+  std::string error;  // why something could not be resolved; empty when all were
+};
+
+inline DriverCalls load_driver_calls() {
+  DriverCalls calls;
+  const char* path = std::getenv("ACCEL_CUDA_DRIVER");
+  void* library = dlopen(path != nullptr && *path != '\0' ? path : "libcuda.so.1", RTLD_NOW);
+  if (library == nullptr) {
+    calls.error = dlerror();
+    return calls;
+  }
+  auto resolve = [&](auto& slot, const char* symbol) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, symbol));
+    if (slot == nullptr) calls.error += std::string(calls.error.empty() ? "" : ", ") + symbol;
+  };
+  resolve(calls.mem_alloc, "cuMemAlloc_v2");
+  resolve(calls.mem_free, "cuMemFree_v2");
+  resolve(calls.memset_d8, "cuMemsetD8_v2");
+  resolve(calls.memset_d8_async, "cuMemsetD8Async");
+  resolve(calls.memcpy_dtoh, "cuMemcpyDtoH_v2");
+  resolve(calls.memcpy_dtod_async, "cuMemcpyDtoDAsync_v2");
+  resolve(calls.device_get, "cuDeviceGet");
+  resolve(calls.primary_ctx_retain, "cuDevicePrimaryCtxRetain");
+  resolve(calls.ctx_set_current, "cuCtxSetCurrent");
+  if (!calls.error.empty()) calls.error = "unresolved: " + calls.error;
+  return calls;
+}
+
+// Makes device `ordinal`'s primary context current on this thread for the test's own
+// driver calls. The runtime does not promise that: like PyTorch, set_device_index(0) on a
+// thread that is already on device 0 creates no context, and the runtime's own calls
+// restore the thread's previous context. The reference taken here is kept (the test's
+// child process ends soon): the runtime may not hold one yet, and releasing the last
+// reference would destroy the context under the runtime.
+inline void use_primary_context(const DriverCalls& calls, int ordinal) {
+  cuda_abi::CUdevice device = 0;
+  ASSERT_EQ(calls.device_get(&device, ordinal), cuda_abi::CUDA_SUCCESS);
+  cuda_abi::CUcontext ctx = nullptr;
+  ASSERT_EQ(calls.primary_ctx_retain(&ctx, device), cuda_abi::CUDA_SUCCESS);
+  ASSERT_EQ(calls.ctx_set_current(ctx), cuda_abi::CUDA_SUCCESS);
+}
+
+// Inside a run_isolated body, before the runtime initialises: on the simulated hardware,
+// makes the engine take MOCKDEV_SCHEDULE from the child's environment (the engine of the
+// test process was set up before the child changed it). Nothing on real hardware.
+inline void apply_schedule_from_environment(const BackendProfile& profile) {
+  if (profile.on_mock) mockdev::control::reset_from_environment();
+}
+
+inline cuda_abi::CUstream as_cu_stream(std::uintptr_t handle) {
+  return reinterpret_cast<cuda_abi::CUstream>(handle);
+}
+
+using cuda_abi::CUDA_SUCCESS;
+using cuda_abi::CUdeviceptr;
+
+// `bytes` of device memory on the current device, freed at scope exit.
+struct DeviceBuffer {
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  const DriverCalls& driver;
+  CUdeviceptr ptr = 0;
+  DeviceBuffer(const DriverCalls& d, std::size_t bytes) : driver(d) {
+    EXPECT_EQ(driver.mem_alloc(&ptr, bytes), CUDA_SUCCESS);
+  }
+  ~DeviceBuffer() {
+    if (ptr != 0) {
+      EXPECT_EQ(driver.mem_free(ptr), CUDA_SUCCESS);
+    }
+  }
+  std::vector<unsigned char> read(std::size_t bytes) const {
+    std::vector<unsigned char> host(bytes, 0xEE);
+    EXPECT_EQ(driver.memcpy_dtoh(host.data(), ptr, bytes), CUDA_SUCCESS);
+    return host;
+  }
+};
+
+inline DriverCalls require_driver_calls() {
+  DriverCalls calls = load_driver_calls();
+  if (!calls.error.empty()) fail_in_child("driver entry points: " + calls.error);
+  return calls;
+}
+
+}  // namespace accel::test

@@ -1,0 +1,181 @@
+// Conformance: events through the whole stack, once per backend profile (see stream_test.cpp
+// for how work is queued and held back). Needs the simulated driver's events (branch
+// i7-timeline) on the cuda_mock profile.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "accel/accel.h"
+#include "conformance_test.h"
+#include "driver_calls.h"
+#include "error_check.h"
+#include "mockdev/control.h"
+
+namespace accel::test {
+namespace {
+
+using Events = ConformanceTest;
+
+const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
+    {"MOCKDEV_SCHEDULE", "adversarial"}};
+
+TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    require_physical_devices(p, 2);
+    Event event;
+    EXPECT_FALSE(event.is_created());
+    EXPECT_TRUE(event.query()) << "never recorded: no work";
+    event.synchronize();
+    if (p.on_mock) {
+      EXPECT_EQ(mockdev::control::call_count("cuEventCreate"), 0u);
+    }
+    const Stream s(1);
+    event.record(s);
+    EXPECT_EQ(event.device_index(), 1);
+    EXPECT_EQ(current_device_index(), 0);
+    event.synchronize();
+    EXPECT_TRUE(event.query());
+    EXPECT_TRUE(is_error(catch_error([&] { event.record(Stream(0)); }), ErrorKind::kRuntime,
+                         "Event device 1 does not match recording stream's device 0."));
+    if (p.on_mock) {
+      EXPECT_EQ(mockdev::control::call_count("cuEventCreate"), 1u);
+    }
+  });
+}
+
+TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
+  const BackendProfile& p = profile();
+  ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
+  run_isolated([&p] {
+    require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
+    const DriverCalls driver = require_driver_calls();
+    set_device_index(0);
+    use_primary_context(driver, 0);
+    const Stream s(0);
+    DeviceBuffer buffer(driver, 1024);
+    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
+              CUDA_SUCCESS);
+    Event event = s.record_event();
+    EXPECT_FALSE(event.query());
+    event.synchronize();
+    EXPECT_TRUE(event.query());
+    EXPECT_EQ(buffer.read(1024), std::vector<unsigned char>(1024, 9));
+  }, kAdversarial);
+}
+
+TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
+    const DriverCalls driver = require_driver_calls();
+    set_device_index(0);
+    use_primary_context(driver, 0);
+    const Stream producer(0);
+    const Stream consumer(0, -1);
+    DeviceBuffer source(driver, 128);
+    DeviceBuffer target(driver, 128);
+    ASSERT_EQ(driver.memset_d8(target.ptr, 0, 128), CUDA_SUCCESS);
+    // The legacy stream does not order the non-blocking pool streams: finish its memsets.
+    synchronize(0);
+    ASSERT_EQ(driver.memset_d8_async(source.ptr, 4, 128, as_cu_stream(producer.native_handle())),
+              CUDA_SUCCESS);
+    Event done;
+    done.record(producer);
+    consumer.wait_event(done);
+    ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 128,
+                                       as_cu_stream(consumer.native_handle())),
+              CUDA_SUCCESS);
+    consumer.synchronize();
+    EXPECT_EQ(target.read(128), std::vector<unsigned char>(128, 4));
+    producer.synchronize();
+  }, kAdversarial);
+}
+
+TEST_P(Events, ElapsedTimeBetweenTwoTimingEvents) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    require_physical_devices(p, 1);
+    const DriverCalls driver = require_driver_calls();
+    set_device_index(0);
+    use_primary_context(driver, 0);
+    const Stream s(0);
+    DeviceBuffer buffer(driver, 1 << 20);
+    Event start(EventOptions{.enable_timing = true});
+    Event end(EventOptions{.enable_timing = true});
+    start.record(s);
+    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 1 << 20, as_cu_stream(s.native_handle())),
+              CUDA_SUCCESS);
+    end.record(s);
+    end.synchronize();
+    const float forward = start.elapsed_time(end);
+    EXPECT_GT(forward, 0.0f);
+    EXPECT_FLOAT_EQ(end.elapsed_time(start), -forward);
+  });
+}
+
+TEST_P(Events, ElapsedTimeErrorsInPyTorchsOrder) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    require_physical_devices(p, 1);
+    const Stream s(0);
+    Event timed(EventOptions{.enable_timing = true});
+    Event untimed;
+    timed.record(s);
+    untimed.record(s);
+    EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(untimed); }), ErrorKind::kValue,
+                         "Both events must be created with argument 'enable_timing=True'."));
+    Event unrecorded(EventOptions{.enable_timing = true});
+    EXPECT_TRUE(is_error(catch_error([&] { timed.elapsed_time(unrecorded); }),
+                         ErrorKind::kValue,
+                         "Both events must be recorded before calculating elapsed time."));
+  });
+}
+
+TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
+  const BackendProfile& p = profile();
+  ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
+  run_isolated([&p] {
+    require_physical_devices(p, 1);
+    apply_schedule_from_environment(p);
+    const DriverCalls driver = require_driver_calls();
+    set_device_index(0);
+    use_primary_context(driver, 0);
+    const Stream s(0);
+    DeviceBuffer buffer(driver, 4096);
+    Event start(EventOptions{.enable_timing = true});
+    Event end(EventOptions{.enable_timing = true});
+    start.record(s);
+    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 4096, as_cu_stream(s.native_handle())),
+              CUDA_SUCCESS);
+    end.record(s);
+    EXPECT_TRUE(is_error(catch_error([&] { start.elapsed_time(end); }), ErrorKind::kRuntime,
+                         "Both events must be completed before calculating elapsed time."));
+    s.synchronize();
+    EXPECT_GT(start.elapsed_time(end), 0.0f);
+  }, kAdversarial);
+}
+
+TEST_P(Events, ElapsedTimeAcrossDevicesIsTheDriversError) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    require_physical_devices(p, 2);
+    Event a(EventOptions{.enable_timing = true});
+    Event b(EventOptions{.enable_timing = true});
+    a.record(Stream(0));
+    b.record(Stream(1));
+    a.synchronize();
+    b.synchronize();
+    const CaughtError caught = catch_error([&] { a.elapsed_time(b); });
+    EXPECT_TRUE(is_error_containing(caught, ErrorKind::kDriver,
+                                    "event_elapsed_time: cuEventElapsedTime: CUDA error: "))
+        << caught.describe();
+  });
+}
+
+ACCEL_INSTANTIATE_CONFORMANCE(Events);
+
+}  // namespace
+}  // namespace accel::test

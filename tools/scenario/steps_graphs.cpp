@@ -37,16 +37,15 @@ const StepRegistrar registrar({
      "capturing the current stream",
      false,
      [](const StepArgs& a) -> Action {
-       YAML::Node name_node = a.node;
-       std::string name_path = a.path;
+       // Node::operator= would write into the node it refers to: choose by construction.
+       const YAML::Node name_node = a.node.IsMap() ? a.node["graph"] : a.node;
+       const std::string name_path = a.node.IsMap() ? Reader::join(a.path, "graph") : a.path;
        CaptureErrorMode mode = CaptureErrorMode::kDefault;
        if (a.node.IsMap()) {
          a.reader.check_keys(a.node, a.path, {"graph", "mode"});
          if (!a.node["graph"]) {
            a.reader.fail(a.node, Reader::join(a.path, "graph"), "a graph name (required)", "");
          }
-         name_node = a.node["graph"];
-         name_path = Reader::join(a.path, "graph");
          if (a.node["mode"]) {
            const std::string p = Reader::join(a.path, "mode");
            const std::string text = a.reader.text(a.node["mode"], p, "a capture mode");

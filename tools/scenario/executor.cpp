@@ -14,7 +14,10 @@
 #include "accel/accelerator.h"
 #include "accel/error.h"
 #include "accel/lazy_init.h"
+#include "mockdev/capture.h"
 #include "mockdev/control.h"
+#include "mockdev/races.h"
+#include "mockdev/streams.h"
 #include "step_registry.h"
 
 namespace accel::scenario {
@@ -133,7 +136,8 @@ class Run;
 class ThreadEnv final : public StepEnv {
  public:
   ThreadEnv(Run& run, std::string name) : run_(run), name_(std::move(name)) {}
-  std::vector<std::unique_ptr<DeviceIndexGuard>>& open_guards() override { return guards_; }
+  std::vector<std::unique_ptr<OpenGuard>>& open_guards() override { return guards_; }
+  StreamObjects& stream_objects() override;
   void run_body(const std::vector<Step>& steps) override;
   int run_child(const std::vector<Step>& steps) override;
   std::vector<std::string>& lazy_log() override;
@@ -145,8 +149,21 @@ class ThreadEnv final : public StepEnv {
  private:
   Run& run_;
   std::string name_;
-  std::vector<std::unique_ptr<DeviceIndexGuard>> guards_;
+  std::vector<std::unique_ptr<OpenGuard>> guards_;
 };
+
+// Which device ids of two snapshots of a thread's current streams differ, as
+// "device 1: stream 35 is current, stream 0 was": empty when none.
+std::string stream_differences(const std::vector<std::int64_t>& before,
+                               const std::vector<std::int64_t>& after) {
+  std::string text;
+  for (std::size_t d = 0; d < before.size() && d < after.size(); ++d) {
+    if (before[d] == after[d]) continue;
+    text += std::string(text.empty() ? "" : "; ") + "device " + std::to_string(d) + ": stream " +
+            std::to_string(after[d]) + " is current, stream " + std::to_string(before[d]) + " was";
+  }
+  return text;
+}
 
 class Run {
  public:
@@ -158,13 +175,21 @@ class Run {
   std::vector<std::string> lazy_log;
   std::map<std::string, std::uint64_t> allocations;
   std::vector<std::string> violations;
+  StreamObjects objects;
 
   // Runs one step on `env`'s thread (the caller is on it). `body`: an error the step does
   // not expect is rethrown instead of reported (it leaves the enclosing guard).
   void run_step(const Step& step, ThreadEnv& env, bool body) {
-    const bool guard_check = options_.sweep && step.kind == "guard";
+    // Scoped guards (`guard`, `stream_guard`) must leave the device and every device's
+    // current stream as they found them, whatever a fault did inside.
+    const bool guard_check =
+        options_.sweep && (step.kind == "guard" || step.kind == "stream_guard");
     std::optional<int> before;
-    if (guard_check) before = probe_device();
+    std::vector<std::int64_t> streams_before;
+    if (guard_check) {
+      before = probe_device();
+      streams_before = thread_stream_snapshot(kSnapshotDevices);
+    }
     Outcome o;
     std::exception_ptr error;
     try {
@@ -181,6 +206,13 @@ class Run {
         violation(step, env, "the guard left device " + std::to_string(*after) +
                                  " current; device " + std::to_string(*before) +
                                  " was current before it");
+      }
+    }
+    if (guard_check) {
+      const std::string changed =
+          stream_differences(streams_before, thread_stream_snapshot(kSnapshotDevices));
+      if (!changed.empty()) {
+        violation(step, env, "the guard did not restore the thread's current streams: " + changed);
       }
     }
     if (options_.sweep) {
@@ -243,12 +275,24 @@ class Run {
       status = 1;
     }
     const std::map<std::string, std::uint64_t> calls = mockdev::control::call_counts();
-    // Guards still open at the end close on their own threads, innermost first.
+    // Guards still open at the end close on their own threads, innermost first; then the
+    // thread's current streams must be those from before its outermost open guard.
     for (auto& entry : envs) {  // no structured bindings: clang 14 cannot capture them
       ThreadEnv& env = *entry.second;
-      on_thread(entry.first, [&] {
+      const std::string& name = entry.first;
+      on_thread(name, [&] {
         auto& guards = env.open_guards();
+        std::vector<std::int64_t> outermost;
+        if (!guards.empty()) outermost = guards.front()->streams_at_entry;
         while (!guards.empty()) guards.pop_back();
+        if (options_.sweep && !outermost.empty()) {
+          const std::string changed =
+              stream_differences(outermost, thread_stream_snapshot(kSnapshotDevices));
+          if (!changed.empty()) {
+            violation("thread " + name + ": closing its open guards at the end did not restore "
+                      "its current streams: " + changed);
+          }
+        }
       });
     }
     if (options_.sweep) {
@@ -358,12 +402,21 @@ class Run {
                          entry + " called " + std::to_string(n) + " time(s)");
       }
     }
+    if (e.races && mockdev::control::race_count() != *e.races) {
+      bad.emplace_back(std::to_string(*e.races) + " race(s) found",
+                       std::to_string(mockdev::control::race_count()) + " race(s) found");
+    }
     if (!e.live.empty()) {
       const mockdev::control::LiveObjects live = mockdev::control::live_objects();
+      const mockdev::control::CaptureCounts captures = mockdev::control::capture_counts();
       const std::map<std::string, std::uint64_t> actual{
           {"primary_contexts", live.primary_contexts_active},
           {"allocations", live.allocations},
-          {"allocated_bytes", live.allocated_bytes}};
+          {"allocated_bytes", live.allocated_bytes},
+          {"pending_operations", mockdev::streams::stats().pending},
+          {"captures", captures.sequences},
+          {"graphs", captures.graphs},
+          {"graph_execs", captures.execs}};
       for (const auto& [key, count] : e.live) {
         if (actual.at(key) != count) {
           bad.emplace_back("live " + key + " " + std::to_string(count),
@@ -399,7 +452,10 @@ int ThreadEnv::run_child(const std::vector<Step>& steps) {
   if (pid == 0) {
     // The child has only this thread; its steps all run here.
     // The parent's open guards are not the child's to restore: leak them (_exit follows).
-    for (auto& guard : guards_) (void)guard.release();
+    for (auto& guard : guards_) {
+      (void)guard->device.release();
+      (void)guard->stream.release();
+    }
     guards_.clear();
     run_.child_program(steps, *this);
   }
@@ -412,14 +468,22 @@ int ThreadEnv::run_child(const std::vector<Step>& steps) {
 
 std::vector<std::string>& ThreadEnv::lazy_log() { return run_.lazy_log; }
 std::map<std::string, std::uint64_t>& ThreadEnv::allocations() { return run_.allocations; }
+StreamObjects& ThreadEnv::stream_objects() { return run_.objects; }
 std::uint64_t ThreadEnv::run_seed() const { return run_.options().seed; }
 bool ThreadEnv::sweeping() const { return run_.options().sweep; }
 
-void apply_environment(const Scenario& scenario) {
+void apply_environment(const Scenario& scenario, std::uint64_t seed) {
   // A host's own settings must not change what the scenario sees: the variables a scenario
   // may set start unset (the driver variables the runner set are kept unless overridden).
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_REQUIRE_DEVICES"}) {
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_REQUIRE_DEVICES",
+                           "MOCKDEV_SCHEDULE", "MOCKDEV_SEED", "MOCKDEV_RACES"}) {
     unsetenv(name);
+  }
+  // The run seed (--seed) seeds the stream schedule unless the scenario fixes one (in its
+  // environment or its machine's streams.seed), so a scenario that depends on one
+  // interleaving keeps it.
+  if (seed != 0 && !scenario.environment.count("MOCKDEV_SEED") && scenario.machine.streams.seed == 0) {
+    setenv("MOCKDEV_SEED", std::to_string(seed).c_str(), 1);
   }
   if (scenario.machine_env.empty()) {
     unsetenv("MOCKDEV_MACHINE");
@@ -438,8 +502,22 @@ void apply_environment(const Scenario& scenario) {
 }  // namespace
 
 int execute(const Scenario& scenario, const ExecuteOptions& options, std::ostream& out) {
-  apply_environment(scenario);
-  mockdev::control::reset(scenario.machine);
+  apply_environment(scenario, options.seed);
+  // control::reset installs the machine as given: the stream variables that the machine
+  // would take from the environment when loaded from it are applied here (the reader
+  // checked their values).
+  mockdev::MachineSpec machine = scenario.machine;
+  if (const char* v = std::getenv("MOCKDEV_SCHEDULE")) {
+    const std::string text(v);
+    machine.streams.schedule = text == "random"        ? mockdev::StreamSettings::Schedule::kRandom
+                               : text == "adversarial" ? mockdev::StreamSettings::Schedule::kAdversarial
+                                                       : mockdev::StreamSettings::Schedule::kEager;
+  }
+  if (const char* v = std::getenv("MOCKDEV_SEED")) machine.streams.seed = std::strtoull(v, nullptr, 10);
+  if (const char* v = std::getenv("MOCKDEV_RACES")) {
+    if (const auto policy = mockdev::parse_race_policy(v)) machine.streams.races = *policy;
+  }
+  mockdev::control::reset(machine);
   if (options.fault) {
     mockdev::control::fail_call(options.fault->entry_point, options.fault->nth, options.fault->code);
   }

@@ -60,7 +60,21 @@ class Reader {
   std::vector<Step> steps(const YAML::Node& node, const std::string& path,
                           const std::vector<std::string>& threads) const;
 
+  // Named objects (streams, events, graphs) that steps make or use, in the order read
+  // (file order: a guard's body after the guard's own argument). check_object_names() then
+  // fails at the first use of a name that no earlier step made.
+  struct ObjectRef {
+    std::string kind;  // "stream", "event", "graph"
+    std::string name;
+    std::string path;
+    int line = 0;
+    bool defines = false;
+  };
+  void note_object(ObjectRef ref) const { object_refs_.push_back(std::move(ref)); }
+  void check_object_names() const;
+
  private:
+  mutable std::vector<ObjectRef> object_refs_;
   std::string file_;
   std::string directory_;
   const StepRegistry& registry_;

@@ -62,6 +62,7 @@ struct Expectation {
   std::map<std::string, std::uint64_t> calls;  // driver call counters after the step
   std::map<std::string, std::uint64_t> live;   // live driver objects after the step
   std::map<int, std::uint64_t> used_bytes;     // device memory in use after the step
+  std::optional<std::uint64_t> races;          // races found since the run started
 };
 
 struct Step {

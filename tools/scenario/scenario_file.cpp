@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -21,8 +22,29 @@ constexpr std::size_t kMaxScenarioBytes = std::size_t{1} << 20;
 const std::vector<std::string>& environment_names() {
   static const std::vector<std::string> names = {
       "CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND",      "ACCEL_REQUIRE_DEVICES",
-      "ACCEL_CUDA_DRIVER",    "ACCEL_NVML_LIBRARY"};
+      "ACCEL_CUDA_DRIVER",    "ACCEL_NVML_LIBRARY", "MOCKDEV_SCHEDULE",
+      "MOCKDEV_SEED",         "MOCKDEV_RACES"};
   return names;
+}
+
+// The stream simulation's variables are read when the machine is installed, after the run
+// started: check their values here, so a typo is a file:line error before anything runs.
+void check_stream_variable(const Reader& reader, const YAML::Node& node, const std::string& name,
+                           const std::string& value) {
+  const std::string path = Reader::join("environment", name);
+  if (name == "MOCKDEV_SCHEDULE" && value != "eager" && value != "random" &&
+      value != "adversarial") {
+    reader.fail(node, path, "eager, random or adversarial", value);
+  }
+  if (name == "MOCKDEV_RACES" && !mockdev::parse_race_policy(value)) {
+    reader.fail(node, path, "report, abort or off", value);
+  }
+  if (name == "MOCKDEV_SEED") {
+    const bool digits = !value.empty() && value.size() <= 20 &&
+                        value.find_first_not_of("0123456789") == std::string::npos &&
+                        (value.size() < 20 || value <= "18446744073709551615");
+    if (!digits) reader.fail(node, path, "an unsigned decimal integer below 2^64", value);
+  }
 }
 
 // An inline machine is machine-file text inside the scenario. It is cut out of the file
@@ -90,8 +112,9 @@ mockdev::MachineSpec named_machine(const YAML::Node& node, const Reader& reader,
 Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
                               const std::string& path, const StepKind& kind) {
   reader.require_map(node, path,
-                     "a map of value, error, message, calls, live, used_bytes");
-  reader.check_keys(node, path, {"value", "error", "message", "calls", "live", "used_bytes"});
+                     "a map of value, error, message, calls, live, used_bytes, races");
+  reader.check_keys(node, path,
+                    {"value", "error", "message", "calls", "live", "used_bytes", "races"});
   Expectation e;
   if (node["value"]) {
     if (!kind.returns_value) {
@@ -133,8 +156,12 @@ Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
   }
   if (const YAML::Node live = node["live"]) {
     const std::string p = Reader::join(path, "live");
-    reader.require_map(live, p, "a map of primary_contexts, allocations, allocated_bytes");
-    reader.check_keys(live, p, {"primary_contexts", "allocations", "allocated_bytes"});
+    reader.require_map(live, p,
+                       "a map of primary_contexts, allocations, allocated_bytes, "
+                       "pending_operations, captures, graphs, graph_execs");
+    reader.check_keys(live, p,
+                      {"primary_contexts", "allocations", "allocated_bytes", "pending_operations",
+                       "captures", "graphs", "graph_execs"});
     for (const auto& entry : live) {
       const std::string name = entry.first.Scalar();
       e.live[name] = name == "allocated_bytes"
@@ -144,6 +171,10 @@ Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
                          : static_cast<std::uint64_t>(
                                reader.integer(entry.second, Reader::join(p, name), 0, INT64_MAX));
     }
+  }
+  if (node["races"]) {
+    e.races = static_cast<std::uint64_t>(
+        reader.integer(node["races"], Reader::join(path, "races"), 0, INT64_MAX));
   }
   if (const YAML::Node used = node["used_bytes"]) {
     const std::string p = Reader::join(path, "used_bytes");
@@ -252,6 +283,22 @@ std::vector<Step> Reader::steps(const YAML::Node& node, const std::string& path,
   return out;
 }
 
+void Reader::check_object_names() const {
+  std::map<std::string, std::vector<std::string>> made;  // kind -> names so far
+  for (const ObjectRef& ref : object_refs_) {
+    std::vector<std::string>& names = made[ref.kind];
+    if (ref.defines) {
+      if (std::find(names.begin(), names.end(), ref.name) == names.end()) names.push_back(ref.name);
+      continue;
+    }
+    if (std::find(names.begin(), names.end(), ref.name) != names.end()) continue;
+    fail_at(ref.line, ref.path + ": expected a " + ref.kind + " made by an earlier step" +
+                          (names.empty() ? std::string(" (none is made before this step)")
+                                         : " (closest: " + closest_names(ref.name, names) + ")") +
+                          ", got '" + ref.name + "'");
+  }
+}
+
 Scenario parse_scenario(const std::string& text, const std::string& file,
                         const std::string& directory, const StepRegistry& registry) {
   Reader reader(file, directory, registry);
@@ -295,6 +342,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
       } else {
         s.environment[name] =
             reader.scalar(entry.second, Reader::join("environment", name), "a value or null");
+        check_stream_variable(reader, entry.second, name, *s.environment[name]);
       }
     }
   }
@@ -319,6 +367,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   if (!steps) reader.fail_at(Reader::line_of(root), "steps: expected a list of steps (required), got ''");
   s.steps = reader.steps(steps, "steps", s.threads);
   if (s.steps.empty()) reader.fail(steps, "steps", "at least one step", "[]");
+  reader.check_object_names();
   return s;
 }
 

@@ -17,9 +17,7 @@
 #include "step_registry.h"
 
 namespace accel::scenario {
-namespace {
 
-using nlohmann::json;
 namespace abi = accel::cuda_abi;
 
 void* driver_symbol(const char* name) {
@@ -41,6 +39,10 @@ void* driver_symbol(const char* name) {
   if (code == abi::CUDA_ERROR_OUT_OF_MEMORY) throw OutOfMemoryError(text, detail);
   throw Error(ErrorKind::kDriver, text, detail);
 }
+
+namespace {
+
+using nlohmann::json;
 
 const StepRegistrar registrar({
     {"fail_call",

@@ -41,7 +41,10 @@ const StepRegistrar registrar({
      [](const StepArgs& a) -> Action {
        const std::optional<int> index = guard_index(a.reader, a.node, a.path);
        return [index](StepEnv& env) {
-         env.open_guards().push_back(std::make_unique<DeviceIndexGuard>(index));
+         auto open = std::make_unique<OpenGuard>();
+         open->streams_at_entry = thread_stream_snapshot(kSnapshotDevices);
+         open->device = std::make_unique<DeviceIndexGuard>(index);
+         env.open_guards().push_back(std::move(open));
          return json(nullptr);
        };
      }},
@@ -51,6 +54,10 @@ const StepRegistrar registrar({
        return [](StepEnv& env) -> json {
          auto& guards = env.open_guards();
          if (guards.empty()) throw UserError("guard_exit: this thread has no open guard");
+         if (!guards.back()->device) {
+           throw UserError("guard_exit: this thread's innermost open guard is a stream guard "
+                           "(close it with stream_guard_exit first)");
+         }
          guards.pop_back();
          return nullptr;
        };

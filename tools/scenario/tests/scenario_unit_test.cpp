@@ -50,7 +50,7 @@ TEST(ScenarioReader, ReadsStepsThreadsAndExpectations) {
 TEST(ScenarioReader, ErrorsNameFileLineAndClosestNames) {
   EXPECT_EQ(error_of("machine: 1xa100\nsteps:\n  - curent_device_index:\n"),
             "s.yaml:3: steps[0]: expected a step name or thread/expect (closest: "
-            "current_device_index, set_device_index, current_accelerator), got "
+            "current_device_index, set_device_index, event_device), got "
             "'curent_device_index'");
   EXPECT_EQ(error_of("machine: 1xa100\nsteps:\n  - init:\n    expect: {eror: driver}\n"),
             "s.yaml:4: steps[0].expect: expected a known key (closest: error, live, value), got "
@@ -73,7 +73,7 @@ TEST(ScenarioReader, ErrorsNameFileLineAndClosestNames) {
             "s.yaml:2: timeout: expected an integer from 1 to 3600, got '0'");
   EXPECT_EQ(error_of("machine: 1xa100\nenvironment: {CUDA_VISIBLE_DEVICE: 0}\nsteps:\n  - init:\n"),
             "s.yaml:2: environment: expected a known key (closest: CUDA_VISIBLE_DEVICES, "
-            "ACCEL_REQUIRE_DEVICES, ACCEL_CUDA_DRIVER), got 'CUDA_VISIBLE_DEVICE'");
+            "ACCEL_REQUIRE_DEVICES, MOCKDEV_SCHEDULE), got 'CUDA_VISIBLE_DEVICE'");
   EXPECT_EQ(error_of("machine: 9xnothing\nsteps:\n  - init:\n").rfind(
                 "s.yaml:1: machine: cannot load '9xnothing': ", 0),
             0u);

@@ -47,6 +47,23 @@ CUresult create_stream(CUstream* stream, unsigned int flags, int priority)
   return CUDA_SUCCESS;
 }
 
+// What cuStreamQuery and cuStreamSynchronize both do before looking at the work: resolve
+// the handle, apply the capture rules (a capturing stream: 900; the legacy stream next to a
+// blocking capture: 906; both invalidate, Note [Capture rules]) and the sticky errors, then
+// name the operations the stream stands for.
+struct StreamWait {
+  CUresult error = CUDA_SUCCESS;
+  std::vector<core::OpId> ops;
+};
+StreamWait begin_stream_wait(CUstream stream) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  const ResolvedStream r = resolve_stream(stream);
+  if (r.stream == nullptr) return {r.error, {}};
+  if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
+    return {rc, {}};
+  if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return {*sticky, {}};
+  return {CUDA_SUCCESS, stream_targets(r.stream)};
+}
+
 }  // namespace
 
 CUresult cuCtxGetStreamPriorityRange(int* least_priority, int* greatest_priority) {
@@ -121,27 +138,15 @@ CUresult cuStreamDestroy(CUstream stream) {
 }
 
 CUresult cuStreamQuery(CUstream stream) {
-  const ResolvedStream r = resolve_stream(stream);
-  if (r.stream == nullptr) return r.error;
-  // Capture hook: a capturing stream (900) or the legacy stream next to a blocking capture
-  // (906), invalidating (Note [Capture rules]).
-  if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
-    return rc;
-  if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
-  const std::vector<core::OpId> ops = stream_targets(r.stream);
-  return core::query(ops) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  const StreamWait w = begin_stream_wait(stream);
+  if (w.error != CUDA_SUCCESS) return w.error;
+  return core::query(w.ops) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult cuStreamSynchronize(CUstream stream) {
-  const ResolvedStream r = resolve_stream(stream);
-  if (r.stream == nullptr) return r.error;
-  // Capture hook: a capturing stream (900) or the legacy stream next to a blocking capture
-  // (906), invalidating (Note [Capture rules]).
-  if (CUresult rc = capture::host_wait_on_stream(capture::ref_of(r.stream)); rc != CUDA_SUCCESS)
-    return rc;
-  if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
-  const std::vector<core::OpId> ops = stream_targets(r.stream);
-  return host_wait(ops, "cuStreamSynchronize");
+  const StreamWait w = begin_stream_wait(stream);
+  if (w.error != CUDA_SUCCESS) return w.error;
+  return host_wait(w.ops, "cuStreamSynchronize");
 }
 
 }  // namespace mockdev::cuda::impl

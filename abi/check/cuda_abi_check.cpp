@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <cstddef>
 #include <type_traits>
 
 #include "accel_abi/cuda_driver.h"
@@ -89,6 +90,18 @@ template <>
 struct ToToolkit<abi::CUdevice_P2PAttribute> {
   using type = ::CUdevice_P2PAttribute;
 };
+template <>
+struct ToToolkit<abi::CUmemAllocationProp> {
+  using type = ::CUmemAllocationProp;
+};
+template <>
+struct ToToolkit<abi::CUmemAccessDesc> {
+  using type = ::CUmemAccessDesc;
+};
+template <>
+struct ToToolkit<abi::CUmemAllocationGranularity_flags> {
+  using type = ::CUmemAllocationGranularity_flags;
+};
 // Flag parameters are plain unsigned int in cuda.h; the ABI's flag enums are for values.
 template <class T>
 struct ToToolkit<T*> {
@@ -142,6 +155,34 @@ static_assert(abi::kCudaAbiVersion <= CUDA_VERSION);
 // Values the ABI header restates from cuda.h.
 #define CHECK_VALUE(name) \
   static_assert(static_cast<long long>(abi::name) == static_cast<long long>(::name), #name);
+CHECK_VALUE(CU_MEM_LOCATION_TYPE_INVALID)
+CHECK_VALUE(CU_MEM_LOCATION_TYPE_DEVICE)
+CHECK_VALUE(CU_MEM_LOCATION_TYPE_HOST)
+CHECK_VALUE(CU_MEM_LOCATION_TYPE_HOST_NUMA)
+CHECK_VALUE(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT)
+CHECK_VALUE(CU_MEM_ALLOCATION_TYPE_INVALID)
+CHECK_VALUE(CU_MEM_ALLOCATION_TYPE_PINNED)
+CHECK_VALUE(CU_MEM_ALLOCATION_TYPE_MANAGED)
+CHECK_VALUE(CU_MEM_HANDLE_TYPE_NONE)
+CHECK_VALUE(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+CHECK_VALUE(CU_MEM_HANDLE_TYPE_WIN32)
+CHECK_VALUE(CU_MEM_HANDLE_TYPE_WIN32_KMT)
+CHECK_VALUE(CU_MEM_HANDLE_TYPE_FABRIC)
+CHECK_VALUE(CU_MEM_ACCESS_FLAGS_PROT_NONE)
+CHECK_VALUE(CU_MEM_ACCESS_FLAGS_PROT_READ)
+CHECK_VALUE(CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+CHECK_VALUE(CU_MEM_ALLOC_GRANULARITY_MINIMUM)
+CHECK_VALUE(CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+// The VMM structs: same size and field offsets as cuda.h's.
+static_assert(std::is_same_v<abi::CUmemGenericAllocationHandle, ::CUmemGenericAllocationHandle>);
+static_assert(sizeof(abi::CUmemLocation) == sizeof(::CUmemLocation));
+static_assert(sizeof(abi::CUmemAllocationProp) == sizeof(::CUmemAllocationProp));
+static_assert(offsetof(abi::CUmemAllocationProp, location) == offsetof(::CUmemAllocationProp, location));
+static_assert(offsetof(abi::CUmemAllocationProp, win32HandleMetaData) ==
+              offsetof(::CUmemAllocationProp, win32HandleMetaData));
+static_assert(offsetof(abi::CUmemAllocationProp, allocFlags) == offsetof(::CUmemAllocationProp, allocFlags));
+static_assert(sizeof(abi::CUmemAccessDesc) == sizeof(::CUmemAccessDesc));
+static_assert(offsetof(abi::CUmemAccessDesc, flags) == offsetof(::CUmemAccessDesc, flags));
 CHECK_VALUE(CU_STREAM_DEFAULT)
 CHECK_VALUE(CU_STREAM_NON_BLOCKING)
 CHECK_VALUE(CU_EVENT_DEFAULT)

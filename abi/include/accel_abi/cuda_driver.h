@@ -195,6 +195,59 @@ inline constexpr unsigned kMemHostRegisterDeviceMap = 0x02;    // CU_MEMHOSTREGI
 inline constexpr unsigned kMemHostRegisterIoMemory = 0x04;     // CU_MEMHOSTREGISTER_IOMEMORY
 inline constexpr unsigned kMemHostRegisterReadOnly = 0x08;     // CU_MEMHOSTREGISTER_READ_ONLY
 
+// Virtual memory management (cuMemAddressReserve .. cuMemUnmap), what expandable segments
+// use: reserve an address range, create physical memory, map it into the range, grant
+// access. Types and values as cuda.h has them (abi/check proves the layouts equal).
+using CUmemGenericAllocationHandle = unsigned long long;
+enum CUmemLocationType : int {
+  CU_MEM_LOCATION_TYPE_INVALID = 0x0,
+  CU_MEM_LOCATION_TYPE_DEVICE = 0x1,
+  CU_MEM_LOCATION_TYPE_HOST = 0x2,
+  CU_MEM_LOCATION_TYPE_HOST_NUMA = 0x3,
+  CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 0x4,
+};
+enum CUmemAllocationType : int {
+  CU_MEM_ALLOCATION_TYPE_INVALID = 0x0,
+  CU_MEM_ALLOCATION_TYPE_PINNED = 0x1,
+  CU_MEM_ALLOCATION_TYPE_MANAGED = 0x2,
+};
+enum CUmemAllocationHandleType : int {
+  CU_MEM_HANDLE_TYPE_NONE = 0x0,
+  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
+  CU_MEM_HANDLE_TYPE_WIN32 = 0x2,
+  CU_MEM_HANDLE_TYPE_WIN32_KMT = 0x4,
+  CU_MEM_HANDLE_TYPE_FABRIC = 0x8,
+};
+enum CUmemAccess_flags : int {
+  CU_MEM_ACCESS_FLAGS_PROT_NONE = 0x0,
+  CU_MEM_ACCESS_FLAGS_PROT_READ = 0x1,
+  CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3,
+};
+enum CUmemAllocationGranularity_flags : int {
+  CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0x0,
+  CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0x1,
+};
+struct CUmemLocation {
+  CUmemLocationType type;
+  int id;
+};
+struct CUmemAllocationProp {
+  CUmemAllocationType type;
+  CUmemAllocationHandleType requestedHandleTypes;
+  CUmemLocation location;
+  void* win32HandleMetaData;
+  struct {
+    unsigned char compressionType;
+    unsigned char gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+};
+struct CUmemAccessDesc {
+  CUmemLocation location;
+  CUmemAccess_flags flags;
+};
+
 enum CUstreamCaptureStatus : int {
   CU_STREAM_CAPTURE_STATUS_NONE = 0,
   CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
@@ -526,7 +579,15 @@ enum EntryTraits : unsigned {
   R(X, E, cuDeviceCanAccessPeer, 4000, cuDeviceCanAccessPeer, (int* can_access, CUdevice device, CUdevice peer), (can_access, device, peer), kNeedsInit | kLegalInCapture) \
   R(X, E, cuDeviceGetP2PAttribute, 8000, cuDeviceGetP2PAttribute, (int* value, CUdevice_P2PAttribute attrib, CUdevice src, CUdevice dst), (value, attrib, src, dst), kNeedsInit | kLegalInCapture) \
   R(X, E, cuCtxEnablePeerAccess, 4000, cuCtxEnablePeerAccess, (CUcontext peer, unsigned int flags), (peer, flags), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxDisablePeerAccess, 4000, cuCtxDisablePeerAccess, (CUcontext peer), (peer), kNeedsInit | kLegalInCapture)
+  R(X, E, cuCtxDisablePeerAccess, 4000, cuCtxDisablePeerAccess, (CUcontext peer), (peer), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuMemGetAllocationGranularity, 10020, cuMemGetAllocationGranularity, (std::size_t * granularity, const CUmemAllocationProp* prop, CUmemAllocationGranularity_flags option), (granularity, prop, option), kNeedsInit | kLegalInCapture) \
+  R(X, E, cuMemAddressReserve, 10020, cuMemAddressReserve, (CUdeviceptr * ptr, std::size_t size, std::size_t alignment, CUdeviceptr addr, unsigned long long flags), (ptr, size, alignment, addr, flags), kNeedsInit) \
+  R(X, E, cuMemAddressFree, 10020, cuMemAddressFree, (CUdeviceptr ptr, std::size_t size), (ptr, size), kNeedsInit) \
+  R(X, E, cuMemCreate, 10020, cuMemCreate, (CUmemGenericAllocationHandle * handle, std::size_t size, const CUmemAllocationProp* prop, unsigned long long flags), (handle, size, prop, flags), kNeedsInit | kTouchesDevice) \
+  R(X, E, cuMemRelease, 10020, cuMemRelease, (CUmemGenericAllocationHandle handle), (handle), kNeedsInit) \
+  R(X, E, cuMemMap, 10020, cuMemMap, (CUdeviceptr ptr, std::size_t size, std::size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags), (ptr, size, offset, handle, flags), kNeedsInit) \
+  R(X, E, cuMemUnmap, 10020, cuMemUnmap, (CUdeviceptr ptr, std::size_t size), (ptr, size), kNeedsInit) \
+  R(X, E, cuMemSetAccess, 10020, cuMemSetAccess, (CUdeviceptr ptr, std::size_t size, const CUmemAccessDesc* desc, std::size_t count), (ptr, size, desc, count), kNeedsInit)
 
 // E is always empty: pasting it onto a name (E ## name) keeps the preprocessor from
 // expanding the name on its way to X. Without it, where the toolkit's cuda.h is included

@@ -8,6 +8,7 @@
 #include "accel/event.h"               // IWYU pragma: export
 #include "accel/graph.h"               // IWYU pragma: export
 #include "accel/lazy_init.h"           // IWYU pragma: export
+#include "accel/memory.h"              // IWYU pragma: export
 #include "accel/random.h"              // IWYU pragma: export
 #include "accel/scalar_type.h"         // IWYU pragma: export
 #include "accel/stream.h"              // IWYU pragma: export

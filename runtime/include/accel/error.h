@@ -11,11 +11,14 @@
 // Messages follow "<operation>: <what failed> (<key>=<value>, ...)"; where PyTorch has a
 // known message for the same situation its text is used verbatim.
 
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace accel {
 
@@ -55,10 +58,35 @@ class Error : public std::runtime_error {
   ErrorDetail detail_;
 };
 
+// What the caching allocator knew when it ran out of memory: what users have asked for
+// since 2019 (pytorch#29554) on top of PyTorch's message. Empty (device -1) for an OOM that
+// did not come from the caching allocator (a driver call's own).
+struct StreamMemoryReport {
+  std::int64_t stream = 0;                // Stream::id()
+  std::size_t largest_free_block = 0;     // the largest cached free block of that stream
+  std::size_t reserved_unallocated = 0;   // cached free bytes of that stream
+};
+struct OutOfMemoryReport {
+  int device = -1;
+  std::size_t requested_bytes = 0;    // what the caller asked for
+  std::size_t allocation_bytes = 0;   // the segment size the allocator tried to get
+  std::size_t total_bytes = 0;        // device capacity
+  std::size_t free_bytes = 0;         // driver-reported free memory
+  std::size_t allocated_bytes = 0;    // allocated_bytes.all.current
+  std::size_t reserved_bytes = 0;     // reserved_bytes.all.current
+  std::size_t largest_free_block = 0;  // over every stream of the device
+  std::vector<StreamMemoryReport> streams;  // every stream with cached blocks, by id
+};
+
 class OutOfMemoryError : public Error {
  public:
-  explicit OutOfMemoryError(const std::string& message, ErrorDetail detail = {})
-      : Error(ErrorKind::kOutOfMemory, message, std::move(detail)) {}
+  explicit OutOfMemoryError(const std::string& message, ErrorDetail detail = {},
+                            OutOfMemoryReport report = {})
+      : Error(ErrorKind::kOutOfMemory, message, std::move(detail)), report_(std::move(report)) {}
+  const OutOfMemoryReport& report() const noexcept { return report_; }
+
+ private:
+  OutOfMemoryReport report_;
 };
 
 // Thrown by every device-touching call in a child process forked after the parent

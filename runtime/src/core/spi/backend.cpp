@@ -29,6 +29,37 @@ Status Backend::deallocate(int, DevicePointer) noexcept {
 }
 
 namespace {
+constexpr std::string_view kVirtualMemory = "virtual memory";
+constexpr std::string_view kPinnedHost = "pinned host memory";
+}  // namespace
+
+Result<std::size_t> Backend::memory_granularity(int) noexcept {
+  return unsupported(kVirtualMemory, "memory_granularity");
+}
+Result<DevicePointer> Backend::reserve_address_range(int, std::size_t) noexcept {
+  return unsupported(kVirtualMemory, "reserve_address_range");
+}
+Status Backend::free_address_range(int, DevicePointer, std::size_t) noexcept {
+  return unsupported(kVirtualMemory, "free_address_range");
+}
+Result<PhysicalMemoryHandle> Backend::create_physical_memory(int, std::size_t) noexcept {
+  return unsupported(kVirtualMemory, "create_physical_memory");
+}
+Status Backend::release_physical_memory(int, PhysicalMemoryHandle) noexcept {
+  return unsupported(kVirtualMemory, "release_physical_memory");
+}
+Status Backend::map_memory(int, DevicePointer, std::size_t, PhysicalMemoryHandle) noexcept {
+  return unsupported(kVirtualMemory, "map_memory");
+}
+Status Backend::unmap_memory(int, DevicePointer, std::size_t) noexcept {
+  return unsupported(kVirtualMemory, "unmap_memory");
+}
+Result<void*> Backend::allocate_host(std::size_t) noexcept {
+  return unsupported(kPinnedHost, "allocate_host");
+}
+Status Backend::free_host(void*) noexcept { return unsupported(kPinnedHost, "free_host"); }
+
+namespace {
 constexpr std::string_view kStreams = "streams and events";
 constexpr std::string_view kGraphs = "graphs";
 }  // namespace

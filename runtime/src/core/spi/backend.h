@@ -130,6 +130,37 @@ class Backend {
   virtual Result<DevicePointer> allocate(int index, std::size_t bytes) noexcept;
   // Frees what allocate(index, ...) returned. Does not change the current device.
   virtual Status deallocate(int index, DevicePointer pointer) noexcept;
+  // Both may be called while a stream of `index` is being captured into a graph: the
+  // backend makes the call legal there (CUDA: relaxed capture mode around cuMemAlloc /
+  // cuMemFree, as PyTorch does), because the caching allocator takes new segments during
+  // capture (spec torch_accelerator.md §2.12, §4.15).
+
+  // ---- virtual memory (default: kUnsupported) -------------------------------------------
+  // What expandable segments need (spec §4, "expandable_segments"): reserve an address
+  // range once, then back it page by page with physical memory and give the pages back.
+  // Same device rule as memory; same capture rule as allocate().
+
+  // The page size of physical memory on `index` (CUDA: cuMemGetAllocationGranularity,
+  // minimum granularity, pinned device memory). Every size and offset below is a multiple.
+  virtual Result<std::size_t> memory_granularity(int index) noexcept;
+  // A range of `bytes` device addresses, backed by nothing (CUDA: cuMemAddressReserve).
+  virtual Result<DevicePointer> reserve_address_range(int index, std::size_t bytes) noexcept;
+  virtual Status free_address_range(int index, DevicePointer base, std::size_t bytes) noexcept;
+  // `bytes` of physical memory on `index` (CUDA: cuMemCreate); kOutOfMemory when full.
+  virtual Result<PhysicalMemoryHandle> create_physical_memory(int index, std::size_t bytes) noexcept;
+  virtual Status release_physical_memory(int index, PhysicalMemoryHandle memory) noexcept;
+  // Maps all of `memory` (`bytes`) at `address` inside a reserved range and makes it
+  // readable and writable by device `index` (CUDA: cuMemMap + cuMemSetAccess).
+  virtual Status map_memory(int index, DevicePointer address, std::size_t bytes,
+                            PhysicalMemoryHandle memory) noexcept;
+  virtual Status unmap_memory(int index, DevicePointer address, std::size_t bytes) noexcept;
+
+  // ---- pinned host memory (default: kUnsupported) ---------------------------------------
+  // Page-locked host memory usable by every device (CUDA: cuMemHostAlloc with
+  // CU_MEMHOSTALLOC_PORTABLE), for the pinned host caching allocator. kOutOfMemory when
+  // the host has no room. Does not change the current device (a context may be created).
+  virtual Result<void*> allocate_host(std::size_t bytes) noexcept;
+  virtual Status free_host(void* pointer) noexcept;
 
   // ---- streams and events (default: kUnsupported) ---------------------------------------
   // Every method names the device `index` its handles belong to; the backend runs the call

@@ -23,5 +23,6 @@ using StreamHandle = Handle<struct StreamTag>;          // CUDA: CUstream
 using EventHandle = Handle<struct EventTag>;            // CUDA: CUevent
 using GraphHandle = Handle<struct GraphTag>;            // CUDA: CUgraphExec
 using CapturedGraphHandle = Handle<struct CapturedGraphTag>;  // CUDA: CUgraph
+using PhysicalMemoryHandle = Handle<struct PhysicalMemoryTag>;  // CUDA: CUmemGenericAllocationHandle
 
 }  // namespace accel::detail

@@ -36,6 +36,11 @@ struct DeviceSpec {
   // The file's `attributes:` overrides: CUdevice_attribute number -> value. Attributes not
   // listed answer the architecture's defaults (mockdev/src/core/architecture_defaults.h).
   std::map<int, int> attributes;
+  // Memory as the driver hands it out (docs/MACHINE_FILES.md, "Memory"): every device
+  // allocation takes a multiple of `allocation_granularity` (a power of two >= 4 KiB), and
+  // each live context takes `context_reserve_bytes` from free memory.
+  std::uint64_t allocation_granularity = std::uint64_t{2} << 20;
+  std::uint64_t context_reserve_bytes = 0;
 };
 
 // The vendor APIs the simulated machine serves; each has its own entry points, result

@@ -22,8 +22,8 @@ void check_device(int device, const char* what) MOCKDEV_REQUIRES(core::g_engine_
   const std::size_t count = core::engine().machine.devices.size();
   if (device < 0 || static_cast<std::size_t>(device) >= count) {
     throw std::out_of_range(std::string("mockdev::control::") + what + ": no device " +
-                            std::to_string(device) + " (the machine has " +
-                            std::to_string(count) + ")");
+                            std::to_string(device) + " (the machine has " + std::to_string(count) +
+                            ")");
   }
 }
 

@@ -10,6 +10,20 @@
 namespace mockdev::core {
 namespace detail {
 
+namespace {
+
+// The machine file's `faults.memory`, as if the control API had set them at installation.
+void apply_machine_memory_faults(MemoryState& m, const FaultSchedule& schedule) {
+  for (const MemoryFault& f : schedule.memory) {
+    DeviceMemory& d = m.devices.at(static_cast<std::size_t>(f.device));
+    if (f.fail_nth_allocation) d.faults.fail_nth = *f.fail_nth_allocation;
+    if (f.fail_allocations_above) d.faults.fail_above = *f.fail_allocations_above;
+    if (f.capacity) d.capacity = *f.capacity;
+  }
+}
+
+}  // namespace
+
 // This module's state, started afresh for every installed machine. Never deleted: Note
 // [Leaky state] in core/engine.h.
 MemoryState& memory() {
@@ -26,6 +40,7 @@ MemoryState& memory() {
       state->devices.push_back(d);
     }
     state->next_physical = kPhysicalBase;
+    apply_machine_memory_faults(*state, e.machine.faults);
   }
   return *state;
 }
@@ -183,34 +198,34 @@ void write_bytes(std::uint64_t address, const void* src, std::uint64_t bytes) {
 
 void read_bytes(std::uint64_t address, void* dst, std::uint64_t bytes) {
   auto* to = static_cast<std::byte*>(dst);
-  for_each_chunk(memory(), address, bytes, false,
-                 [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk,
-                     std::uint64_t done) {
-                   if (page == nullptr) {
-                     std::memset(to + done, 0, chunk);
-                   } else {
-                     std::memcpy(to + done, page + offset, chunk);
-                   }
-                 });
+  for_each_chunk(
+      memory(), address, bytes, false,
+      [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk, std::uint64_t done) {
+        if (page == nullptr) {
+          std::memset(to + done, 0, chunk);
+        } else {
+          std::memcpy(to + done, page + offset, chunk);
+        }
+      });
 }
 
 void fill_bytes(std::uint64_t address, std::uint64_t bytes, std::uint32_t pattern,
                 unsigned pattern_size) {
   // Zeros into an absent page create nothing (Note [Lazy backing]).
-  for_each_chunk(memory(), address, bytes, pattern != 0,
-                 [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk,
-                     std::uint64_t done) {
-                   if (page == nullptr) return;
-                   if (pattern_size == 1) {
-                     std::memset(page + offset, static_cast<int>(pattern & 0xffu), chunk);
-                     return;
-                   }
-                   // The pattern's phase follows the position in the whole range.
-                   for (std::uint64_t i = 0; i < chunk; ++i) {
-                     const std::uint64_t k = (done + i) % pattern_size;
-                     page[offset + i] = static_cast<std::byte>((pattern >> (8 * k)) & 0xffu);
-                   }
-                 });
+  for_each_chunk(
+      memory(), address, bytes, pattern != 0,
+      [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk, std::uint64_t done) {
+        if (page == nullptr) return;
+        if (pattern_size == 1) {
+          std::memset(page + offset, static_cast<int>(pattern & 0xffu), chunk);
+          return;
+        }
+        // The pattern's phase follows the position in the whole range.
+        for (std::uint64_t i = 0; i < chunk; ++i) {
+          const std::uint64_t k = (done + i) % pattern_size;
+          page[offset + i] = static_cast<std::byte>((pattern >> (8 * k)) & 0xffu);
+        }
+      });
 }
 
 void copy_bytes(std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
@@ -290,8 +305,7 @@ void return_context_reserve(int device) {
 
 DeviceMemoryReport memory_report(int device) {
   const DeviceMemory& d = memory().devices.at(static_cast<std::size_t>(device));
-  return DeviceMemoryReport{d.capacity, d.granularity, d.allocation_bytes, d.reserve_bytes,
-                            d.peak};
+  return DeviceMemoryReport{d.capacity, d.granularity, d.allocation_bytes, d.reserve_bytes, d.peak};
 }
 
 void reset_peak(int device) {

@@ -45,8 +45,8 @@ inline constexpr int kAddressRangeShift = 44;
 
 struct Allocation {
   Api owner = Api::kCuda;
-  int device = 0;  // physical
-  std::uint64_t bytes = 0;  // as asked for: the bounds
+  int device = 0;                     // physical
+  std::uint64_t bytes = 0;            // as asked for: the bounds
   std::uint64_t accounted_bytes = 0;  // rounded to the granularity (Note [Allocation granularity])
 };
 
@@ -76,8 +76,7 @@ void release_context_memory(Api owner, int device) MOCKDEV_REQUIRES(g_engine_mut
 
 // What the control API reports (mockdev/memory.h).
 struct DeviceMemoryReport {
-  std::uint64_t capacity = 0, granularity = 0, allocation_bytes = 0, reserve_bytes = 0,
-                peak = 0;
+  std::uint64_t capacity = 0, granularity = 0, allocation_bytes = 0, reserve_bytes = 0, peak = 0;
 };
 DeviceMemoryReport memory_report(int device) MOCKDEV_REQUIRES(g_engine_mutex);
 void reset_peak(int device) MOCKDEV_REQUIRES(g_engine_mutex);

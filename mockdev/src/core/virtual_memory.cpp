@@ -52,8 +52,8 @@ std::optional<std::uint64_t> reserve_address(int device, std::uint64_t bytes,
   if (bytes > detail::kHalfRange || align > detail::kHalfRange) return std::nullopt;
   const std::uint64_t offset = detail::round_up(d.next_va_offset, align);
   if (offset > detail::kHalfRange || bytes > detail::kHalfRange - offset) return std::nullopt;
-  const std::uint64_t base = (static_cast<std::uint64_t>(device) + 1) * detail::kRangeBytes +
-                             detail::kHalfRange + offset;
+  const std::uint64_t base =
+      (static_cast<std::uint64_t>(device) + 1) * detail::kRangeBytes + detail::kHalfRange + offset;
   d.next_va_offset = offset + bytes;
   m.reservations.emplace(base, Reservation{device, bytes});
   return base;
@@ -125,7 +125,8 @@ std::optional<std::vector<MappedPiece>> mapped_pieces(std::uint64_t base, std::u
   if (!c) return std::nullopt;
   std::vector<MappedPiece> pieces;
   for (auto it = c->first; it != c->end; ++it) {
-    pieces.push_back(MappedPiece{it->first, it->second.bytes, m.handles.at(it->second.handle).device});
+    pieces.push_back(
+        MappedPiece{it->first, it->second.bytes, m.handles.at(it->second.handle).device});
   }
   return pieces;
 }

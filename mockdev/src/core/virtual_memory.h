@@ -42,9 +42,9 @@ struct Mapping {
 };
 
 struct PhysicalMemory {
-  int device = 0;        // physical device the memory is on
-  int owner_device = 0;  // the device of the context that created it (Note [Primary contexts])
-  std::uint64_t bytes = 0;     // a multiple of the device's granularity
+  int device = 0;           // physical device the memory is on
+  int owner_device = 0;     // the device of the context that created it (Note [Primary contexts])
+  std::uint64_t bytes = 0;  // a multiple of the device's granularity
   std::uint64_t physical = 0;  // where its bytes live (Note [Virtual memory])
   bool released = false;       // cuMemRelease was called; freed once unmapped
   unsigned mappings = 0;

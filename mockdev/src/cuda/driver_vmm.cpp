@@ -21,7 +21,8 @@
 namespace mockdev::cuda::impl {
 namespace {
 
-constexpr int kKnownHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR | CU_MEM_HANDLE_TYPE_FABRIC;
+constexpr int kKnownHandleTypes =
+    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR | CU_MEM_HANDLE_TYPE_FABRIC;
 
 bool is_power_of_two(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
@@ -49,7 +50,8 @@ PropDevice prop_device(const CUmemAllocationProp* prop) MOCKDEV_REQUIRES(core::g
 CUresult cuMemGetAllocationGranularity(std::size_t* granularity, const CUmemAllocationProp* prop,
                                        CUmemAllocationGranularity_flags option) {
   if (granularity == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) {
+  if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
+      option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   const PropDevice d = prop_device(prop);
@@ -115,7 +117,7 @@ CUresult cuMemMap(CUdeviceptr ptr, std::size_t size, std::size_t offset,
                   CUmemGenericAllocationHandle handle, unsigned long long flags) {
   if (offset != 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
   return core::map_physical(ptr, size, handle) == core::VmResult::kOk ? CUDA_SUCCESS
-                                                                       : CUDA_ERROR_INVALID_VALUE;
+                                                                      : CUDA_ERROR_INVALID_VALUE;
 }
 
 // The reference: the range must be exactly what was mapped; the mock accepts one or more

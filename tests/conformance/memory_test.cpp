@@ -406,9 +406,9 @@ TEST_P(Memory, BadPointersAndStreamsNameTheValue) {
     void* pointer = raw_alloc(4096);
     char name[32];
     std::snprintf(name, sizeof name, "%p", pointer);
-    EXPECT_TRUE(is_error(catch_error([&] { record_stream(pointer, Stream::unchecked(0, 999)); }),
+    EXPECT_TRUE(is_error(catch_error([&] { record_stream(pointer, Stream::unchecked(0, 2)); }),
                          ErrorKind::kValue,
-                         "stream: no stream with id 999 exists on device 0 (stream_id=999)"));
+                         "stream: no stream with id 2 exists on device 0 (stream_id=2)"));
     const Stream other(1);
     EXPECT_TRUE(is_error(catch_error([&] { record_stream(pointer, other); }), ErrorKind::kValue,
                          "record_stream: stream " + std::to_string(other.id()) +
@@ -752,6 +752,8 @@ TEST_P(Memory, MemoryCallsInAPoisonedChildThrowForkError) {
     expect_driver_empty(p);
   });
 }
+
+ACCEL_INSTANTIATE_CONFORMANCE(Memory);
 
 }  // namespace
 }  // namespace accel::test

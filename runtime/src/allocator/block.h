@@ -36,6 +36,7 @@ struct Segment {
   struct Block* head = nullptr;  // lowest block (null: an expandable segment with nothing mapped)
   // Expandable segments (expandable_segments:True): a reserved address range mapped from
   // its start in pages of `page` bytes; pages[i] backs [address + i*page, +page).
+  bool oversize = false;  // counted in oversize_segments (max_split_size may change later)
   bool expandable = false;
   std::size_t va_bytes = 0;
   std::size_t page = 0;
@@ -52,6 +53,7 @@ struct Block {
   Block* next = nullptr;
   bool allocated = false;      // handed out and not freed by the user
   bool cached = false;         // in its pool's free set
+  bool oversize = false;       // counted in oversize_allocations while handed out
   int event_count = 0;         // outstanding events of recorded streams
   std::uint64_t gc_count = 0;  // cache misses since it was cached (garbage collector's age)
   std::vector<StreamId> stream_uses;  // record_stream, other than `stream`

@@ -150,7 +150,8 @@ void DeviceCachingAllocator::Impl::alloc_found_block(Block* block, std::size_t s
   stats.active.increase(small, 1);
   stats.active_bytes.increase(small, bytes);
   stats.requested_bytes.increase(small, static_cast<std::int64_t>(requested));
-  if (block->size >= config.max_split_size) stats.oversize_allocations.increase(1);
+  block->oversize = block->size >= config.max_split_size;
+  if (block->oversize) stats.oversize_allocations.increase(1);
   add_live(block);
   history.record("alloc", block->address, block->size, block->stream, &site);
 }
@@ -329,7 +330,8 @@ void DeviceCachingAllocator::free(std::uint64_t address, const HostFrame& site) 
   block->allocated = false;
   m.stats.allocation.decrease(small, 1);
   m.stats.allocated_bytes.decrease(small, bytes);
-  if (block->size >= m.config.max_split_size) m.stats.oversize_allocations.decrease(1);
+  if (block->oversize) m.stats.oversize_allocations.decrease(1);
+  block->oversize = false;
   m.history.record("free_requested", block->address, block->size, block->stream, &site);
   if (!block->stream_uses.empty()) {
     if (m.capture_underway_locked()) {

@@ -43,6 +43,7 @@ Block* DeviceCachingAllocator::Impl::alloc_block(BlockPool& pool, StreamId strea
   block->stream = stream;
   block->segment = segment.get();
   segment->head = block;
+  segment->oversize = alloc_size >= config.max_split_size;
   if (pool.owner != nullptr) pool.owner->segments += 1;
   segments.emplace(pointer->value, std::move(segment));
   stats.segment.increase(pool.small, 1);
@@ -201,7 +202,7 @@ void DeviceCachingAllocator::Impl::release_segment(Block* block) {
   stats.segment.decrease(small, 1);
   stats.reserved_bytes.decrease(small, static_cast<std::int64_t>(size));
   stats.num_device_free += 1;
-  if (size >= config.max_split_size) stats.oversize_segments.decrease(1);
+  if (segment->oversize) stats.oversize_segments.decrease(1);
   if (segment->owner != nullptr) segment->owner->segments -= 1;
   history.record("segment_free", address, size, segment->stream, nullptr);
   recycle(block);

@@ -70,20 +70,28 @@ struct FreeKey {
   std::uint64_t address;
 };
 
+// The set holds the key next to the block, so a lookup compares inside the tree's nodes
+// and never dereferences the blocks it passes (cache misses dominated at 64k blocks).
+struct FreeEntry {
+  FreeKey key;
+  Block* block;
+};
+
 struct BlockOrder {
   using is_transparent = void;
-  static FreeKey key(const Block* b) noexcept { return {b->stream, b->size, b->address}; }
+  static const FreeKey& key(const FreeEntry& e) noexcept { return e.key; }
   static const FreeKey& key(const FreeKey& k) noexcept { return k; }
   template <class A, class B>
   bool operator()(const A& a, const B& b) const noexcept {
-    const FreeKey ka = key(a), kb = key(b);
+    const FreeKey& ka = key(a);
+    const FreeKey& kb = key(b);
     if (ka.stream != kb.stream) return ka.stream < kb.stream;
     if (ka.size != kb.size) return ka.size < kb.size;
     return ka.address < kb.address;
   }
 };
 
-using FreeSet = std::set<Block*, BlockOrder>;
+using FreeSet = std::set<FreeEntry, BlockOrder>;
 
 struct BlockPool {
   explicit BlockPool(bool is_small, PrivatePool* pool_owner = nullptr)

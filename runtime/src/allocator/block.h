@@ -36,6 +36,7 @@ struct Segment {
   struct Block* head = nullptr;  // lowest block (null: an expandable segment with nothing mapped)
   // Expandable segments (expandable_segments:True): a reserved address range mapped from
   // its start in pages of `page` bytes; pages[i] backs [address + i*page, +page).
+  bool oversize = false;  // counted in oversize_segments (max_split_size may change later)
   bool expandable = false;
   std::size_t va_bytes = 0;
   std::size_t page = 0;
@@ -52,6 +53,7 @@ struct Block {
   Block* next = nullptr;
   bool allocated = false;      // handed out and not freed by the user
   bool cached = false;         // in its pool's free set
+  bool oversize = false;       // counted in oversize_allocations while handed out
   int event_count = 0;         // outstanding events of recorded streams
   std::uint64_t gc_count = 0;  // cache misses since it was cached (garbage collector's age)
   std::vector<StreamId> stream_uses;  // record_stream, other than `stream`
@@ -68,20 +70,28 @@ struct FreeKey {
   std::uint64_t address;
 };
 
+// The set holds the key next to the block, so a lookup compares inside the tree's nodes
+// and never dereferences the blocks it passes (cache misses dominated at 64k blocks).
+struct FreeEntry {
+  FreeKey key;
+  Block* block;
+};
+
 struct BlockOrder {
   using is_transparent = void;
-  static FreeKey key(const Block* b) noexcept { return {b->stream, b->size, b->address}; }
+  static const FreeKey& key(const FreeEntry& e) noexcept { return e.key; }
   static const FreeKey& key(const FreeKey& k) noexcept { return k; }
   template <class A, class B>
   bool operator()(const A& a, const B& b) const noexcept {
-    const FreeKey ka = key(a), kb = key(b);
+    const FreeKey& ka = key(a);
+    const FreeKey& kb = key(b);
     if (ka.stream != kb.stream) return ka.stream < kb.stream;
     if (ka.size != kb.size) return ka.size < kb.size;
     return ka.address < kb.address;
   }
 };
 
-using FreeSet = std::set<Block*, BlockOrder>;
+using FreeSet = std::set<FreeEntry, BlockOrder>;
 
 struct BlockPool {
   explicit BlockPool(bool is_small, PrivatePool* pool_owner = nullptr)

@@ -38,22 +38,32 @@ Block* DeviceCachingAllocator::Impl::new_block() {
 }
 
 void DeviceCachingAllocator::Impl::recycle(Block* block) {
-  HostFrame site = std::move(block->site);
-  std::vector<StreamId> uses = std::move(block->stream_uses);
-  uses.clear();
-  *block = Block{};
-  block->stream_uses = std::move(uses);  // keep the capacity
+  // Field by field: no temporary Block (its strings and vector) on the free path.
+  block->address = 0;
+  block->size = 0;
+  block->requested_size = 0;
+  block->stream = 0;
+  block->segment = nullptr;
+  block->prev = nullptr;
+  block->next = nullptr;
+  block->allocated = false;
+  block->cached = false;
+  block->oversize = false;
+  block->event_count = 0;
+  block->gc_count = 0;
+  block->stream_uses.clear();  // keeps its capacity
+  block->has_site = false;
   spare_blocks.push_back(block);
 }
 
 void DeviceCachingAllocator::Impl::insert_free(Block* block) {
   FreeSet& set = block->pool()->blocks;
   if (spare_free_nodes.empty()) {
-    set.insert(block);
+    set.insert(FreeEntry{{block->stream, block->size, block->address}, block});
   } else {
     auto node = std::move(spare_free_nodes.back());
     spare_free_nodes.pop_back();
-    node.value() = block;
+    node.value() = FreeEntry{{block->stream, block->size, block->address}, block};
     set.insert(std::move(node));
   }
   block->cached = true;
@@ -61,7 +71,7 @@ void DeviceCachingAllocator::Impl::insert_free(Block* block) {
 
 void DeviceCachingAllocator::Impl::erase_free(Block* block) {
   FreeSet& set = block->pool()->blocks;
-  auto it = set.find(block);
+  auto it = set.find(FreeKey{block->stream, block->size, block->address});
   spare_free_nodes.push_back(set.extract(it));
   block->cached = false;
 }
@@ -95,11 +105,11 @@ BlockPool& DeviceCachingAllocator::Impl::pool_for(StreamId stream, bool small) {
 Block* DeviceCachingAllocator::Impl::get_free_block(BlockPool& pool, StreamId stream,
                                                     std::size_t size) {
   if (gc_enabled()) {
-    for (Block* b : pool.blocks) ++b->gc_count;
+    for (const FreeEntry& e : pool.blocks) ++e.block->gc_count;
   }
   auto it = pool.blocks.lower_bound(FreeKey{stream, size, 0});
-  if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
-  Block* block = *it;
+  if (it == pool.blocks.end() || it->key.stream != stream) return nullptr;
+  Block* block = it->block;
   std::size_t max_split = config.max_split_size;
   if (size < max_split && block->size >= max_split) return nullptr;
   if (size >= max_split && block->size >= size + config.max_non_split_rounding) return nullptr;
@@ -150,7 +160,8 @@ void DeviceCachingAllocator::Impl::alloc_found_block(Block* block, std::size_t s
   stats.active.increase(small, 1);
   stats.active_bytes.increase(small, bytes);
   stats.requested_bytes.increase(small, static_cast<std::int64_t>(requested));
-  if (block->size >= config.max_split_size) stats.oversize_allocations.increase(1);
+  block->oversize = block->size >= config.max_split_size;
+  if (block->oversize) stats.oversize_allocations.increase(1);
   add_live(block);
   history.record("alloc", block->address, block->size, block->stream, &site);
 }
@@ -230,7 +241,8 @@ void DeviceCachingAllocator::Impl::throw_oom(std::size_t requested, std::size_t 
   std::map<StreamId, StreamMemoryReport> per_stream;
   std::size_t in_private_pools = 0;
   auto scan = [&](const BlockPool& pool) {
-    for (const Block* b : pool.blocks) {
+    for (const FreeEntry& e : pool.blocks) {
+      const Block* b = e.block;
       StreamMemoryReport& r = per_stream[b->stream];
       r.stream = b->stream;
       r.largest_free_block = std::max(r.largest_free_block, b->size);
@@ -329,7 +341,8 @@ void DeviceCachingAllocator::free(std::uint64_t address, const HostFrame& site) 
   block->allocated = false;
   m.stats.allocation.decrease(small, 1);
   m.stats.allocated_bytes.decrease(small, bytes);
-  if (block->size >= m.config.max_split_size) m.stats.oversize_allocations.decrease(1);
+  if (block->oversize) m.stats.oversize_allocations.decrease(1);
+  block->oversize = false;
   m.history.record("free_requested", block->address, block->size, block->stream, &site);
   if (!block->stream_uses.empty()) {
     if (m.capture_underway_locked()) {

@@ -43,6 +43,7 @@ Block* DeviceCachingAllocator::Impl::alloc_block(BlockPool& pool, StreamId strea
   block->stream = stream;
   block->segment = segment.get();
   segment->head = block;
+  segment->oversize = alloc_size >= config.max_split_size;
   if (pool.owner != nullptr) pool.owner->segments += 1;
   segments.emplace(pointer->value, std::move(segment));
   stats.segment.increase(pool.small, 1);
@@ -201,7 +202,7 @@ void DeviceCachingAllocator::Impl::release_segment(Block* block) {
   stats.segment.decrease(small, 1);
   stats.reserved_bytes.decrease(small, static_cast<std::int64_t>(size));
   stats.num_device_free += 1;
-  if (size >= config.max_split_size) stats.oversize_segments.decrease(1);
+  if (segment->oversize) stats.oversize_segments.decrease(1);
   if (segment->owner != nullptr) segment->owner->segments -= 1;
   history.record("segment_free", address, size, segment->stream, nullptr);
   recycle(block);
@@ -215,8 +216,8 @@ bool DeviceCachingAllocator::Impl::release_available_cached_blocks(BlockPool& po
   if (max_split == static_cast<std::size_t>(-1)) return false;
   auto whole = [](const Block* b) { return !b->is_split() && !b->segment->expandable; };
   auto it = pool.blocks.lower_bound(FreeKey{stream, std::max(size, max_split), 0});
-  if (it != pool.blocks.end() && (*it)->stream == stream && whole(*it)) {
-    release_segment(*it);
+  if (it != pool.blocks.end() && it->key.stream == stream && whole(it->block)) {
+    release_segment(it->block);
     return true;
   }
   // No single oversize block is large enough: free the largest ones of this stream until
@@ -225,7 +226,7 @@ bool DeviceCachingAllocator::Impl::release_available_cached_blocks(BlockPool& po
   std::size_t released = 0;
   while (it != pool.blocks.begin() && released < size) {
     --it;
-    Block* b = *it;
+    Block* b = it->block;
     if (b->stream != stream || b->size < max_split) break;
     if (!whole(b)) continue;
     victims.push_back(b);
@@ -238,7 +239,8 @@ bool DeviceCachingAllocator::Impl::release_available_cached_blocks(BlockPool& po
 
 void DeviceCachingAllocator::Impl::release_pool_blocks(BlockPool& pool) {
   std::vector<Block*> whole;
-  for (Block* b : pool.blocks) {
+  for (const FreeEntry& e : pool.blocks) {
+    Block* b = e.block;
     if (!b->is_split() && !b->segment->expandable) whole.push_back(b);
   }
   for (Block* b : whole) release_segment(b);
@@ -282,7 +284,8 @@ void DeviceCachingAllocator::Impl::garbage_collect() {
   while (freed < target) {
     std::uint64_t total_age = 0;
     std::size_t count = 0;
-    for (const Block* b : large_pool.blocks) {
+    for (const FreeEntry& e : large_pool.blocks) {
+      const Block* b = e.block;
       if (!freeable(b)) continue;
       total_age += b->gc_count;
       ++count;
@@ -291,7 +294,8 @@ void DeviceCachingAllocator::Impl::garbage_collect() {
     std::uint64_t age_threshold = total_age / count;
     std::vector<Block*> victims;
     std::size_t planned = 0;
-    for (Block* b : large_pool.blocks) {
+    for (const FreeEntry& e : large_pool.blocks) {
+      Block* b = e.block;
       if (freed + planned >= target) break;
       if (freeable(b) && b->gc_count >= age_threshold) {
         victims.push_back(b);

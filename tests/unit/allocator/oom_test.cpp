@@ -155,6 +155,23 @@ TEST(MaxSplitSize, OversizeBlocksServeOnlyRequestsTheyFit) {
   EXPECT_EQ(h.violations(), "");
 }
 
+TEST(MaxSplitSize, ChangingTheLimitKeepsOversizeCountsConsistent) {
+  AllocatorHarness h;
+  std::uint64_t before = h.alloc(80 * kMiB);  // not oversize under the unlimited default
+  AllocatorConfig limited;
+  limited.max_split_size = 40 * kMiB;
+  h.allocator->set_config(limited);
+  std::uint64_t after = h.alloc(60 * kMiB);
+  EXPECT_EQ(h.stat("oversize_allocations.current"), 1);
+  EXPECT_EQ(h.stat("oversize_segments.current"), 1);
+  h.free(before);
+  h.free(after);
+  h.allocator->empty_cache();
+  EXPECT_EQ(h.stat("oversize_allocations.current"), 0);
+  EXPECT_EQ(h.stat("oversize_segments.current"), 0);
+  EXPECT_EQ(h.violations(), "");
+}
+
 TEST(MaxSplitSize, ReleasesOneOversizeBlockOfTheStreamAndRetries) {
   AllocatorConfig config;
   config.max_split_size = 30 * kMiB;

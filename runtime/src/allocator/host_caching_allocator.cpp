@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 

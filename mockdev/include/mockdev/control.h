@@ -64,7 +64,7 @@ bool forked_after_init();
 struct LiveObjects {
   std::size_t primary_contexts_active = 0;  // devices whose primary context is retained
   std::size_t allocations = 0;              // cuMemAlloc allocations not yet freed
-  std::uint64_t allocated_bytes = 0;
+  std::uint64_t allocated_bytes = 0;       // as accounted: rounded to the granularity
   std::vector<std::string> descriptions;    // one line per object, e.g. "ctx dev=1 refs=2"
 };
 LiveObjects live_objects();

@@ -104,7 +104,7 @@ LiveObjects live_objects() {
   }
   for (const auto& [address, allocation] : core::allocations()) {
     ++live.allocations;
-    live.allocated_bytes += allocation.bytes;
+    live.allocated_bytes += allocation.accounted_bytes;  // as used_bytes counts it
     char line[96];
     std::snprintf(line, sizeof line, "alloc dev=%d ptr=0x%llx bytes=%llu", allocation.device,
                   static_cast<unsigned long long>(address),

@@ -65,7 +65,7 @@ TEST_F(MockMemory, AllocateAccountAndFree) {
 
   control::LiveObjects live = control::live_objects();
   EXPECT_EQ(live.allocations, 2u);
-  EXPECT_EQ(live.allocated_bytes, kGiB + 1000);
+  EXPECT_EQ(live.allocated_bytes, kGiB + 2 * kMiB);  // as accounted
   ASSERT_EQ(live.descriptions.size(), 3u);
   EXPECT_EQ(live.descriptions[0], "ctx dev=1 refs=1");
   EXPECT_EQ(live.descriptions[1].rfind("alloc dev=1 ptr=0x", 0), 0u) << live.descriptions[1];

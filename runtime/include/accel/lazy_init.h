@@ -16,6 +16,8 @@
 
 #include <functional>
 
+#include "accel/call_site.h"
+
 namespace accel {
 
 // True once init() has succeeded in this process (false in a bad-fork child).
@@ -31,18 +33,6 @@ void init();
 // True in a child forked after the parent initialised the runtime.
 bool is_in_bad_fork() noexcept;
 
-// Where a lazy_call() was made, captured at the caller like std::source_location (which
-// clang 14 cannot provide with libstdc++ 12, so the compilers' builtins are used directly;
-// both g++ and clang evaluate them at the outermost call site).
-struct CallSite {
-  const char* file = "";
-  int line = 0;
-  const char* function = "";
-
-  static constexpr CallSite current(const char* file = __builtin_FILE(),
-                                    int line = __builtin_LINE(),
-                                    const char* function = __builtin_FUNCTION()) noexcept {
-    return CallSite{file, line, function};
   }
 };
 

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <source_location>
+#include "accel/call_site.h"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,7 +57,7 @@ class DataPtr {
   explicit operator bool() const noexcept { return pointer_ != nullptr; }
 
   // Frees now (raw_delete semantics: throws on failure) and becomes null.
-  void reset(std::source_location site = std::source_location::current());
+  void reset(CallSite site = CallSite::current());
   // Gives up ownership: the caller frees the pointer with raw_delete().
   void* release() noexcept;
 
@@ -72,17 +72,17 @@ class DataPtr {
 // OutOfMemoryError (PyTorch's message, plus OutOfMemoryError::report()) when no block fits
 // after the whole retry chain; kValue for requests of 1 EiB or more ("Tried to allocate
 // more than 1EB memory", as an OutOfMemoryError). `site` is kept in the memory history.
-DataPtr allocate(std::size_t bytes, std::source_location site = std::source_location::current());
+DataPtr allocate(std::size_t bytes, CallSite site = CallSite::current());
 DataPtr allocate(std::size_t bytes, const Stream& stream,
-                 std::source_location site = std::source_location::current());
+                 CallSite site = CallSite::current());
 
 // The raw-pointer form (torch.cuda.caching_allocator_alloc / caching_allocator_delete).
 // raw_delete of a pointer the allocator did not hand out, or already freed: kValue naming
 // the pointer. raw_delete(nullptr) does nothing.
-void* raw_alloc(std::size_t bytes, std::source_location site = std::source_location::current());
+void* raw_alloc(std::size_t bytes, CallSite site = CallSite::current());
 void* raw_alloc(std::size_t bytes, const Stream& stream,
-                std::source_location site = std::source_location::current());
-void raw_delete(void* pointer, std::source_location site = std::source_location::current());
+                CallSite site = CallSite::current());
+void raw_delete(void* pointer, CallSite site = CallSite::current());
 
 // Marks the block holding `pointer` (any address inside a live block: a shifted view
 // protects the whole block) as used on `stream`: when it is freed it is not reused until

@@ -28,7 +28,7 @@ void check_size(RuntimeState& state, std::size_t bytes, int device) {
                          detail);
 }
 
-void* allocate_on(const Stream& stream, std::size_t bytes, const std::source_location& site) {
+void* allocate_on(const Stream& stream, std::size_t bytes, const CallSite& site) {
   RuntimeState& state = detail::checked_stream(stream);
   check_size(state, bytes, stream.device_index());
   const std::uint64_t address = detail::allocator_of(state).allocate(
@@ -36,7 +36,7 @@ void* allocate_on(const Stream& stream, std::size_t bytes, const std::source_loc
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
 }
 
-void free_pointer(void* pointer, const std::source_location& site, std::string_view operation) {
+void free_pointer(void* pointer, const CallSite& site, std::string_view operation) {
   if (pointer == nullptr) return;
   RuntimeState& state = detail::current_state();
   detail::alloc::CachingAllocator* allocator = detail::allocator_if_initialized(state);
@@ -80,7 +80,7 @@ DataPtr::~DataPtr() {
   }
 }
 
-void DataPtr::reset(std::source_location site) {
+void DataPtr::reset(CallSite site) {
   void* pointer = std::exchange(pointer_, nullptr);
   bytes_ = 0;
   device_ = -1;
@@ -93,25 +93,25 @@ void* DataPtr::release() noexcept {
   return std::exchange(pointer_, nullptr);
 }
 
-DataPtr allocate(std::size_t bytes, std::source_location site) {
+DataPtr allocate(std::size_t bytes, CallSite site) {
   return allocate(bytes, current_stream(), site);
 }
 
-DataPtr allocate(std::size_t bytes, const Stream& stream, std::source_location site) {
+DataPtr allocate(std::size_t bytes, const Stream& stream, CallSite site) {
   void* pointer = allocate_on(stream, bytes, site);
   if (pointer == nullptr) return DataPtr();
   return DataPtr(pointer, bytes, stream.device_index());
 }
 
-void* raw_alloc(std::size_t bytes, std::source_location site) {
+void* raw_alloc(std::size_t bytes, CallSite site) {
   return raw_alloc(bytes, current_stream(), site);
 }
 
-void* raw_alloc(std::size_t bytes, const Stream& stream, std::source_location site) {
+void* raw_alloc(std::size_t bytes, const Stream& stream, CallSite site) {
   return allocate_on(stream, bytes, site);
 }
 
-void raw_delete(void* pointer, std::source_location site) {
+void raw_delete(void* pointer, CallSite site) {
   free_pointer(pointer, site, "raw_delete");
 }
 

@@ -33,8 +33,8 @@ RuntimeState& checked_stream(const Stream& stream) {
   return state;
 }
 
-HostFrame frame_of(const std::source_location& site) {
-  return alloc::host_frame(site.file_name(), site.line(), site.function_name());
+HostFrame frame_of(const CallSite& site) {
+  return alloc::host_frame(site.file, site.line, site.function);
 }
 
 }  // namespace accel::detail

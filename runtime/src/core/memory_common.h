@@ -4,7 +4,7 @@
 // (accel/memory.h, spec torch_accelerator.md §2.11), device resolution for memory calls,
 // and call sites for the memory history.
 
-#include <source_location>
+#include "accel/call_site.h"
 #include <string_view>
 
 #include "accel/memory.h"
@@ -34,6 +34,6 @@ int memory_device_index(RuntimeState& state, const DeviceArg& device, std::strin
 // for a stream that no pool of this runtime made).
 RuntimeState& checked_stream(const Stream& stream);
 
-HostFrame frame_of(const std::source_location& site);
+HostFrame frame_of(const CallSite& site);
 
 }  // namespace accel::detail

@@ -1,0 +1,1 @@
+# Tests of accel replay (filled below).

@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
       ->expected(1, -1)
       ->excludes(config_option);
   app.add_flag("--find-min-capacity", find_min,
-               "bisect the smallest capacity (a multiple of 2 MiB) that runs without OOM");
+               "find the smallest capacity (a multiple of 2 MiB) that runs without OOM (bisection, "
+               "then the capacities below its answer in order: OOM is not monotone)");
   app.add_flag("--json", json, "print the report as JSON");
   auto* progress_flag = app.add_flag("--progress", progress, "draw the progress bar even when "
                                                              "stderr is not a terminal");
@@ -159,8 +160,8 @@ int main(int argc, char** argv) {
       run.config = configs[i];
       ReplayOptions options;
       options.config = parsed[i];
-      if (find_min) run.min_capacity = find_min_capacity(trace, options, &run.min_capacity_runs);
-      run.capacity = capacity.value_or(run.min_capacity.value_or(0));
+      if (find_min) run.min_capacity = find_min_capacity(trace, options);
+      run.capacity = capacity ? *capacity : run.min_capacity ? run.min_capacity->capacity : 0;
       options.capacity = run.capacity;
       ProgressBar bar(configs.size() == 1 ? "accel replay"
                                           : fmt::format("accel replay ({})", run.config));

@@ -120,28 +120,27 @@ std::uint64_t peak_live_requested(const Trace& trace) {
   return peak;
 }
 
-std::uint64_t find_min_capacity(const Trace& trace, const ReplayOptions& options,
-                                std::uint64_t* runs) {
+MinCapacity find_min_capacity(const Trace& trace, const ReplayOptions& options) {
   const std::uint64_t g = options.granularity;
-  std::uint64_t count = 0;
+  MinCapacity found;
   ReplayOptions probe = options;
   probe.fragmentation = false;
   probe.progress = nullptr;
   auto fits = [&](std::uint64_t granules) {
-    ++count;
+    ++found.replays;
     probe.capacity = granules * g;
     return !run_replay(trace, probe).oom.has_value();
   };
-  // `low` granules fail (0 granules by definition; below the peak of live requested
-  // bytes by arithmetic), `high` granules succeed.
-  const std::uint64_t floor_granules = peak_live_requested(trace) / g;
-  std::uint64_t low = floor_granules > 0 ? floor_granules - 1 : 0;
-  std::uint64_t high = std::max<std::uint64_t>(floor_granules + 1, 1);
+  // `floor` granules fail (0 granules by definition; fewer bytes than the peak of live
+  // requested bytes by arithmetic), `high` granules succeed.
+  const std::uint64_t peak_granules = peak_live_requested(trace) / g;
+  const std::uint64_t floor = peak_granules > 0 ? peak_granules - 1 : 0;
+  std::uint64_t low = floor;
+  std::uint64_t high = std::max<std::uint64_t>(peak_granules + 1, 1);
   const std::uint64_t limit = (std::uint64_t{1} << 48) / g;
   while (!fits(high)) {
     low = high;
     if (high >= limit) {
-      if (runs) *runs = count;
       throw TraceError(fmt::format("{}: no capacity up to {} bytes replays the trace without "
                                    "out of memory",
                                    trace.file, high * g));
@@ -152,8 +151,16 @@ std::uint64_t find_min_capacity(const Trace& trace, const ReplayOptions& options
     const std::uint64_t mid = low + (high - low) / 2;
     (fits(mid) ? high : low) = mid;
   }
-  if (runs) *runs = count;
-  return high * g;
+  found.bisection = high * g;
+  found.capacity = found.bisection;
+  // Not monotone: the first capacity above the floor that runs, in increasing order.
+  for (std::uint64_t granules = floor + 1; granules < high; ++granules) {
+    if (fits(granules)) {
+      found.capacity = granules * g;
+      break;
+    }
+  }
+  return found;
 }
 
 }  // namespace accel::replay

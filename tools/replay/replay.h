@@ -59,11 +59,19 @@ struct ReplayResult {
 ReplayResult run_replay(const Trace& trace, const ReplayOptions& options);
 
 // The smallest capacity, a multiple of options.granularity, that replays `trace` without
-// OOM, by bisection between a capacity known to fail (below the trace's peak of live
-// requested bytes) and one that succeeds (found by doubling). TraceError when even
-// 2^48 bytes fail. `runs` (optional) receives the number of replays made.
-std::uint64_t find_min_capacity(const Trace& trace, const ReplayOptions& options,
-                                std::uint64_t* runs = nullptr);
+// OOM. Whether a replay runs out of memory is not monotone in the capacity (the retry chain
+// releases the cache at different moments: tests/data/snapshot.json runs in 150 MiB, not in
+// 152 MiB, and again in 154 MiB), so bisection alone can miss the smallest: bisection
+// between a capacity known to fail (below the trace's peak of live requested bytes) and
+// one that succeeds (found by doubling) bounds it, then every capacity between the lower
+// bound and the bisection's answer is tried in increasing order (docs/REPLAY.md). TraceError
+// when even 2^48 bytes fail.
+struct MinCapacity {
+  std::uint64_t capacity = 0;    // the smallest that runs
+  std::uint64_t bisection = 0;   // what bisection alone found (>= capacity)
+  std::uint64_t replays = 0;     // replays made
+};
+MinCapacity find_min_capacity(const Trace& trace, const ReplayOptions& options);
 
 // The largest sum of live requested bytes over the trace (a lower bound of any capacity
 // that runs it).

@@ -85,8 +85,9 @@ void render_text(const Trace& trace, std::uint64_t granularity, const RunReport&
                      trace.unmatched_frees, trace.failed_allocations, trace.ignored_entries);
   out << fmt::format("streams: {}\n", streams_text(trace));
   if (run.min_capacity) {
-    out << fmt::format("minimum capacity: {} ({} replays)\n", with_human(*run.min_capacity),
-                       run.min_capacity_runs);
+    out << fmt::format("minimum capacity: {} ({} replays; bisection alone: {} bytes)\n",
+                       with_human(run.min_capacity->capacity), run.min_capacity->replays,
+                       run.min_capacity->bisection);
   }
   out << fmt::format("capacity: {}, granularity {}\n", with_human(run.capacity),
                      human_bytes(granularity));
@@ -105,9 +106,10 @@ void render_text(const Trace& trace, std::uint64_t granularity, const RunReport&
         with_human(r.largest_free_block_at_peak));
   }
   if (r.oom) {
-    out << fmt::format("first OOM: event {} ({}:{}): {} on stream {}: {}\n", r.oom->event_index,
-                       trace.file, r.oom->line, with_human(r.oom->requested_bytes),
-                       r.oom->stream, r.oom->message);
+    out << fmt::format("first OOM: event {} ({}:{}): {} on stream {:#x}: {}\n",
+                       r.oom->event_index, trace.file, r.oom->line,
+                       with_human(r.oom->requested_bytes), trace.streams.at(r.oom->stream),
+                       r.oom->message);
   } else {
     out << "result: no out of memory\n";
   }
@@ -132,7 +134,7 @@ void render_compare(const Trace& trace, std::uint64_t granularity,
         r.reserved_at_peak - r.allocated_at_peak, r.largest_free_block_at_peak,
         r.device_allocations,
         r.oom ? fmt::format("event {}", r.oom->event_index) : std::string("none"),
-        with_min ? fmt::format("  {:>14}", *run.min_capacity) : "");
+        with_min ? fmt::format("  {:>14}", run.min_capacity->capacity) : "");
   }
 }
 
@@ -157,7 +159,11 @@ void render_json(const Trace& trace, std::uint64_t granularity, const std::vecto
     json one;
     one["config"] = run.config;
     one["capacity_bytes"] = run.capacity;
-    one["min_capacity_bytes"] = run.min_capacity ? json(*run.min_capacity) : json(nullptr);
+    one["min_capacity_bytes"] =
+        run.min_capacity ? json(run.min_capacity->capacity) : json(nullptr);
+    one["min_capacity_bisection_bytes"] =
+        run.min_capacity ? json(run.min_capacity->bisection) : json(nullptr);
+    one["min_capacity_replays"] = run.min_capacity ? json(run.min_capacity->replays) : json(nullptr);
     one["events_replayed"] = r.events_replayed;
     one["peak_allocated_bytes"] = r.peak_allocated;
     one["peak_reserved_bytes"] = r.peak_reserved;
@@ -172,7 +178,8 @@ void render_json(const Trace& trace, std::uint64_t granularity, const std::vecto
                       {"largest_free_block_bytes", r.largest_free_block_at_peak}};
     if (r.oom) {
       one["oom"] = {{"event_index", r.oom->event_index}, {"line", r.oom->line},
-                    {"requested_bytes", r.oom->requested_bytes}, {"stream", r.oom->stream},
+                    {"requested_bytes", r.oom->requested_bytes},
+                    {"stream", trace.streams.at(r.oom->stream)},
                     {"message", r.oom->message}};
     } else {
       one["oom"] = nullptr;

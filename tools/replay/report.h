@@ -16,8 +16,7 @@ namespace accel::replay {
 struct RunReport {
   std::string config;  // as the user wrote it ("" = the defaults)
   std::uint64_t capacity = 0;
-  std::optional<std::uint64_t> min_capacity;  // --find-min-capacity
-  std::uint64_t min_capacity_runs = 0;
+  std::optional<MinCapacity> min_capacity;  // --find-min-capacity
   ReplayResult result;
 };
 

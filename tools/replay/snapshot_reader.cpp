@@ -184,9 +184,10 @@ Trace read_snapshot_text(std::string_view text, const std::string& file, int dev
     root = json::parse(TrackingIterator(text.data(), &last_read),
                        TrackingIterator(text.data() + text.size(), &last_read), callback);
   } catch (const json::parse_error& e) {
-    const std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-    detail::fail_at(file, lines.line_of(std::min(offset, text.size())),
-                    fmt::format("malformed JSON at byte {}: {}", e.byte,
+    // e.byte counts the end of input as a character: at most the text's size.
+    const std::size_t byte = std::min(e.byte, text.size());
+    detail::fail_at(file, lines.line_of(byte == 0 ? 0 : byte - 1),
+                    fmt::format("malformed JSON at byte {}: {}", byte,
                                 parse_error_detail(e.what())));
   }
   if (!root.is_object()) throw TraceError(fmt::format("{}: expected a JSON object", file));

@@ -18,6 +18,7 @@ struct AllocatorHarness {
     auto provider = std::make_unique<FakeDeviceProvider>(options);
     fake = provider.get();
     allocator = std::make_unique<DeviceCachingAllocator>(std::move(provider), config);
+    expandable = config.expandable_segments;
   }
 
   std::uint64_t alloc(std::size_t bytes, StreamId stream = 0) {
@@ -26,10 +27,11 @@ struct AllocatorHarness {
   void free(std::uint64_t address) { allocator->free(address, site); }
   std::int64_t stat(const std::string& key) const { return flatten(allocator->stats()).at(key); }
   std::string violations(bool no_accumulated_reset = true) const {
-    return join(check_invariants(*allocator, {no_accumulated_reset, fake}));
+    return join(check_invariants(*allocator, {no_accumulated_reset, fake, expandable}));
   }
 
   FakeDeviceProvider* fake = nullptr;
+  bool expandable = false;
   std::unique_ptr<DeviceCachingAllocator> allocator;
   HostFrame site{"test.cpp", 1, "test"};
 };

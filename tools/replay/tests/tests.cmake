@@ -116,3 +116,12 @@ endif()
 
 get_property(replay_tests DIRECTORY PROPERTY TESTS)
 set_tests_properties(${replay_tests} PROPERTIES LABELS unit TIMEOUT 300)
+
+# The pieces: readers, the simulated device, stream mapping, sizes.
+find_package(GTest)
+if(GTest_FOUND)
+  add_executable(accel_replay_unit_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/replay_unit_test.cpp)
+  target_link_libraries(accel_replay_unit_tests PRIVATE accel_replay_lib GTest::gtest_main
+                                                        accel_build_flags)
+  gtest_discover_tests(accel_replay_unit_tests TEST_PREFIX "tools.replay." PROPERTIES LABELS unit)
+endif()

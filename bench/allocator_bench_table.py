@@ -40,6 +40,12 @@ def main():
         bench = benches.get(name)
         rows.append((what, f"{ns(bench):10.1f} {unit}" if bench else "missing"))
 
+    def rate(what, name, benches):
+        """Pairs per second over every thread (items_per_second, from wall time)."""
+        bench = benches.get(name)
+        rows.append((what, f"{bench['items_per_second'] / 1e6:10.2f} M pairs/s, all threads"
+                     if bench else "missing"))
+
     rows.append(("== allocate+free pair on the published mix (64 sizes, 64 B - 8 MiB)", ""))
     row("caching allocator (DeviceCachingAllocator, no memory touched)", "BM_CachingPairMix", caching)
     row("accel::raw_alloc/raw_delete (public API, mockdev)", "BM_RawAllocPairMix", caching)
@@ -50,14 +56,15 @@ def main():
             continue
         system = run(program, args.min_time)
         row(f"{lib} malloc/free", "BM_SystemPairMix", system)
-        row(f"{lib} malloc/free, 2 threads (per pair, wall)", "BM_SystemPairMix/real_time/threads:2", system)
+        rate(f"{lib} malloc/free, 1 thread", "BM_SystemPairMix", system)
+        rate(f"{lib} malloc/free, 2 threads", "BM_SystemPairMix/real_time/threads:2", system)
     rows.append(("== caching allocator: pair latency vs cached free blocks (one stream)", ""))
     for n in (1024, 2048, 4096, 8192, 16384, 32768, 65536):
         row(f"{n:6d} cached blocks", f"BM_CachingPairCachedBlocks/{n}", caching)
-    rows.append(("== caching allocator: threads (wall time per pair, per thread)", ""))
+    rows.append(("== caching allocator: threads (throughput over all threads)", ""))
     for arg, what in ((0, "two devices"), (1, "two streams of one device")):
         for threads in (1, 2):
-            row(f"{what}, {threads} thread{'s' if threads > 1 else ''}",
+            rate(f"{what}, {threads} thread{'s' if threads > 1 else ''}",
                 f"BM_CachingTwoThreads/{arg}/real_time/threads:{threads}", caching)
     rows.append(("== accel replay throughput", ""))
     replay = run(args.replay, args.min_time)

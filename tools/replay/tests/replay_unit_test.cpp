@@ -145,6 +145,23 @@ TEST(Replay, StopsAtTheFirstOutOfMemoryWithItsEvent) {
   EXPECT_EQ(result.peak_allocated, 16 * static_cast<std::int64_t>(kMiB));
 }
 
+// The state at the peak is taken after the first event that reaches the peak of allocated
+// bytes: here event 0 (4 MiB), reached again by event 2 after a free.
+TEST(Replay, StateAtThePeakIsTheFirstEventReachingIt) {
+  const Trace trace = read_rmm_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    "1,t,allocate,0x10,4194304,0x0\n"
+                                    "1,t,free,0x10,4194304,0x0\n"
+                                    "1,t,allocate,0x20,4194304,0x0\n",
+                                    "t.csv");
+  ReplayOptions options;
+  options.capacity = 1024 * kMiB;
+  const ReplayResult result = run_replay(trace, options);
+  EXPECT_EQ(result.peak_event_index, 0u);
+  EXPECT_EQ(result.allocated_at_peak, 4 * static_cast<std::int64_t>(kMiB));
+  EXPECT_EQ(result.reserved_at_peak, 20 * static_cast<std::int64_t>(kMiB));  // one 20 MiB segment
+  EXPECT_EQ(result.largest_free_block_at_peak, 16 * kMiB);
+}
+
 TEST(ParseSize, UnitsAndErrors) {
   EXPECT_EQ(parse_size("1073741824"), 1073741824u);
   EXPECT_EQ(parse_size("16GiB"), 16ull << 30);

@@ -71,12 +71,21 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
     outcome.line = line;
     return outcome;
   }
+  // `accel replay ...` likewise belongs to the trace replayer.
+  app.add_subcommand("replay", "replay a memory trace against the caching allocator on a "
+                               "simulated device (accel replay --help)");
+  if (!args.empty() && args[0] == "replay") {
+    line.command = Command::kReplay;
+    line.replay_args.assign(args.begin() + 1, args.end());
+    outcome.line = line;
+    return outcome;
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's order
   if (!args.empty() && !args[0].starts_with("-") && args[0] != "info" &&
       args[0] != "machines") {
     outcome.exit_status = kExitUsage;
     outcome.error = fmt::format(
-        "accel: unknown command '{}' (commands: info, machines, scenario)\nRun 'accel --help' for "
+        "accel: unknown command '{}' (commands: info, machines, replay, scenario)\nRun 'accel --help' for "
         "usage.\n",
         args[0]);
     return outcome;

@@ -5,6 +5,7 @@
 //   accel info [--json | --count] [--machine FILE|PRESET] [--expect-devices N]
 //   accel machines [--show NAME]
 //   accel scenario ARGS...   (handed to the scenario runner, accel-scenario)
+//   accel replay ARGS...     (handed to the trace replayer, accel-replay)
 //   accel --help | -h        accel info --help, accel machines --help
 //   accel --version | -V
 // `--machine=VALUE` is accepted too; an option given twice is a usage error. Parsing is
@@ -17,7 +18,7 @@
 
 namespace accel::tools {
 
-enum class Command { kInfo, kMachines, kScenario };
+enum class Command { kInfo, kMachines, kScenario, kReplay };
 
 struct CommandLine {
   Command command = Command::kInfo;
@@ -27,6 +28,7 @@ struct CommandLine {
   std::optional<int> expect_devices;   // info --expect-devices N
   std::optional<std::string> show;     // machines --show NAME
   std::vector<std::string> scenario_args;  // scenario: every word after it, unparsed
+  std::vector<std::string> replay_args;    // replay: every word after it, unparsed
 };
 
 // What parsing decided: run `line`, or print `output` / `error` and exit with

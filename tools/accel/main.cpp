@@ -82,6 +82,28 @@ int run_machines(const accel::tools::CommandLine& line) {
 // `accel scenario ...`: execs the scenario runner installed beside this program. The runner
 // links the simulated hardware's control API; keeping it a separate program keeps `accel`
 // itself free of it (tools.accel_links_no_mock; docs/SCENARIOS.md).
+// `program`, beside this one, with `args` (execv: it does not return unless it failed).
+int exec_beside(const std::string& program, const std::vector<std::string>& args,
+                const char* what) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string runner = (self.parent_path() / program).string();
+  if (ec || access(runner.c_str(), X_OK) != 0) {
+    throw ConfigProblem{fmt::format(
+        "this accel install has no {} ({} not found; it is built with the simulated hardware, "
+        "mockdev)",
+        what, runner)};
+  }
+  std::vector<char*> argv;
+  std::string name = program;
+  argv.push_back(name.data());
+  std::vector<std::string> copies = args;
+  for (std::string& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(runner.c_str(), argv.data());
+  throw ConfigProblem{fmt::format("cannot run {}: {}", runner, std::strerror(errno))};
+}
+
 int run_scenario(const accel::tools::CommandLine& line) {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -102,6 +124,12 @@ int run_scenario(const accel::tools::CommandLine& line) {
   throw ConfigProblem{fmt::format("cannot run {}: {}", runner, std::strerror(errno))};
 }
 
+// `accel replay ...`: execs the trace replayer installed beside this program (it links the
+// allocator's private parts and the machine-file reader; docs/REPLAY.md).
+int run_replay(const accel::tools::CommandLine& line) {
+  return exec_beside("accel-replay", line.replay_args, "trace replayer");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,6 +146,8 @@ int main(int argc, char** argv) {
         return run_machines(*parsed.line);
       case accel::tools::Command::kScenario:
         return run_scenario(*parsed.line);
+      case accel::tools::Command::kReplay:
+        return run_replay(*parsed.line);
       case accel::tools::Command::kInfo:
         break;
     }

@@ -68,7 +68,7 @@ TEST(CommandLine, UsageErrorIsOneLineAndAHint) {
   EXPECT_EQ(usage_error({}),
             "accel: no command given (info or machines)\nRun 'accel --help' for usage.\n");
   EXPECT_EQ(usage_error({"frob"}),
-            "accel: unknown command 'frob' (commands: info, machines, scenario)\n"
+            "accel: unknown command 'frob' (commands: info, machines, replay, scenario)\n"
             "Run 'accel --help' for usage.\n");
   EXPECT_EQ(usage_error({"info", "--frob"}),
             "accel: The following argument was not expected: --frob\n"

@@ -33,9 +33,6 @@ void init();
 // True in a child forked after the parent initialised the runtime.
 bool is_in_bad_fork() noexcept;
 
-  }
-};
-
 enum class LazyCallKind {
   kPlain,    // queued FIFO
   kSeed,     // a manual_seed: only the latest one survives

@@ -100,6 +100,9 @@ class CoreRun {
         const std::size_t live = model_.live().size();
         allocate(op, before, out);
         if (model_.live().size() > live) {
+          // The allocation is a state of its own: the peaks must see it.
+          const Violations v = history_->observe(stats());
+          out.insert(out.end(), v.begin(), v.end());
           free_live(model_.live().size() - 1);
           const FlatStats after = stats();
           for (const char* key : {"allocated_bytes.all.current", "allocation.all.current"}) {
@@ -164,7 +167,11 @@ class CoreRun {
   // Frees everything, completes all work, empties the cache: back to nothing.
   Violations finish() {
     Violations out;
-    while (!model_.live().empty()) free_live(model_.live().size() - 1);
+    while (!model_.live().empty()) {
+      free_live(model_.live().size() - 1);
+      const Violations v = history_->observe(stats());
+      out.insert(out.end(), v.begin(), v.end());
+    }
     for (int s = 0; s < kStreams; ++s) provider_->complete_work(s);
     empty_cache(stats(), out);
     check_all(out);
@@ -203,8 +210,8 @@ class CoreRun {
   void allocate(const Op& op, const FlatStats& before, Violations& out) {
     const bool rejected_up_front = op.bytes == 0 || op.bytes >= kOneExbibyte;
     // Spec §4.7: an allocation first lets go of pending blocks whose work has completed.
+    const std::vector<PendingBlock> pending_before = model_.pending();
     if (!rejected_up_front) model_.process_events(0, done());
-    const std::size_t pending_before = model_.pending().size();
     std::uint64_t address = 0;
     try {
       address = allocator_->allocate(op.bytes, op.stream, site());
@@ -237,7 +244,13 @@ class CoreRun {
     }
     const Violations v = model_.hand_out(block, done());
     out.insert(out.end(), v.begin(), v.end());
-    if (model_.pending().size() < pending_before) ++coverage_.reused_after_wait;
+    for (const PendingBlock& p : pending_before) {
+      if (block.address < p.block.address + p.block.size &&
+          p.block.address < block.address + block.size) {
+        ++coverage_.reused_after_wait;
+        break;
+      }
+    }
     if (get(after, "num_sync_all_streams") > get(before, "num_sync_all_streams")) {
       model_.synchronize_all(0);
     }

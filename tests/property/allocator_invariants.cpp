@@ -274,9 +274,17 @@ Violations StatHistory::observe(const FlatStats& now) {
     c.expect(get(now, p + ".peak") >= get(last_, p + ".peak"), "invariant 3", p, ".peak fell from ",
              get(last_, p + ".peak"), " to ", get(now, p + ".peak"));
     max_observed_[p] = std::max(max_observed_[p], cur);
-    c.expect(get(now, p + ".peak") == max_observed_[p], "peak rule", p, ".peak ",
-             get(now, p + ".peak"), " != the largest current observed since the last reset ",
-             max_observed_[p]);
+    // Note [Peaks between observations]: inside one call a statistic may rise and fall
+    // again where the caller cannot observe it: empty_cache and an allocation first free
+    // the blocks whose events completed (inactive_split rises as they join the free set)
+    // and then release or reuse them. Every other statistic only falls and then rises
+    // within a call, so its peak is exactly the largest value observed between calls.
+    const bool transient = p.starts_with("inactive_split");
+    const std::int64_t peak = get(now, p + ".peak");
+    c.expect(transient ? peak >= max_observed_[p] : peak == max_observed_[p], "peak rule", p,
+             ".peak ", peak, transient ? " < " : " != ",
+             "the largest current observed since the last reset ", max_observed_[p]);
+    if (transient) max_observed_[p] = std::max(max_observed_[p], peak);
   }
   last_ = now;
   return out;

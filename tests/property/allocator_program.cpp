@@ -53,6 +53,9 @@ std::string describe(const Op& op) {
   return out.str();
 }
 
+void showValue(const Op& op, std::ostream& os) { os << describe(op); }
+void showValue(const Settings& settings, std::ostream& os) { os << settings.text(); }
+
 std::string describe(const Program& program) {
   std::string text;
   for (std::size_t i = 0; i < program.size(); ++i) {

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct Settings {
 };
 
 std::string describe(const Op& op);
+// How rapidcheck prints a counterexample's values.
+void showValue(const Op& op, std::ostream& os);
+void showValue(const Settings& settings, std::ostream& os);
 std::string describe(const Program& program);
 
 // Programs of up to `max_length` commands on `devices` devices; huge requests are sized

@@ -24,6 +24,8 @@
 
 namespace accel::test::alloc_model {
 
+using detail::Result;
+using detail::Status;
 using detail::alloc::StreamId;
 
 class ScriptedDeviceProvider final : public detail::alloc::DeviceMemoryProvider {

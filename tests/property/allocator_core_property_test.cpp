@@ -34,6 +34,7 @@
 #include "allocator_program.h"
 #include "allocator_scripted_provider.h"
 #include "device_index_model.h"
+#include "invariants.h"
 
 namespace accel::test::alloc_model {
 namespace {
@@ -44,7 +45,7 @@ using detail::alloc::DeviceCachingAllocator;
 constexpr std::size_t kCapacity = 96 * kMiB;
 constexpr std::size_t kGranularity = 2 * kMiB;
 constexpr std::size_t kOneExbibyte = std::size_t{1} << 60;
-constexpr std::size_t kProgramLength = 40;
+constexpr std::size_t kProgramLength = 60;
 
 struct Coverage {
   std::size_t programs = 0;
@@ -145,6 +146,7 @@ class CoreRun {
       }
       case OpKind::kResetAccumulated: {
         allocator_->reset_accumulated_stats();
+        accumulated_reset_ = true;
         const Violations v = history_->after_reset_accumulated(stats());
         out.insert(out.end(), v.begin(), v.end());
         break;
@@ -241,6 +243,16 @@ class CoreRun {
       out.push_back("allocate(" + std::to_string(op.bytes) + ") gave a block of " +
                     std::to_string(block.size) + " bytes, less than the rounded size " +
                     std::to_string(round_size(op.bytes, policy_)));
+    }
+    // The memory fraction caps what an allocation may reserve (an older, larger reservation
+    // stays until released).
+    const auto reserved_before = get(before, "reserved_bytes.all.current");
+    const auto reserved_after = get(after, "reserved_bytes.all.current");
+    const auto allowed = static_cast<std::size_t>(fraction_ * static_cast<double>(kCapacity));
+    if (reserved_after > reserved_before && reserved_after > allowed) {
+      out.push_back("allocate(" + std::to_string(op.bytes) + ") took reserved bytes to " +
+                    std::to_string(reserved_after) + ", above the fraction's " +
+                    std::to_string(allowed));
     }
     const Violations v = model_.hand_out(block, done());
     out.insert(out.end(), v.begin(), v.end());
@@ -380,6 +392,17 @@ class CoreRun {
       out.push_back("max_split_size " + std::to_string(get(now, "max_split_size")) +
                     ", configured " + std::to_string(split));
     }
+    // The core's own invariant checker (tests/unit/allocator/invariants.h) as a second
+    // opinion on the same moment; it holds invariant 9 for every segment kind, which
+    // expandable segments (pages mapped, not segments made) do not follow, so not for them.
+    if (!settings_.expandable) {
+      detail::alloc::testing::InvariantOptions options;
+      options.no_accumulated_reset = !accumulated_reset_;
+      for (const std::string& v :
+           detail::alloc::testing::check_invariants(*allocator_, options)) {
+        out.push_back("core invariant checker: " + v);
+      }
+    }
     if (provider_->misuse() != 0) {
       out.emplace_back("the allocator called the provider with an unknown handle");
     }
@@ -394,6 +417,7 @@ class CoreRun {
   std::unique_ptr<StatHistory> history_;
   Model model_;
   double fraction_ = 1.0;
+  bool accumulated_reset_ = false;
 };
 
 void run_program(const Settings& settings, const Program& program, Coverage& coverage) {

@@ -90,21 +90,21 @@ rc::Gen<Program> gen_program(int devices, std::size_t capacity_bytes, std::size_
     op.stream = *inRange(0, kStreams);
     op.index = *inRange<std::size_t>(0, 16);
     const int pick = *inRange(0, 100);
-    if (pick < 34) {
+    if (pick < 30) {
       op.kind = OpKind::kAllocate;
       op.bytes = *gen_request_bytes(capacity_bytes);
-    } else if (pick < 38) {
+    } else if (pick < 34) {
       op.kind = OpKind::kAllocateAndFree;
       op.bytes = *gen_request_bytes(capacity_bytes);
-    } else if (pick < 60) {
+    } else if (pick < 54) {
       op.kind = OpKind::kFree;
-    } else if (pick < 70) {
+    } else if (pick < 66) {
       op.kind = OpKind::kRecordStream;
-    } else if (pick < 80) {
+    } else if (pick < 78) {
       op.kind = OpKind::kQueueWork;
-    } else if (pick < 87) {
+    } else if (pick < 86) {
       op.kind = OpKind::kCompleteWork;
-    } else if (pick < 91) {
+    } else if (pick < 90) {
       op.kind = OpKind::kEmptyCache;
     } else if (pick < 94) {
       op.kind = OpKind::kResetPeak;

@@ -11,9 +11,13 @@
 //   graph.capture_end();                  // instantiates unless keep_graph
 //   graph.replay();                       // on the current stream, any stream
 //
-// Memory pools: the pool id is accepted, stored and returned by pool(), as PyTorch's;
-// routing allocations made during capture into it belongs to the caching allocator (a
-// later issue), so today the id has no effect on memory.
+// Memory pools (Note [Graph private pools] in runtime/src/core/graph.cpp, docs/MEMORY.md):
+// from capture_begin() to capture_end(), device allocations on the capture stream come
+// from the graph's private pool (a fresh one, or the one `pool` names; pass the same
+// generate_graph_pool_handle() to several graphs to share one), and nothing is returned
+// to the driver; a block freed during capture is never handed to eager work. reset() and
+// the destructor release the graph's use of the pool: once no graph uses it, its cached
+// segments go back to the driver at the next empty_cache().
 //
 // Constructing a Graph touches nothing (no accelerator: throws kUnavailable). Every other
 // member initialises the runtime; in a forked child, ForkError. Not thread-safe; not
@@ -76,6 +80,7 @@ class Graph {
 
  private:
   void reset_noexcept() noexcept;
+  void end_allocating_to_pool() noexcept;
 
   bool keep_graph_;
   bool capturing_ = false;
@@ -83,6 +88,7 @@ class Graph {
   int capture_device_ = -1;
   Stream capture_stream_ = Stream::unchecked(0, 0);
   MempoolId pool_{0, 0};
+  bool pool_in_use_ = false;  // capture_begin() began routing to pool_; reset() releases it
   std::uintptr_t graph_ = 0;  // the backend's CapturedGraphHandle (keep_graph, or until
                               // instantiated)
   std::uintptr_t exec_ = 0;   // the backend's GraphHandle

@@ -9,6 +9,7 @@
 
 #include "accel/accelerator.h"
 #include "accel/device_index_guard.h"
+#include "allocator/caching_allocator.h"
 #include "core/current_stream.h"
 
 namespace accel {
@@ -17,6 +18,18 @@ namespace {
 
 using detail::CapturedGraphHandle;
 using detail::GraphHandle;
+
+// Note [Graph private pools]
+// A captured graph replays with the addresses it saw during capture, so the memory it
+// used must stay its own: capture_begin() tells the capture device's caching allocator to
+// serve the capture stream from the graph's private pool (begin_allocate_to_pool; the
+// allocator also stops returning memory to the driver and defers the events of blocks
+// freed meanwhile) and tells the pinned host allocator that a capture is underway.
+// capture_end() ends the routing (the driver ends capture mode even when capture failed,
+// so the routing ends too). The graph keeps its use of the pool until reset() or the
+// destructor calls release_pool(): a pool no graph uses is emptied by the next
+// empty_cache(). A pool id from generate_graph_pool_handle() shared by several graphs is
+// one pool with one use per graph, as PyTorch's use_count.
 
 // Private pools made by captures: {uid, 0}; shared handles: {0, uid}. One counter, as
 // PyTorch's graph_pool_handle and capture ids come from process-wide counters.
@@ -72,14 +85,43 @@ void Graph::capture_begin(MempoolId pool, CaptureErrorMode mode) {
   }
   const int device = stream.device_index();
   const detail::StreamHandle handle = detail::stream_handle(state, stream);
-  detail::check_stream_call(detail::initialized_backend(state).begin_capture(device, handle, mode));
-  // The pool is stored for the caching allocator (a later issue): accel/graph.h.
-  pool_ = (pool.first != 0 || pool.second != 0)
-              ? pool
-              : MempoolId{g_next_pool_uid.fetch_add(1, std::memory_order_relaxed), 0};
+  const MempoolId chosen = (pool.first != 0 || pool.second != 0)
+                               ? pool
+                               : MempoolId{g_next_pool_uid.fetch_add(1, std::memory_order_relaxed), 0};
+  // Note [Graph private pools]: the allocator routes the capture stream's allocations to
+  // the pool before the driver starts capturing, as PyTorch's beginAllocateToPool does.
+  detail::alloc::CachingAllocator& allocator = *state.allocator();
+  allocator.device(device).begin_allocate_to_pool(chosen, stream.id());
+  allocator.host().begin_capture();
+  try {
+    detail::check_stream_call(
+        detail::initialized_backend(state).begin_capture(device, handle, mode));
+  } catch (...) {
+    allocator.host().end_capture();
+    allocator.device(device).end_allocate_to_pool(chosen);
+    allocator.device(device).release_pool(chosen);
+    throw;
+  }
+  pool_ = chosen;
+  pool_in_use_ = true;
   capture_device_ = device;
   capture_stream_ = stream;
   capturing_ = true;
+}
+
+// Note [Graph private pools]: the end of routing. Called once per begin, whether the
+// capture ended well or not (the graph keeps its pool until reset or destruction).
+void Graph::end_allocating_to_pool() noexcept {
+  try {
+    detail::RuntimeState& state = detail::current_state();
+    if (detail::alloc::CachingAllocator* allocator = state.allocator()) {
+      allocator->host().end_capture();
+      allocator->device(capture_device_).end_allocate_to_pool(pool_);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accel: warning: Graph: ending the private pool failed: %s\n", e.what());
+  } catch (...) {
+  }
 }
 
 void Graph::capture_end() {
@@ -92,6 +134,7 @@ void Graph::capture_end() {
   // The driver ends capture mode even when it fails (an invalidated capture), so the
   // graph is no longer capturing whatever the answer.
   capturing_ = false;
+  end_allocating_to_pool();
   const CapturedGraphHandle graph = detail::check_stream_call(
       backend.end_capture(capture_device_, detail::stream_handle(state, stream)));
   if (!graph) fail("Invalid capture.");
@@ -172,16 +215,23 @@ void Graph::reset_noexcept() noexcept {
             state.stream_pools().handle(backend, capture_device_, capture_stream_.id()));
         if (ended.ok() && *ended) warn(backend.destroy_captured_graph(capture_device_, *ended));
         if (!ended.ok()) warn(ended.status());
+        end_allocating_to_pool();
       }
       if (exec_ != 0) warn(backend.destroy_graph(capture_device_, GraphHandle{exec_}));
       if (graph_ != 0) {
         warn(backend.destroy_captured_graph(capture_device_, CapturedGraphHandle{graph_}));
+      }
+      // Note [Graph private pools]: this graph's use of the pool ends; its cached segments
+      // go back to the driver at the next empty_cache once no graph uses it.
+      if (pool_in_use_ && state.allocator() != nullptr) {
+        state.allocator()->device(capture_device_).release_pool(pool_);
       }
     }
   } catch (...) {
   }
   capturing_ = false;
   captured_ = false;
+  pool_in_use_ = false;
   graph_ = 0;
   exec_ = 0;
   pool_ = {0, 0};

@@ -8,6 +8,8 @@
 #include <exception>
 #include <mutex>
 
+#include "allocator/allocator_config.h"
+#include "allocator/caching_allocator.h"
 #include "core/backend_registry.h"
 #include "core/device_requirement.h"
 #include "core/thread_device.h"
@@ -120,6 +122,12 @@ RuntimeState::RuntimeState(std::unique_ptr<Backend> backend, std::optional<Statu
       config_error_(std::move(config_error)),
       generation_(g_next_generation.fetch_add(1)) {}
 
+RuntimeState::~RuntimeState() { delete allocator_.load(); }
+
+void RuntimeState::install_allocator(std::unique_ptr<alloc::CachingAllocator> allocator) noexcept {
+  allocator_.store(allocator.release(), std::memory_order_release);
+}
+
 void RuntimeState::renew_generation() noexcept {
   generation_.store(g_next_generation.fetch_add(1), std::memory_order_relaxed);
 }
@@ -222,6 +230,10 @@ void ensure_initialized(RuntimeState& state) {
   if (lazy.initialized()) return;
   fail_if_bad_fork(state);
 
+  // A setting that does not work is an error, found before the driver is touched.
+  Result<alloc::AllocatorConfig> allocator_config = alloc::allocator_config_from_environment();
+  if (!allocator_config.ok()) throw_error(allocator_config.status());
+
   Status initialized = backend.initialize();
   const int required = state.required_devices();
   if (!initialized.ok()) {
@@ -237,6 +249,10 @@ void ensure_initialized(RuntimeState& state) {
   }
   state.set_device_count(count);
   state.generators().reset(count);
+  if (state.allocator() == nullptr) {
+    state.install_allocator(std::make_unique<alloc::CachingAllocator>(
+        backend, state.stream_pools(), count, std::move(allocator_config).value()));
+  }
 
   std::vector<QueuedCall> calls = lazy.calls_for_init();
   const RuntimeState* outer = t_initializing;

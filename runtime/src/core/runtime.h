@@ -31,6 +31,10 @@
 
 namespace accel::detail {
 
+namespace alloc {
+class CachingAllocator;  // allocator/caching_allocator.h
+}
+
 class RuntimeState {
  public:
   // `config_error` set: the accelerator could not be selected (bad ACCEL_BACKEND, malformed
@@ -38,6 +42,7 @@ class RuntimeState {
   RuntimeState(std::unique_ptr<Backend> backend, std::optional<Status> config_error);
   RuntimeState(const RuntimeState&) = delete;
   RuntimeState& operator=(const RuntimeState&) = delete;
+  ~RuntimeState();
 
   Backend* backend() const noexcept { return backend_.get(); }
   const std::optional<Status>& config_error() const noexcept { return config_error_; }
@@ -45,6 +50,14 @@ class RuntimeState {
   GeneratorSet& generators() noexcept { return generators_; }
   // The devices' stream pools (Note [Stream pools] in core/stream_pool.h).
   StreamPools& stream_pools() noexcept { return stream_pools_; }
+  // The caching allocators (allocator/caching_allocator.h): created by
+  // ensure_initialized() before the state is marked initialised (so a thread that sees
+  // initialized() sees it), kept for the life of the state; null before that.
+  alloc::CachingAllocator* allocator() const noexcept {
+    return allocator_.load(std::memory_order_acquire);
+  }
+  // Takes ownership of `allocator` (ensure_initialized, under the init lock, once).
+  void install_allocator(std::unique_ptr<alloc::CachingAllocator> allocator) noexcept;
 
   std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_relaxed); }
   // Gives this state a new generation. Every thread's cached device becomes stale once the
@@ -76,6 +89,7 @@ class RuntimeState {
   LazyInitState lazy_;
   GeneratorSet generators_;
   StreamPools stream_pools_;
+  std::atomic<alloc::CachingAllocator*> allocator_{nullptr};  // owned
   std::atomic<std::uint64_t> generation_;
   std::atomic<int> device_count_{0};
   int required_devices_ = 0;
@@ -129,8 +143,9 @@ inline void fail_if_bad_fork(RuntimeState& state) {
 // handlers themselves are installed when the runtime library loads (Note [Fork safety]).
 void mark_fork_poisoning(RuntimeState& state) noexcept;
 
-// Brings `state` up (Note [Deferred calls]): backend->initialize(), the RNG states, then
-// the queued calls. Returns at once when initialised, or on the thread that is running
+// Brings `state` up (Note [Deferred calls]): the allocator settings (ACCEL_ALLOC_CONF; a
+// malformed one is kConfig naming the token, before the driver is touched),
+// backend->initialize(), the RNG states, the caching allocators, then the queued calls. Returns at once when initialised, or on the thread that is running
 // the queued calls. Throws as accel::init() documents.
 void ensure_initialized(RuntimeState& state);
 

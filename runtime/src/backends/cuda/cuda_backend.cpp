@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "backends/cuda/cuda_memory.h"
 #include "backends/cuda/cuda_peer.h"
 #include "backends/cuda/cuda_status.h"
 #include "backends/cuda/cuda_streams.h"
@@ -349,6 +350,41 @@ class CudaBackend final : public Backend, private DeviceCalls {
     if (!result.ok()) return result;
     return info;
   }
+
+  // Raw, virtual and pinned host memory: cuda_memory.cpp.
+  Result<DevicePointer> allocate(int index, std::size_t bytes) noexcept override {
+    return cuda::allocate(*this, index, bytes);
+  }
+  Status deallocate(int index, DevicePointer pointer) noexcept override {
+    return cuda::deallocate(*this, index, pointer);
+  }
+  Result<std::size_t> memory_granularity(int index) noexcept override {
+    return cuda::memory_granularity(*this, index);
+  }
+  Result<DevicePointer> reserve_address_range(int index, std::size_t bytes) noexcept override {
+    return cuda::reserve_address_range(*this, index, bytes);
+  }
+  Status free_address_range(int index, DevicePointer base, std::size_t bytes) noexcept override {
+    return cuda::free_address_range(*this, index, base, bytes);
+  }
+  Result<PhysicalMemoryHandle> create_physical_memory(int index,
+                                                      std::size_t bytes) noexcept override {
+    return cuda::create_physical_memory(*this, index, bytes);
+  }
+  Status release_physical_memory(int index, PhysicalMemoryHandle memory) noexcept override {
+    return cuda::release_physical_memory(*this, index, memory);
+  }
+  Status map_memory(int index, DevicePointer address, std::size_t bytes,
+                    PhysicalMemoryHandle memory) noexcept override {
+    return cuda::map_memory(*this, index, address, bytes, memory);
+  }
+  Status unmap_memory(int index, DevicePointer address, std::size_t bytes) noexcept override {
+    return cuda::unmap_memory(*this, index, address, bytes);
+  }
+  Result<void*> allocate_host(std::size_t bytes) noexcept override {
+    return cuda::allocate_host(*this, bytes);
+  }
+  Status free_host(void* pointer) noexcept override { return cuda::free_host(*this, pointer); }
 
   Status synchronize_device(int index) noexcept override {
     return with_device_context(

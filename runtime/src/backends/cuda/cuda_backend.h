@@ -24,7 +24,7 @@
 // closes in a poisoned child, and a child of a parent that never attempted initialisation
 // cannot inherit them held (Note [Fork safety]).
 // Capabilities: device, memory_info, synchronize_device, streams, events and graphs
-// (cuda_streams.h), peers (cuda_peer.h). Raw memory answers kUnsupported until it is built.
+// (cuda_streams.h), peers (cuda_peer.h), raw, virtual and pinned host memory (cuda_memory.h).
 
 #include <memory>
 #include <optional>

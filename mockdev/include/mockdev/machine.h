@@ -36,6 +36,11 @@ struct DeviceSpec {
   // The file's `attributes:` overrides: CUdevice_attribute number -> value. Attributes not
   // listed answer the architecture's defaults (mockdev/src/core/architecture_defaults.h).
   std::map<int, int> attributes;
+  // Memory as the driver hands it out (docs/MACHINE_FILES.md, "Memory"): every device
+  // allocation takes a multiple of `allocation_granularity` (a power of two >= 4 KiB), and
+  // each live context takes `context_reserve_bytes` from free memory.
+  std::uint64_t allocation_granularity = std::uint64_t{2} << 20;
+  std::uint64_t context_reserve_bytes = 0;
 };
 
 // The vendor APIs the simulated machine serves; each has its own entry points, result
@@ -70,11 +75,23 @@ struct StickyError {
   Api api = Api::kCuda;  // only CUDA has calls that touch a device so far
 };
 
+// Memory faults of one physical device from the machine's installation (`faults.memory`;
+// the same as mockdev/memory.h's run-time calls): the nth device allocation fails once with
+// CUDA_ERROR_OUT_OF_MEMORY; every allocation asking for more than `fail_allocations_above`
+// bytes fails; the capacity is `capacity` bytes (at most the device's memory).
+struct MemoryFault {
+  int device = 0;
+  std::optional<std::uint64_t> fail_nth_allocation;
+  std::optional<std::uint64_t> fail_allocations_above;
+  std::optional<std::uint64_t> capacity;
+};
+
 struct FaultSchedule {
   std::optional<int> driver_init_error;  // cuInit returns this code (a CUDA code)
   std::optional<int> nvml_init_error;    // nvmlInit returns this code (an NVML code)
   std::vector<CallFault> calls;
   std::vector<StickyError> sticky;
+  std::vector<MemoryFault> memory;
 };
 
 // What to do when the race detector finds a race (`streams.races` in a machine file;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/memory.h"
 #include "core/race_policy.h"
 
 namespace mockdev::core {
@@ -149,6 +150,7 @@ void clear_faults() {
   e.call_faults.clear();
   e.sticky.clear();
   e.init_errors = {};
+  clear_memory_faults();  // mockdev/memory.h: the memory faults go too
 }
 
 }  // namespace mockdev::core

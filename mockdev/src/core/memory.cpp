@@ -5,71 +5,84 @@
 #include <memory>
 
 #include "core/engine.h"
+#include "core/memory_state.h"
 
 namespace mockdev::core {
+namespace detail {
+
 namespace {
 
-struct DeviceMemory {
-  std::uint64_t used_bytes = 0;
-  std::uint64_t next_offset = 0;  // bump pointer inside the device's address range
-};
-
-constexpr int kPageShift = 16;  // Note [Lazy backing]: 64 KiB pages
-constexpr std::uint64_t kPageBytes = std::uint64_t{1} << kPageShift;
-
-struct MemoryState {
-  std::uint64_t generation = 0;  // the machine generation this state belongs to
-  std::vector<DeviceMemory> devices;
-  std::map<std::uint64_t, Allocation> allocations;
-  std::map<std::uint64_t, std::unique_ptr<std::byte[]>> pages;  // by address >> kPageShift
-};
-
-// This module's state, started afresh for every installed machine. Never deleted: Note
-// [Leaky state] in core/engine.h.
-MemoryState& memory() MOCKDEV_REQUIRES(g_engine_mutex) {
-  static MemoryState* const state = new MemoryState();
-  const Engine& e = engine();
-  if (state->generation != e.generation) {
-    *state = MemoryState{e.generation, std::vector<DeviceMemory>(e.machine.devices.size()), {}, {}};
+// The machine file's `faults.memory`, as if the control API had set them at installation.
+void apply_machine_memory_faults(MemoryState& m, const FaultSchedule& schedule) {
+  for (const MemoryFault& f : schedule.memory) {
+    DeviceMemory& d = m.devices.at(static_cast<std::size_t>(f.device));
+    if (f.fail_nth_allocation) d.faults.fail_nth = *f.fail_nth_allocation;
+    if (f.fail_allocations_above) d.faults.fail_above = *f.fail_allocations_above;
+    if (f.capacity) d.capacity = *f.capacity;
   }
-  return *state;
 }
 
 }  // namespace
 
-std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes) {
-  MemoryState& m = memory();
+// This module's state, started afresh for every installed machine. Never deleted: Note
+// [Leaky state] in core/engine.h.
+MemoryState& memory() {
+  static MemoryState* const state = new MemoryState();
+  const Engine& e = engine();
+  if (state->generation != e.generation) {
+    *state = MemoryState{};
+    state->generation = e.generation;
+    for (const DeviceSpec& spec : e.machine.devices) {
+      DeviceMemory d;
+      d.capacity = spec.memory_bytes;
+      d.granularity = spec.allocation_granularity;
+      d.context_reserve = spec.context_reserve_bytes;
+      state->devices.push_back(d);
+    }
+    state->next_physical = kPhysicalBase;
+    apply_machine_memory_faults(*state, e.machine.faults);
+  }
+  return *state;
+}
+
+bool admit(MemoryState& m, int device, std::uint64_t requested, std::uint64_t rounded) {
   DeviceMemory& d = m.devices.at(static_cast<std::size_t>(device));
-  const std::uint64_t capacity =
-      engine().machine.devices[static_cast<std::size_t>(device)].memory_bytes;
-  if (bytes > capacity - d.used_bytes) return std::nullopt;
-  // Note [Device addresses]: never reused within a device's range.
-  const std::uint64_t range = std::uint64_t{1} << kAddressRangeShift;
-  const std::uint64_t rounded =
-      (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
-  if (rounded > range - d.next_offset) return std::nullopt;  // address space spent
-  const std::uint64_t address = (static_cast<std::uint64_t>(device) + 1) * range + d.next_offset;
-  d.next_offset += rounded;
-  d.used_bytes += bytes;
-  m.allocations.emplace(address, Allocation{owner, device, bytes});
-  return address;
+  MemoryFaults& f = d.faults;
+  ++f.attempts;
+  if (f.fail_nth && f.attempts == *f.fail_nth) {
+    f.fail_nth.reset();  // fires once
+    return false;
+  }
+  if (f.fail_above && requested > *f.fail_above) return false;
+  return d.used() <= d.capacity && rounded <= d.capacity - d.used();
 }
 
-std::optional<Allocation> find_allocation(std::uint64_t address) {
-  const MemoryState& m = memory();
-  auto it = m.allocations.find(address);
-  if (it == m.allocations.end()) return std::nullopt;
-  return it->second;
+void charge(MemoryState& m, int device, std::uint64_t bytes) {
+  DeviceMemory& d = m.devices[static_cast<std::size_t>(device)];
+  d.allocation_bytes += bytes;
+  d.peak = std::max(d.peak, d.used());
 }
 
-namespace {
-
-// Drops the pages wholly inside the allocation at `base` (Note [Lazy backing]).
 void drop_pages(MemoryState& m, std::uint64_t base, std::uint64_t bytes) {
   const std::uint64_t first = (base + kPageBytes - 1) >> kPageShift;
   const std::uint64_t end = (base + bytes) >> kPageShift;  // exclusive
   if (first >= end) return;
   m.pages.erase(m.pages.lower_bound(first), m.pages.lower_bound(end));
+}
+
+}  // namespace detail
+
+using detail::DeviceMemory;
+using detail::kPageBytes;
+using detail::kPageShift;
+using detail::memory;
+using detail::MemoryState;
+
+namespace {
+
+DeviceMemory* device_memory(MemoryState& m, int device) {
+  if (device < 0 || static_cast<std::size_t>(device) >= m.devices.size()) return nullptr;
+  return &m.devices[static_cast<std::size_t>(device)];
 }
 
 // The page holding `address`, created (zeroed) when `create`; nullptr when absent.
@@ -84,25 +97,89 @@ std::byte* page_of(MemoryState& m, std::uint64_t address, bool create) {
   return raw;
 }
 
-// Calls fn(page or nullptr, offset in page, chunk bytes, offset in range) page by page.
+// Where the bytes of `address` live, and how many bytes from there on are contiguous:
+// itself for cuMemAlloc memory; the handle's bytes for mapped memory (Note [Virtual
+// memory]).
+struct Backing {
+  std::uint64_t address = 0;
+  std::uint64_t contiguous = 0;
+};
+Backing backing_of(const MemoryState& m, std::uint64_t address) {
+  if (in_reservation_space(address)) {
+    auto it = m.mappings.upper_bound(address);
+    if (it != m.mappings.begin()) {
+      --it;
+      const std::uint64_t offset = address - it->first;
+      if (offset < it->second.bytes) {
+        const PhysicalMemory& h = m.handles.at(it->second.handle);
+        return Backing{h.physical + offset, it->second.bytes - offset};
+      }
+    }
+  }
+  return Backing{address, UINT64_MAX};
+}
+
+// Calls fn(page or nullptr, offset in page, chunk bytes, offset in range) chunk by chunk,
+// no chunk crossing a page or a mapping.
 template <typename Fn>
 void for_each_chunk(MemoryState& m, std::uint64_t address, std::uint64_t bytes, bool create,
                     Fn&& fn) {
   std::uint64_t done = 0;
   while (done < bytes) {
-    const std::uint64_t at = address + done;
-    const std::uint64_t offset = at & (kPageBytes - 1);
-    const std::uint64_t chunk = std::min(bytes - done, kPageBytes - offset);
-    fn(page_of(m, at, create), offset, chunk, done);
+    const Backing b = backing_of(m, address + done);
+    const std::uint64_t offset = b.address & (kPageBytes - 1);
+    const std::uint64_t chunk = std::min({bytes - done, kPageBytes - offset, b.contiguous});
+    fn(page_of(m, b.address, create), offset, chunk, done);
     done += chunk;
   }
 }
 
 }  // namespace
 
+std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes) {
+  MemoryState& m = memory();
+  DeviceMemory& d = m.devices.at(static_cast<std::size_t>(device));
+  if (bytes > detail::kHalfRange) return std::nullopt;  // also keeps round_up from wrapping
+  const std::uint64_t rounded = detail::round_up(bytes, d.granularity);
+  // Note [Device addresses]: never reused within the lower half of the device's window.
+  if (rounded > detail::kHalfRange - d.next_offset) return std::nullopt;  // addresses spent
+  if (!detail::admit(m, device, bytes, rounded)) return std::nullopt;
+  const std::uint64_t address =
+      (static_cast<std::uint64_t>(device) + 1) * detail::kRangeBytes + d.next_offset;
+  d.next_offset += rounded;
+  detail::charge(m, device, rounded);
+  m.allocations.emplace(address, Allocation{owner, device, bytes, rounded});
+  return address;
+}
+
+std::optional<Allocation> find_allocation(std::uint64_t address) {
+  const MemoryState& m = memory();
+  auto it = m.allocations.find(address);
+  if (it == m.allocations.end()) return std::nullopt;
+  return it->second;
+}
+
 std::optional<Allocation> find_containing(std::uint64_t address, std::uint64_t bytes,
                                           std::uint64_t* base) {
   const MemoryState& m = memory();
+  if (in_reservation_space(address)) {
+    // A run of adjacent mappings with read-write access (Note [Virtual memory]).
+    auto it = m.mappings.upper_bound(address);
+    if (it == m.mappings.begin()) return std::nullopt;
+    --it;
+    const std::uint64_t start = it->first;
+    if (address - start >= it->second.bytes) return std::nullopt;
+    const int device = m.handles.at(it->second.handle).device;
+    std::uint64_t end = start;  // end of the accessible run so far
+    while (it != m.mappings.end() && it->first == end && it->second.read_write) {
+      end += it->second.bytes;
+      if (address + bytes <= end) break;
+      ++it;
+    }
+    if (address + bytes < address || address + bytes > end) return std::nullopt;
+    if (base != nullptr) *base = start;
+    return Allocation{Api::kCuda, device, end - start, end - start};
+  }
   auto it = m.allocations.upper_bound(address);
   if (it == m.allocations.begin()) return std::nullopt;
   --it;
@@ -121,39 +198,34 @@ void write_bytes(std::uint64_t address, const void* src, std::uint64_t bytes) {
 
 void read_bytes(std::uint64_t address, void* dst, std::uint64_t bytes) {
   auto* to = static_cast<std::byte*>(dst);
-  for_each_chunk(memory(), address, bytes, false,
-                 [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk,
-                     std::uint64_t done) {
-                   if (page == nullptr) {
-                     std::memset(to + done, 0, chunk);
-                   } else {
-                     std::memcpy(to + done, page + offset, chunk);
-                   }
-                 });
+  for_each_chunk(
+      memory(), address, bytes, false,
+      [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk, std::uint64_t done) {
+        if (page == nullptr) {
+          std::memset(to + done, 0, chunk);
+        } else {
+          std::memcpy(to + done, page + offset, chunk);
+        }
+      });
 }
 
 void fill_bytes(std::uint64_t address, std::uint64_t bytes, std::uint32_t pattern,
                 unsigned pattern_size) {
-  MemoryState& m = memory();
-  std::uint64_t done = 0;
-  while (done < bytes) {
-    const std::uint64_t at = address + done;
-    const std::uint64_t offset = at & (kPageBytes - 1);
-    const std::uint64_t chunk = std::min(bytes - done, kPageBytes - offset);
-    std::byte* page = page_of(m, at, pattern != 0);  // zeros into an absent page: nothing
-    if (page != nullptr) {
-      if (pattern_size == 1) {
-        std::memset(page + offset, static_cast<int>(pattern & 0xffu), chunk);
-      } else {
-        // The pattern's phase follows the position in the whole range (4-byte aligned).
+  // Zeros into an absent page create nothing (Note [Lazy backing]).
+  for_each_chunk(
+      memory(), address, bytes, pattern != 0,
+      [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk, std::uint64_t done) {
+        if (page == nullptr) return;
+        if (pattern_size == 1) {
+          std::memset(page + offset, static_cast<int>(pattern & 0xffu), chunk);
+          return;
+        }
+        // The pattern's phase follows the position in the whole range.
         for (std::uint64_t i = 0; i < chunk; ++i) {
           const std::uint64_t k = (done + i) % pattern_size;
           page[offset + i] = static_cast<std::byte>((pattern >> (8 * k)) & 0xffu);
         }
-      }
-    }
-    done += chunk;
-  }
+      });
 }
 
 void copy_bytes(std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
@@ -177,8 +249,9 @@ bool free_allocation(std::uint64_t address) {
   MemoryState& m = memory();
   auto it = m.allocations.find(address);
   if (it == m.allocations.end()) return false;
-  drop_pages(m, it->first, it->second.bytes);
-  m.devices[static_cast<std::size_t>(it->second.device)].used_bytes -= it->second.bytes;
+  detail::drop_pages(m, it->first, it->second.bytes);
+  m.devices[static_cast<std::size_t>(it->second.device)].allocation_bytes -=
+      it->second.accounted_bytes;
   m.allocations.erase(it);
   return true;
 }
@@ -187,8 +260,8 @@ void free_device_allocations(Api owner, int device) {
   MemoryState& m = memory();
   for (auto it = m.allocations.begin(); it != m.allocations.end();) {
     if (it->second.owner == owner && it->second.device == device) {
-      drop_pages(m, it->first, it->second.bytes);
-      m.devices[static_cast<std::size_t>(device)].used_bytes -= it->second.bytes;
+      detail::drop_pages(m, it->first, it->second.bytes);
+      m.devices[static_cast<std::size_t>(device)].allocation_bytes -= it->second.accounted_bytes;
       it = m.allocations.erase(it);
     } else {
       ++it;
@@ -196,10 +269,71 @@ void free_device_allocations(Api owner, int device) {
   }
 }
 
+void release_context_memory(Api owner, int device) {
+  free_device_allocations(owner, device);
+  detail::free_context_handles(memory(), device);
+  return_context_reserve(device);
+}
+
 std::uint64_t used_bytes(int device) {
-  const MemoryState& m = memory();
-  if (device < 0 || static_cast<std::size_t>(device) >= m.devices.size()) return 0;
-  return m.devices[static_cast<std::size_t>(device)].used_bytes;
+  const DeviceMemory* d = device_memory(memory(), device);
+  return d == nullptr ? 0 : d->used();
+}
+
+std::uint64_t capacity_bytes(int device) {
+  const DeviceMemory* d = device_memory(memory(), device);
+  return d == nullptr ? 0 : d->capacity;
+}
+
+std::uint64_t granularity(int device) {
+  const DeviceMemory* d = device_memory(memory(), device);
+  return d == nullptr ? 0 : d->granularity;
+}
+
+bool take_context_reserve(int device) {
+  DeviceMemory& d = memory().devices.at(static_cast<std::size_t>(device));
+  if (d.used() > d.capacity || d.context_reserve > d.capacity - d.used()) return false;
+  d.reserve_bytes += d.context_reserve;
+  d.peak = std::max(d.peak, d.used());
+  return true;
+}
+
+void return_context_reserve(int device) {
+  DeviceMemory& d = memory().devices.at(static_cast<std::size_t>(device));
+  d.reserve_bytes -= std::min(d.reserve_bytes, d.context_reserve);
+}
+
+DeviceMemoryReport memory_report(int device) {
+  const DeviceMemory& d = memory().devices.at(static_cast<std::size_t>(device));
+  return DeviceMemoryReport{d.capacity, d.granularity, d.allocation_bytes, d.reserve_bytes, d.peak};
+}
+
+void reset_peak(int device) {
+  DeviceMemory& d = memory().devices.at(static_cast<std::size_t>(device));
+  d.peak = d.used();
+}
+
+void fail_nth_allocation(int device, std::uint64_t nth) {
+  detail::MemoryFaults& f = memory().devices.at(static_cast<std::size_t>(device)).faults;
+  f.fail_nth = nth;
+  f.attempts = 0;
+}
+
+void fail_allocations_above(int device, std::uint64_t bytes) {
+  memory().devices.at(static_cast<std::size_t>(device)).faults.fail_above = bytes;
+}
+
+void set_capacity(int device, std::uint64_t bytes) {
+  memory().devices.at(static_cast<std::size_t>(device)).capacity = bytes;
+}
+
+void clear_memory_faults() {
+  const Engine& e = engine();
+  MemoryState& m = memory();
+  for (std::size_t i = 0; i < m.devices.size(); ++i) {
+    m.devices[i].faults = detail::MemoryFaults{};
+    m.devices[i].capacity = e.machine.devices[i].memory_bytes;
+  }
 }
 
 const std::map<std::uint64_t, Allocation>& allocations() { return memory().allocations; }

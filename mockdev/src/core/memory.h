@@ -5,10 +5,23 @@
 // engine lock (Note [Engine lock] in core/engine_lock.h); the state resets with the machine.
 //
 // Note [Device addresses]
-// Device d allocates in [(d+1) << 44, (d+2) << 44), 512-byte aligned, with a bump pointer:
-// ranges are disjoint (an address names its device) and an address is never reused, so a
-// stale pointer is always recognised as invalid. Accounting is in exact bytes (no rounding)
-// so tests can compare byte counts.
+// Device d owns the window [(d+1) << 44, (d+2) << 44). cuMemAlloc allocates in its lower
+// half with a bump pointer, each allocation aligned to and taking a whole number of the
+// device's granularity; the upper half holds address reservations (Note [Virtual
+// memory] in core/virtual_memory.h). Ranges are disjoint (an address names its device) and
+// an address is never reused, so a stale pointer is always recognised as invalid. An
+// allocation's bounds are the bytes asked for (a copy past them fails), its accounting the
+// rounded bytes.
+//
+// Note [Allocation granularity]
+// As the driver does, every device allocation (cuMemAlloc, cuMemCreate) is accounted in
+// multiples of the device's granularity (2 MiB unless the machine file's
+// `allocation_granularity` says otherwise): a 1-byte allocation takes 2 MiB from free
+// memory. Creating a context takes the device's `context_reserve` (0 unless the machine
+// file sets it) and releasing it gives it back. Bytes in use = allocations + reserves;
+// free = capacity - in use (0 once set_capacity shrank the capacity below that). An
+// allocation fails (OOM) when it does not fit in the free bytes, or when a memory fault
+// (mockdev/memory.h) fires; a failed attempt changes nothing but the fault counter.
 //
 // Note [Lazy backing]
 // Device memory holds real bytes, backed sparsely: 64 KiB pages created on the first write
@@ -29,16 +42,16 @@
 namespace mockdev::core {
 
 inline constexpr int kAddressRangeShift = 44;
-inline constexpr std::uint64_t kAllocationAlignment = 512;
 
 struct Allocation {
   Api owner = Api::kCuda;
-  int device = 0;  // physical
-  std::uint64_t bytes = 0;
+  int device = 0;                     // physical
+  std::uint64_t bytes = 0;            // as asked for: the bounds
+  std::uint64_t accounted_bytes = 0;  // rounded to the granularity (Note [Allocation granularity])
 };
 
-// `bytes` (> 0) on physical `device` for `owner`: its address, or nullopt when the device's
-// capacity (or its address range) is spent.
+// `bytes` (> 0) on physical `device` for `owner`: its address, or nullopt when it does not
+// fit (Note [Allocation granularity]), a memory fault fires, or the address range is spent.
 std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes)
     MOCKDEV_REQUIRES(g_engine_mutex);
 // The live allocation starting at `address`, or nullopt.
@@ -47,13 +60,40 @@ std::optional<Allocation> find_allocation(std::uint64_t address) MOCKDEV_REQUIRE
 bool free_allocation(std::uint64_t address) MOCKDEV_REQUIRES(g_engine_mutex);
 // Frees every allocation `owner` made on physical `device`.
 void free_device_allocations(Api owner, int device) MOCKDEV_REQUIRES(g_engine_mutex);
-// Bytes in use on physical `device` (0 for an unknown device).
+// Bytes in use on physical `device`: allocations and context reserves (0 for an unknown
+// device).
 std::uint64_t used_bytes(int device) MOCKDEV_REQUIRES(g_engine_mutex);
-// The live allocation that contains [address, address + bytes) wholly (bytes >= 1), with
-// its base address in `*base`; nullopt when the range is not inside one allocation.
+// Capacity now (set_capacity may have shrunk it) and granularity of physical `device`.
+std::uint64_t capacity_bytes(int device) MOCKDEV_REQUIRES(g_engine_mutex);
+std::uint64_t granularity(int device) MOCKDEV_REQUIRES(g_engine_mutex);
+// Takes one context's reserve on `device`; false (nothing taken) when it does not fit.
+bool take_context_reserve(int device) MOCKDEV_REQUIRES(g_engine_mutex);
+// Gives one context's reserve back.
+void return_context_reserve(int device) MOCKDEV_REQUIRES(g_engine_mutex);
+// Destroying the context of `device`: frees every allocation `owner` made on it, and the
+// physical handles it created (with their mappings), then returns its reserve.
+void release_context_memory(Api owner, int device) MOCKDEV_REQUIRES(g_engine_mutex);
+
+// What the control API reports (mockdev/memory.h).
+struct DeviceMemoryReport {
+  std::uint64_t capacity = 0, granularity = 0, allocation_bytes = 0, reserve_bytes = 0, peak = 0;
+};
+DeviceMemoryReport memory_report(int device) MOCKDEV_REQUIRES(g_engine_mutex);
+void reset_peak(int device) MOCKDEV_REQUIRES(g_engine_mutex);
+// Memory faults (mockdev/memory.h); cleared by clear_memory_faults and by a new machine.
+void fail_nth_allocation(int device, std::uint64_t nth) MOCKDEV_REQUIRES(g_engine_mutex);
+void fail_allocations_above(int device, std::uint64_t bytes) MOCKDEV_REQUIRES(g_engine_mutex);
+void set_capacity(int device, std::uint64_t bytes) MOCKDEV_REQUIRES(g_engine_mutex);
+void clear_memory_faults() MOCKDEV_REQUIRES(g_engine_mutex);
+
+// The live allocation, or mapped memory with read-write access (Note [Virtual memory]),
+// that contains [address, address + bytes) wholly (bytes >= 1), with its base address in
+// `*base`; nullopt when the range is not inside one. Mapped memory answers for the run of
+// adjacent accessible mappings from the one holding `address`.
 std::optional<Allocation> find_containing(std::uint64_t address, std::uint64_t bytes,
                                           std::uint64_t* base) MOCKDEV_REQUIRES(g_engine_mutex);
 // Byte access (Note [Lazy backing]); the caller checked the ranges with find_containing.
+// Mapped addresses reach their handles' bytes (Note [Virtual memory]).
 void write_bytes(std::uint64_t address, const void* src, std::uint64_t bytes)
     MOCKDEV_REQUIRES(g_engine_mutex);
 void read_bytes(std::uint64_t address, void* dst, std::uint64_t bytes)

@@ -11,12 +11,13 @@ struct PinnedState {
   std::uint64_t generation = 0;
   std::map<std::uint64_t, PinnedRange> ranges;  // by base
   std::uint64_t bytes = 0;
+  std::uint64_t allocated_bytes = 0;  // of `bytes`, the driver-allocated ranges'
 };
 
 PinnedState& pinned() MOCKDEV_REQUIRES(g_engine_mutex) {
   static PinnedState* const state = new PinnedState();  // Note [Leaky state]
   const Engine& e = engine();
-  if (state->generation != e.generation) *state = PinnedState{e.generation, {}, 0};
+  if (state->generation != e.generation) *state = PinnedState{e.generation, {}, 0, 0};
   return *state;
 }
 
@@ -32,6 +33,7 @@ bool add_pinned(std::uint64_t base, std::uint64_t bytes, bool allocated) {
   }
   p.ranges.emplace(base, PinnedRange{base, bytes, allocated});
   p.bytes += bytes;
+  if (allocated) p.allocated_bytes += bytes;
   return true;
 }
 
@@ -47,6 +49,7 @@ bool remove_pinned(std::uint64_t base) {
   auto it = p.ranges.find(base);
   if (it == p.ranges.end()) return false;
   p.bytes -= it->second.bytes;
+  if (it->second.allocated) p.allocated_bytes -= it->second.bytes;
   p.ranges.erase(it);
   return true;
 }
@@ -62,5 +65,6 @@ bool is_pinned(std::uint64_t address, std::uint64_t bytes) {
 }
 
 std::uint64_t pinned_bytes() { return pinned().bytes; }
+std::uint64_t allocated_pinned_bytes() { return pinned().allocated_bytes; }
 
 }  // namespace mockdev::core

@@ -29,5 +29,8 @@ bool remove_pinned(std::uint64_t base) MOCKDEV_REQUIRES(g_engine_mutex);
 bool is_pinned(std::uint64_t address, std::uint64_t bytes) MOCKDEV_REQUIRES(g_engine_mutex);
 // Bytes pinned now (allocated and registered together), for the control API.
 std::uint64_t pinned_bytes() MOCKDEV_REQUIRES(g_engine_mutex);
+// Bytes the driver allocated as pinned host memory for this process (AllocHost, HostAlloc;
+// registered ranges are the process's own memory and do not count).
+std::uint64_t allocated_pinned_bytes() MOCKDEV_REQUIRES(g_engine_mutex);
 
 }  // namespace mockdev::core

@@ -6,7 +6,11 @@
 // freed) until the next reset, so its handle stays the same across release and retain, as
 // the driver's does. Released to a count of zero it is inactive: its allocations are
 // freed, as destroying a context frees its memory, and a thread whose current context it
-// is gets CUDA_ERROR_INVALID_CONTEXT from calls that need one. A handle is valid only if it
+// is gets CUDA_ERROR_INVALID_CONTEXT from calls that need one. Becoming active takes the
+// device's context reserve from free memory (CUDA_ERROR_OUT_OF_MEMORY when it does not fit,
+// and the retain does not happen); becoming inactive frees its cuMemAlloc allocations and
+// the physical memory it created with cuMemCreate (mappings included), and gives the
+// reserve back (Note [Allocation granularity] in core/memory.h). A handle is valid only if it
 // is in the registry of live contexts; a pointer the engine never handed out is never
 // dereferenced.
 
@@ -24,6 +28,9 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) {
   if (!p) return CUDA_ERROR_INVALID_DEVICE;
   CudaState& s = cuda_state();
   CUctx_st*& primary = s.primary[static_cast<std::size_t>(*p)];
+  if ((primary == nullptr || primary->refcount == 0) && !core::take_context_reserve(*p)) {
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   if (primary == nullptr) {
     primary = new CUctx_st{*p, dev, 0};  // Note [Primary contexts]: never freed
     core::keep_forever(primary);
@@ -41,10 +48,10 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
   if (primary == nullptr || primary->refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (--primary->refcount == 0) {
     // Its streams and events die with it and their pending work is cancelled (Note
-    // [Deadlocks] in core/timeline.h); then its memory is freed, and it keeps no peer
-    // mappings either way.
+    // [Deadlocks] in core/timeline.h); then its memory and reserve are freed, and it keeps
+    // no peer mappings either way.
     kill_context_streams(primary);
-    core::free_device_allocations(Api::kCuda, *p);
+    core::release_context_memory(Api::kCuda, *p);
     drop_peer_access(*p);
   }
   return CUDA_SUCCESS;

@@ -2,7 +2,6 @@
 // vendor-neutral memory (core/memory.h, Note [Device addresses]); the current context
 // names the device.
 
-#include "core/engine.h"
 #include "core/memory.h"
 #include "cuda/cuda_state.h"
 #include "cuda/driver_api.h"
@@ -10,16 +9,18 @@
 
 namespace mockdev::cuda::impl {
 
-// A null output is skipped, not an error (recorded on real hardware, docs/HARDWARE.md).
+// A null output is skipped, not an error (recorded on real hardware, docs/HARDWARE.md). The
+// total is the capacity now (a memory fault may have shrunk it); free is what is left of it
+// after allocations and context reserves (Note [Allocation granularity] in core/memory.h).
 CUresult cuMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   const int device = current.ctx->physical_device;
   if (auto sticky = sticky_error(device)) return *sticky;
-  const std::uint64_t total =
-      core::engine().machine.devices[static_cast<std::size_t>(device)].memory_bytes;
+  const std::uint64_t total = core::capacity_bytes(device);
+  const std::uint64_t used = core::used_bytes(device);
   if (total_bytes != nullptr) *total_bytes = total;
-  if (free_bytes != nullptr) *free_bytes = total - core::used_bytes(device);
+  if (free_bytes != nullptr) *free_bytes = used < total ? total - used : 0;
   return CUDA_SUCCESS;
 }
 

@@ -119,12 +119,33 @@ void read_attributes(const YamlReader& reader, const YAML::Node& node, const std
   }
 }
 
+// The keys of "Memory" (docs/MACHINE_FILES.md): allocation_granularity (a power of two of
+// at least 4 KiB, as the driver's pages are) and context_reserve (a size, or 0).
+void read_memory_keys(const YamlReader& reader, const YAML::Node& node, const std::string& path,
+                      DeviceSpec& d) {
+  if (YAML::Node g = node["allocation_granularity"]) {
+    const std::string field = YamlReader::join(path, "allocation_granularity");
+    constexpr std::string_view kWhat = "a power of two of at least 4 KiB (e.g. 2MiB)";
+    const std::string text = reader.scalar(g, field, kWhat);
+    if (text == "0") reader.fail(g, field, kWhat, text);
+    const std::uint64_t bytes = reader.size(g, field);
+    if (bytes < 4096 || (bytes & (bytes - 1)) != 0) reader.fail(g, field, kWhat, text);
+    d.allocation_granularity = bytes;
+  }
+  if (YAML::Node r = node["context_reserve"]) {
+    const std::string field = YamlReader::join(path, "context_reserve");
+    const std::string text = reader.scalar(r, field, kSizeWhat);
+    d.context_reserve_bytes = text == "0" ? 0 : reader.size(r, field);
+  }
+}
+
 void read_device(const YamlReader& reader, const YAML::Node& node, const std::string& path,
                  MachineSpec& spec, std::vector<IdOrigin>& origins) {
   if (!node.IsMap()) reader.fail(node, path, "a device mapping", YamlReader::shown(node));
   reader.check_keys(node, path,
                     {"name", "memory", "compute_capability", "multiprocessors", "uuid",
-                     "pci_bus_id", "mig_uuid", "count", "attributes"});
+                     "pci_bus_id", "mig_uuid", "count", "attributes", "allocation_granularity",
+                     "context_reserve"});
   auto field = [&](std::string_view key) { return YamlReader::join(path, key); };
   DeviceSpec d;
   d.name = reader.text(reader.require(node, path, "name", "a device name"), field("name"),
@@ -135,6 +156,7 @@ void read_device(const YamlReader& reader, const YAML::Node& node, const std::st
       reader.integer(reader.require(node, path, "multiprocessors", "a multiprocessor count"),
                      field("multiprocessors"), 1, 100000));
   if (YAML::Node a = node["attributes"]) read_attributes(reader, a, field("attributes"), d);
+  read_memory_keys(reader, node, path, d);
   std::uint64_t count = 1;
   if (YAML::Node c = node["count"]) count = reader.integer(c, field("count"), 1, core::kMaxDevices);
   IdOrigin origin{path, node, {}, {}, {}};

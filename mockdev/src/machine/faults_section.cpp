@@ -73,11 +73,61 @@ void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky, cons
   }
 }
 
+// `memory: [{device, fail_nth_allocation, fail_allocations_above, capacity}]`: each entry
+// names a device and at least one of the three.
+void read_memory_faults(const YamlReader& reader, const YAML::Node& memory, const MachineSpec& spec,
+                        FaultSchedule& f) {
+  if (!memory.IsSequence())
+    reader.fail(memory, "faults.memory", "a list of memory faults", YamlReader::shown(memory));
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    const YAML::Node m = memory[i];
+    const std::string path = "faults.memory[" + std::to_string(i) + "]";
+    constexpr std::string_view kWhat =
+        "a mapping with keys device and fail_nth_allocation, fail_allocations_above or capacity";
+    if (!m.IsMap()) reader.fail(m, path, kWhat, YamlReader::shown(m));
+    reader.check_keys(m, path, {"device", "fail_nth_allocation", "fail_allocations_above",
+                                "capacity"});
+    MemoryFault fault;
+    const YAML::Node dev = reader.require(m, path, "device", "a device index");
+    const std::uint64_t n = spec.devices.size();
+    if (n == 0) {
+      reader.fail(dev, YamlReader::join(path, "device"),
+                  "a device index, but the machine has no devices", YamlReader::shown(dev));
+    }
+    fault.device =
+        static_cast<int>(reader.integer(dev, YamlReader::join(path, "device"), 0, n - 1));
+    if (YAML::Node v = m["fail_nth_allocation"]) {
+      fault.fail_nth_allocation =
+          reader.integer(v, YamlReader::join(path, "fail_nth_allocation"), 1, UINT64_MAX);
+    }
+    if (YAML::Node v = m["fail_allocations_above"]) {
+      const std::string field = YamlReader::join(path, "fail_allocations_above");
+      const bool zero = reader.scalar(v, field, kSizeWhat) == "0";
+      fault.fail_allocations_above = zero ? 0 : reader.size(v, field);
+    }
+    if (YAML::Node v = m["capacity"]) {
+      const std::string field = YamlReader::join(path, "capacity");
+      const std::string text = reader.scalar(v, field, kSizeWhat);
+      const std::uint64_t bytes = text == "0" ? 0 : reader.size(v, field);
+      const std::uint64_t most = spec.devices[static_cast<std::size_t>(fault.device)].memory_bytes;
+      if (bytes > most) {
+        reader.fail(v, field, "a size of at most the device's memory (" + std::to_string(most) +
+                                  " bytes)", text);
+      }
+      fault.capacity = bytes;
+    }
+    if (!fault.fail_nth_allocation && !fault.fail_allocations_above && !fault.capacity) {
+      reader.fail(m, path, kWhat, YamlReader::shown(m));
+    }
+    f.memory.push_back(fault);
+  }
+}
+
 }  // namespace
 
 void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {
   if (!node.IsMap()) reader.fail(node, "faults", "a mapping of faults", YamlReader::shown(node));
-  reader.check_keys(node, "faults", {"driver_init", "nvml_init", "calls", "sticky"});
+  reader.check_keys(node, "faults", {"driver_init", "nvml_init", "calls", "sticky", "memory"});
   FaultSchedule& f = spec.faults;
   if (YAML::Node v = node["driver_init"])
     f.driver_init_error = reader.code(v, "faults.driver_init", Api::kCuda);
@@ -85,6 +135,7 @@ void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& 
     f.nvml_init_error = reader.code(v, "faults.nvml_init", Api::kNvml);
   if (YAML::Node calls = node["calls"]) read_call_faults(reader, calls, f);
   if (YAML::Node sticky = node["sticky"]) read_sticky_errors(reader, sticky, spec, f);
+  if (YAML::Node memory = node["memory"]) read_memory_faults(reader, memory, spec, f);
 }
 
 }  // namespace mockdev::machine_file

@@ -11,6 +11,7 @@ namespace mockdev::testing {
 namespace {
 
 constexpr std::size_t kGiB = std::size_t{1} << 30;
+constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 using MockMemory = MockTest;
 
@@ -45,14 +46,16 @@ TEST_F(MockMemory, AllocateAccountAndFree) {
   EXPECT_NE(a, b);
   EXPECT_EQ(a % 512, 0u);
   EXPECT_EQ(b % 512, 0u);
-  EXPECT_EQ(control::used_bytes(1), kGiB + 1000);
+  // Accounted in 2 MiB pages (Note [Allocation granularity]).
+  EXPECT_EQ(b % (2 * kMiB), 0u);
+  EXPECT_EQ(control::used_bytes(1), kGiB + 2 * kMiB);
   EXPECT_EQ(control::used_bytes(0), 0u);
   EXPECT_EQ(control::used_bytes(99), 0u);
 
   std::size_t free_bytes = 0, total = 0;
   ASSERT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);
   EXPECT_EQ(total, 80 * kGiB);
-  EXPECT_EQ(free_bytes, 80 * kGiB - kGiB - 1000);
+  EXPECT_EQ(free_bytes, 80 * kGiB - kGiB - 2 * kMiB);
   // A null output is skipped (recorded on real hardware, docs/HARDWARE.md).
   std::size_t only_total = 0, only_free = 0;
   EXPECT_EQ(cu().cuMemGetInfo_v2(nullptr, &only_total), CUDA_SUCCESS);
@@ -71,7 +74,7 @@ TEST_F(MockMemory, AllocateAccountAndFree) {
   EXPECT_EQ(cu().cuMemFree_v2(a), CUDA_ERROR_INVALID_VALUE);      // already freed
   EXPECT_EQ(cu().cuMemFree_v2(b + 1), CUDA_ERROR_INVALID_VALUE);  // not an allocation start
   EXPECT_EQ(cu().cuMemFree_v2(0), CUDA_SUCCESS);                  // 0: nothing to free
-  EXPECT_EQ(control::used_bytes(1), 1000u);
+  EXPECT_EQ(control::used_bytes(1), 2 * kMiB);
   EXPECT_EQ(cu().cuMemFree_v2(b), CUDA_SUCCESS);
   EXPECT_EQ(control::live_objects().allocations, 0u);
   EXPECT_EQ(control::used_bytes(1), 0u);
@@ -88,10 +91,11 @@ TEST_F(MockMemory, OutOfMemoryAtCapacity) {
   init_and_make_current(0);
   CUdeviceptr p = 0;
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 80 * kGiB + 1), CUDA_ERROR_OUT_OF_MEMORY);
-  ASSERT_EQ(cu().cuMemAlloc_v2(&p, 80 * kGiB - 512), CUDA_SUCCESS);
+  // Rounded up to the 2 MiB granularity: 80 GiB - 2 MiB - 512 takes 80 GiB - 2 MiB.
+  ASSERT_EQ(cu().cuMemAlloc_v2(&p, 80 * kGiB - 2 * kMiB - 512), CUDA_SUCCESS);
   CUdeviceptr q = 0;
-  EXPECT_EQ(cu().cuMemAlloc_v2(&q, 513), CUDA_ERROR_OUT_OF_MEMORY);
-  ASSERT_EQ(cu().cuMemAlloc_v2(&q, 512), CUDA_SUCCESS);  // exactly full
+  EXPECT_EQ(cu().cuMemAlloc_v2(&q, 2 * kMiB + 1), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_EQ(cu().cuMemAlloc_v2(&q, 1), CUDA_SUCCESS);  // one page: exactly full
   std::size_t free_bytes = 1, total = 0;
   ASSERT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);
   EXPECT_EQ(free_bytes, 0u);
@@ -131,7 +135,7 @@ TEST_F(MockMemory, VisibleOrdinalsMapToPhysicalDevices) {
   init_and_make_current(0);  // ordinal 0 is physical device 3
   CUdeviceptr p = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&p, 1 << 20), CUDA_SUCCESS);
-  EXPECT_EQ(control::used_bytes(3), std::uint64_t{1} << 20);
+  EXPECT_EQ(control::used_bytes(3), 2 * kMiB);  // one 2 MiB page
   CUdevice dev = -1;
   EXPECT_EQ(cu().cuCtxGetDevice(&dev), CUDA_SUCCESS);
   EXPECT_EQ(dev, 0);

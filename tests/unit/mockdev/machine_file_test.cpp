@@ -217,10 +217,11 @@ TEST(MockMachineFile, UnknownKeysAreErrorsAtTheirLine) {
             "streams, topology, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    colour: red\n"),
             "m.yaml:5: devices[0]: expected one of the keys name, memory, compute_capability, "
-            "multiprocessors, uuid, pci_bus_id, mig_uuid, count, attributes, got 'colour'");
+            "multiprocessors, uuid, pci_bus_id, mig_uuid, count, attributes, "
+            "allocation_granularity, context_reserve, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  driver_int: 3\n"),
-            "m.yaml:4: faults: expected one of the keys driver_init, nvml_init, calls, sticky, got "
-            "'driver_int'");
+            "m.yaml:4: faults: expected one of the keys driver_init, nvml_init, calls, sticky, "
+            "memory, got 'driver_int'");
   EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  calls:\n    - {entry: cuInit, nth: 1, "
                      "code: 3, when: now}\n"),
             "m.yaml:5: faults.calls[0]: expected one of the keys entry, nth, code, got 'when'");

@@ -44,7 +44,6 @@ using detail::alloc::DeviceCachingAllocator;
 
 constexpr std::size_t kCapacity = 96 * kMiB;
 constexpr std::size_t kGranularity = 2 * kMiB;
-constexpr std::size_t kOneExbibyte = std::size_t{1} << 60;
 constexpr std::size_t kProgramLength = 60;
 
 struct Coverage {
@@ -270,73 +269,22 @@ class CoreRun {
 
   void out_of_memory(const Op& op, const FlatStats& before, const OutOfMemoryError& e,
                      Violations& out) {
-    const FlatStats after = stats();
-    const std::string what = e.what();
-    if (op.bytes >= kOneExbibyte) {
-      if (what.find("Tried to allocate more than 1EB memory") == std::string::npos) {
-        out.push_back("a request of 1 EiB or more threw '" + what + "'");
-      }
-      if (after != before) out.emplace_back("a request of 1 EiB or more changed the statistics");
-      return;
+    if (op.bytes < kOneExbibyte) {
+      ++coverage_.ooms;
+      model_.synchronize_all(0);  // the retry chain waited for every event
     }
-    ++coverage_.ooms;
-    model_.synchronize_all(0);  // the retry chain waited for every event
-    for (const char* key : {"num_ooms", "num_alloc_retries", "num_sync_all_streams"}) {
-      if (get(after, key) != get(before, key) + 1) {
-        out.push_back("OOM: " + std::string(key) + " went from " +
-                      std::to_string(get(before, key)) + " to " + std::to_string(get(after, key)) +
-                      ", expected one more");
-      }
-    }
-    const std::size_t rounded = round_size(op.bytes, policy_);
-    const std::size_t segment = allocation_size(rounded);
-    if (e.report().requested_bytes != op.bytes || e.report().device != 0) {
-      out.push_back("OOM report: requested_bytes " + std::to_string(e.report().requested_bytes) +
-                    " device " + std::to_string(e.report().device) + ", expected " +
-                    std::to_string(op.bytes) + " on device 0");
-    }
-    if (what.find("Tried to allocate") == std::string::npos) {
-      out.push_back("OOM message lacks 'Tried to allocate': " + what);
-    }
-    const std::size_t free_bytes = kCapacity - provider_->used_bytes();
-    const auto reserved = get(after, "reserved_bytes.all.current");
-    const auto allowed = static_cast<std::size_t>(fraction_ * static_cast<double>(kCapacity));
-    const std::vector<SegmentSnapshot> segments = allocator_->snapshot();
-    if (settings_.expandable) {
-      // With nothing in use every page could be unmapped and mapped again.
-      const std::size_t pages = (rounded + kGranularity - 1) / kGranularity * kGranularity;
-      if (model_.live().empty() && pages <= free_bytes && reserved + pages <= allowed) {
-        out.push_back("OOM for " + std::to_string(op.bytes) + " bytes with nothing live, " +
-                      std::to_string(free_bytes) + " bytes free in the device and " +
-                      std::to_string(allowed) + " allowed");
-      }
-      return;
-    }
-    if (e.report().allocation_bytes != segment) {
-      out.push_back("OOM report: allocation_bytes " +
-                    std::to_string(e.report().allocation_bytes) + ", expected the segment size " +
-                    std::to_string(segment));
-    }
-    for (const SegmentSnapshot& seg : segments) {
-      const bool whole = seg.blocks.size() == 1 && seg.blocks[0].state == "inactive";
-      if (whole) {
-        out.push_back("OOM with a wholly free segment of " + std::to_string(seg.total_size) +
-                      " bytes still cached (the retry chain releases them)");
-      }
-      if (seg.stream != op.stream || (seg.segment_type == "small") != is_small(rounded)) continue;
-      for (const BlockSnapshot& b : seg.blocks) {
-        if (b.state == "inactive" && may_serve(b.size, rounded, policy_)) {
-          out.push_back("OOM for " + std::to_string(op.bytes) + " bytes although free block of " +
-                        std::to_string(b.size) + " bytes on the same stream fits");
-        }
-      }
-    }
-    if (segment <= free_bytes && reserved + segment <= allowed) {
-      out.push_back("OOM for " + std::to_string(op.bytes) + " bytes although a segment of " +
-                    std::to_string(segment) + " fits: " + std::to_string(free_bytes) +
-                    " bytes free in the device, " + std::to_string(reserved) + " reserved of " +
-                    std::to_string(allowed) + " allowed");
-    }
+    OomFacts facts;
+    facts.bytes = op.bytes;
+    facts.device = 0;
+    facts.stream = op.stream;
+    facts.policy = policy_;
+    facts.expandable = settings_.expandable;
+    facts.granularity = kGranularity;
+    facts.free_bytes = kCapacity - provider_->used_bytes();
+    facts.allowed_bytes = static_cast<std::size_t>(fraction_ * static_cast<double>(kCapacity));
+    facts.nothing_live = model_.live().empty();
+    const Violations v = check_oom(facts, e, before, stats(), allocator_->snapshot());
+    out.insert(out.end(), v.begin(), v.end());
   }
 
   void empty_cache(const FlatStats& before, Violations& out) {

@@ -58,6 +58,77 @@ bool may_serve(std::size_t block_size, std::size_t rounded, const PolicyConfig& 
   return true;
 }
 
+Violations check_oom(const OomFacts& facts, const OutOfMemoryError& error,
+                     const FlatStats& before, const FlatStats& after,
+                     const std::vector<SegmentSnapshot>& segments) {
+  Violations out;
+  auto get = [](const FlatStats& s, const std::string& key) {
+    const auto it = s.find(key);
+    return it == s.end() ? std::int64_t{0} : it->second;
+  };
+  const std::string what = error.what();
+  const std::string request = "OOM for " + std::to_string(facts.bytes) + " bytes";
+  if (facts.bytes >= kOneExbibyte) {
+    if (what.find("Tried to allocate more than 1EB memory") == std::string::npos) {
+      out.push_back("a request of 1 EiB or more threw '" + what + "'");
+    }
+    if (after != before) out.emplace_back("a request of 1 EiB or more changed the statistics");
+    return out;
+  }
+  for (const char* key : {"num_ooms", "num_alloc_retries", "num_sync_all_streams"}) {
+    if (get(after, key) != get(before, key) + 1) {
+      out.push_back(request + ": " + key + " went from " + std::to_string(get(before, key)) +
+                    " to " + std::to_string(get(after, key)) + ", expected one more");
+    }
+  }
+  const std::size_t rounded = round_size(facts.bytes, facts.policy);
+  const std::size_t segment = allocation_size(rounded);
+  if (error.report().requested_bytes != facts.bytes || error.report().device != facts.device) {
+    out.push_back("OOM report: requested_bytes " + std::to_string(error.report().requested_bytes) +
+                  " device " + std::to_string(error.report().device) + ", expected " +
+                  std::to_string(facts.bytes) + " on device " + std::to_string(facts.device));
+  }
+  if (what.find("Tried to allocate") == std::string::npos) {
+    out.push_back("OOM message lacks 'Tried to allocate': " + what);
+  }
+  const auto reserved = static_cast<std::size_t>(get(after, "reserved_bytes.all.current"));
+  if (facts.expandable) {
+    const std::size_t pages =
+        (rounded + facts.granularity - 1) / facts.granularity * facts.granularity;
+    if (facts.nothing_live && pages <= facts.free_bytes && reserved + pages <= facts.allowed_bytes) {
+      out.push_back(request + " with nothing live, " + std::to_string(facts.free_bytes) +
+                    " bytes free in the device and " + std::to_string(facts.allowed_bytes) +
+                    " allowed");
+    }
+    return out;
+  }
+  if (error.report().allocation_bytes != segment) {
+    out.push_back("OOM report: allocation_bytes " + std::to_string(error.report().allocation_bytes) +
+                  ", expected the segment size " + std::to_string(segment));
+  }
+  for (const SegmentSnapshot& seg : segments) {
+    if (seg.device != facts.device) continue;
+    if (seg.blocks.size() == 1 && seg.blocks[0].state == "inactive") {
+      out.push_back(request + " with a wholly free segment of " + std::to_string(seg.total_size) +
+                    " bytes still cached (the retry chain releases them)");
+    }
+    if (seg.stream != facts.stream || (seg.segment_type == "small") != is_small(rounded)) continue;
+    for (const BlockSnapshot& b : seg.blocks) {
+      if (b.state == "inactive" && may_serve(b.size, rounded, facts.policy)) {
+        out.push_back(request + " although a free block of " + std::to_string(b.size) +
+                      " bytes on the same stream fits");
+      }
+    }
+  }
+  if (segment <= facts.free_bytes && reserved + segment <= facts.allowed_bytes) {
+    out.push_back(request + " although a segment of " + std::to_string(segment) + " fits: " +
+                  std::to_string(facts.free_bytes) + " bytes free in the device, " +
+                  std::to_string(reserved) + " reserved of " +
+                  std::to_string(facts.allowed_bytes) + " allowed");
+  }
+  return out;
+}
+
 Violations Model::hand_out(const LiveBlock& block, const CompletionOracle& done) {
   Violations out;
   const std::string name = "block " + hex(block.address) + " (" + std::to_string(block.size) +
@@ -107,6 +178,29 @@ void Model::process_events(int device, const CompletionOracle& done) {
 
 void Model::synchronize_all(int device) {
   std::erase_if(pending_, [&](const PendingBlock& p) { return p.block.device == device; });
+}
+
+Violations Model::reconcile(int device, const std::vector<SegmentSnapshot>& segments,
+                             const CompletionOracle& done) {
+  Violations out;
+  std::set<std::uint64_t> still_pending;
+  for (const SegmentSnapshot& seg : segments) {
+    if (seg.device != device) continue;
+    for (const BlockSnapshot& b : seg.blocks) {
+      if (b.state == "active_pending_free") still_pending.insert(b.address);
+    }
+  }
+  std::erase_if(pending_, [&](const PendingBlock& p) {
+    if (p.block.device != device || still_pending.contains(p.block.address)) return false;
+    for (const StreamWait& w : p.waits) {
+      if (!done(device, w.stream, w.work)) {
+        out.push_back("block " + hex(p.block.address) + " left the pending state while stream " +
+                      std::to_string(w.stream) + " still had work using it");
+      }
+    }
+    return true;
+  });
+  return out;
 }
 
 Violations Model::check_blocks(int device, const std::vector<SegmentSnapshot>& segments) const {

@@ -21,6 +21,7 @@
 #include <set>
 #include <vector>
 
+#include "accel/error.h"
 #include "accel/memory.h"
 #include "allocator_invariants.h"
 
@@ -61,6 +62,32 @@ bool is_small(std::size_t rounded);
 // Whether a free block of `block_size` may serve a request of `rounded` bytes (§4.4).
 bool may_serve(std::size_t block_size, std::size_t rounded, const PolicyConfig& config);
 
+// What an OutOfMemoryError is judged against (spec §4.9): the request, the settings, and the
+// device right after the error.
+struct OomFacts {
+  std::size_t bytes = 0;
+  int device = 0;
+  int stream = 0;  // as the snapshot names it (Stream::id())
+  PolicyConfig policy;
+  bool expandable = false;
+  std::size_t granularity = 2 * (std::size_t{1} << 20);
+  std::size_t free_bytes = 0;     // what the driver could still hand out
+  std::size_t allowed_bytes = 0;  // fraction * total (total when no fraction is set)
+  bool nothing_live = false;      // no live block on the device
+};
+
+inline constexpr std::size_t kOneExbibyte = std::size_t{1} << 60;
+
+// An OOM is legitimate only after the whole retry chain found nothing: requests of 1 EiB or
+// more are refused up front (PyTorch's text, no statistic moves); otherwise num_ooms,
+// num_alloc_retries and num_sync_all_streams move by exactly one, the report names the
+// request, no wholly free segment is left cached, no free block on the stream may serve the
+// request, and no new segment fits in the device under the fraction. Expandable segments
+// are judged only where nothing is live (then every page could be remapped).
+Violations check_oom(const OomFacts& facts, const OutOfMemoryError& error,
+                     const FlatStats& before, const FlatStats& after,
+                     const std::vector<SegmentSnapshot>& segments);
+
 class Model {
  public:
   std::vector<LiveBlock>& live() { return live_; }
@@ -80,6 +107,12 @@ class Model {
   void process_events(int device, const CompletionOracle& done);
   // A synchronisation of every event of `device` (empty_cache, the OOM retry chain).
   void synchronize_all(int device);
+
+  // Where the model cannot know when the allocator looked at its events (real streams on
+  // the simulated driver): pending blocks the snapshot no longer shows as pending are
+  // dropped, each a violation unless all of its work has completed.
+  Violations reconcile(int device, const std::vector<SegmentSnapshot>& segments,
+                       const CompletionOracle& done);
 
   // Exact correspondence with the snapshot of `device` (see the header comment).
   Violations check_blocks(int device, const std::vector<SegmentSnapshot>& segments) const;

@@ -55,6 +55,8 @@ constexpr std::size_t kMemsetBytes = 512;
 struct Driver {
   cuda_abi::PFN_cuMemsetD8Async_v3020 memset_d8_async = nullptr;
   cuda_abi::PFN_cuLaunchHostFunc_v10000 launch_host_func = nullptr;
+  cuda_abi::PFN_cuDevicePrimaryCtxRetain_v7000 primary_ctx_retain = nullptr;
+  cuda_abi::PFN_cuCtxSetCurrent_v4000 ctx_set_current = nullptr;
   std::string error;
 };
 
@@ -70,8 +72,13 @@ Driver load_driver() {
       dlsym(library, "cuMemsetD8Async"));
   d.launch_host_func = reinterpret_cast<cuda_abi::PFN_cuLaunchHostFunc_v10000>(
       dlsym(library, "cuLaunchHostFunc"));
-  if (d.memset_d8_async == nullptr || d.launch_host_func == nullptr) {
-    d.error = "cuMemsetD8Async or cuLaunchHostFunc not found";
+  d.primary_ctx_retain = reinterpret_cast<cuda_abi::PFN_cuDevicePrimaryCtxRetain_v7000>(
+      dlsym(library, "cuDevicePrimaryCtxRetain"));
+  d.ctx_set_current =
+      reinterpret_cast<cuda_abi::PFN_cuCtxSetCurrent_v4000>(dlsym(library, "cuCtxSetCurrent"));
+  if (d.memset_d8_async == nullptr || d.launch_host_func == nullptr ||
+      d.primary_ctx_retain == nullptr || d.ctx_set_current == nullptr) {
+    d.error = "a driver entry point the test needs is missing";
   }
   return d;
 }
@@ -112,6 +119,7 @@ struct Machine {
   std::uint64_t queued[kDevices][kStreams]{};
   std::deque<Work> works;  // user data of every host function launched
   std::size_t capacity[kDevices]{};
+  cuda_abi::CUcontext contexts[kDevices]{};
 
   static Machine& get() {
     static Machine machine;
@@ -127,6 +135,7 @@ struct Machine {
       s.push_back(Stream(d, -1));
       for (int i = 0; i < kStreams; ++i) index_of_id[d][s[i].id()] = i;
       streams.push_back(s);
+      if (driver.primary_ctx_retain != nullptr) driver.primary_ctx_retain(&contexts[d], d);
       // A first allocation creates the device's context; then the device gets a capacity
       // small enough for programs to run out of memory.
       raw_delete(raw_alloc(512, s[0]));
@@ -135,6 +144,12 @@ struct Machine {
       capacity[d] = usage.context_reserve_bytes + kProgramCapacity;
       mockdev::control::set_capacity(d, capacity[d]);
     }
+  }
+
+  // Driver calls act on the calling thread's current context.
+  void use_device(int device) {
+    set_device_index(device);
+    driver.ctx_set_current(contexts[device]);
   }
 
   bool done(int device, std::int64_t stream_id, std::uint64_t work) {
@@ -149,10 +164,11 @@ struct Machine {
     if (!reads.empty() || !writes.empty()) {
       mockdev::streams::declare_host_function_accesses(w, reads, writes);
     }
-    set_device_index(device);
+    use_device(device);
     const auto stream = reinterpret_cast<cuda_abi::CUstream>(streams[device][s].native_handle());
-    if (driver.launch_host_func(stream, run_work, w) != cuda_abi::CUDA_SUCCESS) {
-      throw std::runtime_error("cuLaunchHostFunc failed");
+    const auto status = driver.launch_host_func(stream, run_work, w);
+    if (status != cuda_abi::CUDA_SUCCESS) {
+      throw std::runtime_error("cuLaunchHostFunc failed: " + std::to_string(status));
     }
     ++queued[device][s];
   }
@@ -369,7 +385,7 @@ class RuntimeRun {
     // function) and a real memset of its first bytes.
     m_.launch(d, op.stream, {}, {{address, op.bytes, false}});
     ++coverage_.host_functions;
-    set_device_index(d);
+    m_.use_device(d);
     const auto native = reinterpret_cast<cuda_abi::CUstream>(stream.native_handle());
     if (m_.driver.memset_d8_async(address, 0x5a, std::min(op.bytes, kMemsetBytes), native) !=
         cuda_abi::CUDA_SUCCESS) {

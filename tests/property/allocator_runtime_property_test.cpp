@@ -13,7 +13,8 @@
 // pending work on another stream not handed out before that work ran), reserved bytes equal
 // to the bytes the simulated driver has allocated for the process (the allocator is the
 // only allocator here), an OOM only where the retry chain could find nothing; and at the
-// end of each program the race detector has stayed silent.
+// end of each program the race detector has stayed silent. Run twice: with the default
+// settings and with expandable_segments:True (the mock's virtual-memory entry points).
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -176,7 +177,10 @@ struct Machine {
 
 class RuntimeRun {
  public:
-  RuntimeRun(Machine& m, Coverage& coverage) : m_(m), coverage_(coverage) {
+  RuntimeRun(Machine& m, Coverage& coverage, bool expandable)
+      : m_(m), coverage_(coverage), expandable_(expandable) {
+    // Nothing is cached between programs, so the setting shapes every segment of this one.
+    set_allocator_settings(expandable ? "expandable_segments:True" : "expandable_segments:False");
     for (int d = 0; d < kDevices; ++d) {
       set_per_process_memory_fraction(1.0, d);
       fraction_[d] = 1.0;
@@ -350,6 +354,8 @@ class RuntimeRun {
       facts.allowed_bytes =
           static_cast<std::size_t>(fraction_[d] * static_cast<double>(usage.capacity_bytes));
       facts.nothing_live = nothing_live(d);
+      facts.expandable = expandable_;
+      facts.granularity = usage.granularity_bytes;
       const Violations v =
           check_oom(facts, e, before, memory_stats(d), memory_snapshot().segments);
       out.insert(out.end(), v.begin(), v.end());
@@ -399,6 +405,7 @@ class RuntimeRun {
       const FlatStats now = memory_stats(d);
       LayoutRules rules;
       rules.device = d;
+      rules.expandable = expandable_;
       for (const Violations& v :
            {model_.reconcile(d, snapshot.segments, done()), check_stats(now, rules),
             check_snapshot(now, snapshot.segments, rules), history_[d]->observe(now),
@@ -416,15 +423,17 @@ class RuntimeRun {
 
   Machine& m_;
   Coverage& coverage_;
+  bool expandable_ = false;
   Model model_;
   std::vector<std::unique_ptr<StatHistory>> history_;
   double fraction_[kDevices]{};
 };
 
-void run_program(const Program& program, Coverage& coverage) {
-  RC_LOG() << "program:\n" << describe(program);
+void run_program(const Program& program, Coverage& coverage, bool expandable) {
+  RC_LOG() << "settings: expandable_segments:" << (expandable ? "True" : "False")
+           << "\nprogram:\n" << describe(program);
   Machine& machine = Machine::get();
-  RuntimeRun run(machine, coverage);
+  RuntimeRun run(machine, coverage, expandable);
   for (std::size_t i = 0; i < program.size(); ++i) {
     Violations v;
     try {
@@ -443,19 +452,20 @@ void run_program(const Program& program, Coverage& coverage) {
   ++coverage.programs;
 }
 
-TEST(AllocatorRuntimeProperty, TwoDevicesUnderAdversarialSchedule) {
+void run_property(const char* name, bool expandable) {
   ASSERT_EQ(device_count(), kDevices)
       << "this test runs on the simulated 2xa100 machine (ctest sets MOCKDEV_MACHINE)";
   const Driver driver = load_driver();
   ASSERT_TRUE(driver.error.empty()) << driver.error;
   device_model::apply_property_scale();
   Coverage coverage;
-  const bool ok = rc::check("device allocator through the public API, 2 devices", [&] {
-    run_program(*gen_program(kDevices, kProgramCapacity, kProgramLength), coverage);
+  const bool ok = rc::check(std::string("device allocator through the public API, ") + name, [&] {
+    run_program(*gen_program(kDevices, kProgramCapacity, kProgramLength), coverage, expandable);
   });
-  std::cout << "[ property ] device allocator through the public API (2xa100, adversarial): "
-            << coverage.programs << " programs, " << coverage.commands << " commands, "
-            << coverage.allocations << " allocations, " << coverage.ooms
+  set_allocator_settings("expandable_segments:False");
+  std::cout << "[ property ] device allocator through the public API (2xa100, adversarial, "
+            << name << "): " << coverage.programs << " programs, " << coverage.commands
+            << " commands, " << coverage.allocations << " allocations, " << coverage.ooms
             << " OOMs (each justified), " << coverage.pending_frees
             << " frees pending other streams, " << coverage.host_functions
             << " host functions, no race" << std::endl;
@@ -463,6 +473,13 @@ TEST(AllocatorRuntimeProperty, TwoDevicesUnderAdversarialSchedule) {
   const int wanted = rc::detail::configuration().testParams.maxSuccess;
   EXPECT_GE(coverage.programs, static_cast<std::size_t>(wanted))
       << "fewer generated programs ran than RC_PARAMS max_success asks for";
+}
+
+TEST(AllocatorRuntimeProperty, TwoDevicesUnderAdversarialSchedule) {
+  run_property("default settings", false);
+}
+TEST(AllocatorRuntimeProperty, ExpandableSegmentsUnderAdversarialSchedule) {
+  run_property("expandable segments", true);
 }
 
 }  // namespace

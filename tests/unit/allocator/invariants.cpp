@@ -68,7 +68,7 @@ std::vector<std::string> check_invariants(const DeviceStats& stats,
   check_stat(c, "oversize_allocations", stats.oversize_allocations, no_reset);
   check_stat(c, "oversize_segments", stats.oversize_segments, no_reset);
 
-  bool any_expandable = false;
+  bool any_expandable = options.expandable_segments;
   std::array<Sums, kStatTypeCount> sums{};
   for (const SegmentSnapshot& seg : segments) {
     bool small = seg.segment_type == "small";

@@ -1,0 +1,104 @@
+// expandable_segments:True (Note [Expandable segments]): one address range per pool and
+// stream, mapped page by page on demand, unmapped by empty_cache; reserved bytes and
+// num_device_alloc/free move per page, the segment count does not.
+#include <gtest/gtest.h>
+
+#include "allocator_harness.h"
+
+namespace accel::detail::alloc::testing {
+namespace {
+
+AllocatorConfig expandable() {
+  AllocatorConfig c;
+  c.expandable_segments = true;
+  return c;
+}
+
+TEST(ExpandableSegments, GrowPageByPageInOneAddressRange) {
+  AllocatorHarness h({.capacity_bytes = 64 * kMiB}, expandable());
+  h.allocator->record_history(true, 100);
+  std::uint64_t a = h.alloc(3 * kMiB);
+  EXPECT_EQ(h.stat("reserved_bytes.large_pool.current"), static_cast<std::int64_t>(4 * kMiB));
+  EXPECT_EQ(h.stat("num_device_alloc"), 2);
+  EXPECT_EQ(h.stat("segment.all.current"), 0);
+  EXPECT_EQ(h.fake->count("reserve_address_range"), 1u);
+  EXPECT_EQ(h.fake->mapped_bytes(), 4 * kMiB);
+  std::uint64_t b = h.alloc(3 * kMiB);
+  EXPECT_EQ(b, a + 3 * kMiB);  // grows the free 1 MiB tail by one page
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), static_cast<std::int64_t>(6 * kMiB));
+  EXPECT_EQ(h.stat("num_device_alloc"), 3);
+  EXPECT_EQ(h.stat("inactive_split.all.current"), 0);  // not tracked for expandable ones
+  auto snap = h.allocator->snapshot();
+  ASSERT_EQ(snap.size(), 1u);
+  EXPECT_TRUE(snap[0].is_expandable);
+  EXPECT_EQ(snap[0].total_size, 6 * kMiB);
+  EXPECT_EQ(h.violations(), "");
+
+  h.free(b);
+  h.free(a);
+  h.allocator->empty_cache();
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), 0);
+  EXPECT_EQ(h.stat("num_device_free"), 3);
+  EXPECT_EQ(h.fake->mapped_bytes(), 0u);
+  EXPECT_EQ(h.fake->used_bytes(), 0u);
+  EXPECT_TRUE(h.allocator->snapshot().empty());
+  EXPECT_EQ(h.violations(), "");
+  std::vector<std::string> actions;
+  for (const auto& e : h.allocator->trace()) actions.push_back(e.action);
+  EXPECT_EQ(actions, (std::vector<std::string>{"segment_map", "alloc", "segment_map", "alloc",
+                                               "free_requested", "free_completed",
+                                               "free_requested", "free_completed",
+                                               "segment_unmap"}));
+  // The range stays reserved: growing again maps into it without a new reservation.
+  EXPECT_EQ(h.alloc(3 * kMiB), a);
+  EXPECT_EQ(h.fake->count("reserve_address_range"), 1u);
+}
+
+TEST(ExpandableSegments, EmptyCacheUnmapsOnlyTheFreeTailsWholePages) {
+  AllocatorHarness h({.capacity_bytes = 64 * kMiB}, expandable());
+  std::uint64_t a = h.alloc(3 * kMiB);
+  std::uint64_t b = h.alloc(3 * kMiB);
+  h.free(b);
+  h.allocator->empty_cache();  // tail free from 3 MiB: the page [4, 6) MiB goes
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), static_cast<std::int64_t>(4 * kMiB));
+  EXPECT_EQ(h.fake->mapped_bytes(), 4 * kMiB);
+  EXPECT_EQ(h.violations(), "");
+  (void)a;
+}
+
+TEST(ExpandableSegments, AFailedGrowUnmapsWhatItMappedAndRaisesOom) {
+  AllocatorHarness h({.capacity_bytes = 4 * kMiB}, expandable());
+  EXPECT_THROW(h.alloc(5 * kMiB), OutOfMemoryError);
+  EXPECT_EQ(h.fake->used_bytes(), 0u);
+  EXPECT_EQ(h.fake->mapped_bytes(), 0u);
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), 0);
+  EXPECT_EQ(h.stat("num_ooms"), 1);
+  EXPECT_EQ(h.violations(), "");
+  EXPECT_NE(h.alloc(3 * kMiB), 0u);
+}
+
+TEST(ExpandableSegments, OnePerPoolAndStream) {
+  AllocatorHarness h({}, expandable());
+  h.alloc(512, 0);
+  h.alloc(3 * kMiB, 0);
+  h.alloc(3 * kMiB, 1);
+  EXPECT_EQ(h.fake->count("reserve_address_range"), 3u);
+  EXPECT_EQ(h.stat("reserved_bytes.small_pool.current"), static_cast<std::int64_t>(2 * kMiB));
+  EXPECT_EQ(h.violations(), "");
+}
+
+TEST(ExpandableSegments, WithoutVirtualMemoryTheSettingIsAConfigError) {
+  AllocatorHarness h({.device = 1, .virtual_memory = false}, expandable());
+  try {
+    h.alloc(512);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+    EXPECT_STREQ(e.what(),
+                 "expandable_segments:True: the device 1 backend has no virtual memory API");
+  }
+  EXPECT_EQ(h.fake->count("allocate"), 0u);
+}
+
+}  // namespace
+}  // namespace accel::detail::alloc::testing

@@ -414,6 +414,19 @@ TEST_F(HostAllocatorTest, ABlockAllocatedDuringCaptureGetsNoEvents) {
   allocator_->end_capture();
 }
 
+TEST_F(HostAllocatorTest, ACachedBlockReusedDuringCaptureGetsNoEventsEither) {
+  void* a = allocator_->allocate(64);
+  allocator_->free(a);
+  allocator_->begin_capture();
+  ASSERT_EQ(allocator_->allocate(64), a);  // taken from its bucket during the capture
+  allocator_->end_capture();
+  allocator_->record_use(a, 1, 1);
+  fake_->clear_calls();
+  allocator_->free(a);
+  EXPECT_TRUE(fake_->calls().empty());
+  EXPECT_EQ(allocator_->allocate(64), a);
+}
+
 TEST_F(HostAllocatorTest, ABlockFreedDuringCaptureWaitsForItsEagerUses) {
   void* a = allocator_->allocate(64);
   allocator_->record_use(a, 0, 4);

@@ -20,11 +20,11 @@
 namespace mockdev::control {
 
 struct LiveAllocation {
-  std::uint64_t address = 0;  // device address (cuMemCreate: 0, until mapped the handle has none)
+  std::uint64_t address = 0;  // device address (cuMemCreate: its first mapping's, 0 while unmapped)
   std::uint64_t bytes = 0;    // as accounted: rounded to the granularity
   std::uint64_t requested_bytes = 0;  // as asked for
   std::string kind;           // "cuMemAlloc", "cuMemCreate"
-  std::string context;        // the owning context, as live_objects() describes it
+  std::string context;        // the owning context: "ctx dev=<physical device>" (primary)
 };
 
 struct DeviceMemoryUsage {
@@ -45,7 +45,10 @@ void reset_memory_peak(int device);
 // cuMemHostAlloc; registered memory is not counted: the process already owns it).
 std::uint64_t pinned_host_bytes();
 
-// Run-time memory faults (cleared by clear_faults() and reset()):
+// Run-time memory faults (cleared by clear_faults() and reset(); a machine file's
+// `faults.memory` sets the same at installation). An unknown device throws
+// std::out_of_range; nth == 0, or a capacity above the device's memory, throws
+// std::invalid_argument naming the value.
 // the nth device allocation from now on `device` (cuMemAlloc or cuMemCreate; 1-based)
 // fails with CUDA_ERROR_OUT_OF_MEMORY;
 void fail_nth_allocation(int device, std::uint64_t nth);

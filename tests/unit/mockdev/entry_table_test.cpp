@@ -39,7 +39,7 @@ TEST(MockEntryTable, CudaTraitsAreTheDocumentedOnes) {
                 "cuMemcpy", "cuMemcpyPeer", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2",
                 "cuMemcpyDtoDAsync_v2", "cuMemcpyAsync", "cuMemcpyPeerAsync", "cuMemsetD8_v2",
                 "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD32Async", "cuLaunchKernel",
-                "cuGraphLaunch"}));
+                "cuGraphLaunch", "cuMemCreate"}));
   // The "potentially unsafe" calls of spec cuda_streams section 4.3 (900 + invalidation
   // in a prohibiting capture mode).
   EXPECT_EQ(cuda_symbols_with(accel::cuda_abi::kLegalInCapture, false),
@@ -48,7 +48,10 @@ TEST(MockEntryTable, CudaTraitsAreTheDocumentedOnes) {
                                    "cuStreamSynchronize", "cuStreamAddCallback", "cuEventQuery",
                                    "cuEventSynchronize", "cuMemAllocHost_v2", "cuMemHostAlloc",
                                    "cuMemFreeHost", "cuMemHostRegister_v2",
-                                   "cuMemHostUnregister"}));
+                                   "cuMemHostUnregister",
+                                   // virtual memory: all but cuMemGetAllocationGranularity
+                                   "cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate",
+                                   "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess"}));
   EXPECT_TRUE(cuda::is_entry_point("cuMemAlloc_v2"));
   EXPECT_FALSE(cuda::is_entry_point("cuMemAlloc"));
 }

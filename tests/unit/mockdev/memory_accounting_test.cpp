@@ -19,7 +19,7 @@ using MockMemoryAccounting = MockTest;
 
 std::uint64_t free_now() {
   std::size_t free_bytes = 0, total = 0;
-  EXPECT_EQ(MockTest::cu().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);
+  EXPECT_EQ(cuda().cuMemGetInfo_v2(&free_bytes, &total), CUDA_SUCCESS);
   return free_bytes;
 }
 

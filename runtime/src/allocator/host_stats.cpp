@@ -4,17 +4,6 @@
 
 namespace accel::detail::alloc {
 
-void HostStat::increase(std::int64_t amount) noexcept {
-  current += amount;
-  allocated += amount;
-  peak = std::max(peak, current);
-}
-
-void HostStat::decrease(std::int64_t amount) noexcept {
-  current -= amount;
-  freed += amount;
-}
-
 void DurationStat::add(std::int64_t microseconds) noexcept {
   total += microseconds;
   ++count;

@@ -12,19 +12,12 @@
 #include <map>
 #include <string>
 
+#include "allocator/device_stats.h"
+
 namespace accel::detail::alloc {
 
-struct HostStat {
-  std::int64_t current = 0;
-  std::int64_t peak = 0;
-  std::int64_t allocated = 0;
-  std::int64_t freed = 0;
-
-  void increase(std::int64_t amount) noexcept;  // current, allocated += amount; peak follows
-  void decrease(std::int64_t amount) noexcept;  // current -= amount; freed += amount
-  void reset_peak() noexcept { peak = current; }
-  void reset_accumulated() noexcept { allocated = freed = 0; }
-};
+// The same counter as the device allocator's (device_stats.h): one update rule for both.
+using HostStat = Stat;
 
 // Durations of provider calls in microseconds. min and max are "peak" values: a peak reset
 // clears them (0 until the next call); an accumulated reset clears total and count.

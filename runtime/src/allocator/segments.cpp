@@ -74,7 +74,11 @@ Block* DeviceCachingAllocator::Impl::alloc_expandable(BlockPool& pool, StreamId 
     throw_error(page_result.status());
   }
   std::size_t page = *page_result;
-  Segment*& slot = expandable[{&pool, stream}];
+  // The map gets the segment only once its range is reserved: a failed reservation (a
+  // request larger than the device) must not leave a null entry behind for the release
+  // paths to trip over.
+  auto found = expandable.find({&pool, stream});
+  Segment* slot = found != expandable.end() ? found->second : nullptr;
   if (slot == nullptr) {
     auto info = provider->memory_info();
     if (!info.ok()) throw_error(info.status());
@@ -94,6 +98,7 @@ Block* DeviceCachingAllocator::Impl::alloc_expandable(BlockPool& pool, StreamId 
     segment->va_bytes = va_bytes;
     segment->page = page;
     slot = segment.get();
+    expandable[{&pool, stream}] = slot;
     if (pool.owner != nullptr) pool.owner->segments += 1;
     segments.emplace(base->value, std::move(segment));
   }

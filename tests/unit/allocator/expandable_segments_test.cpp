@@ -100,5 +100,23 @@ TEST(ExpandableSegments, WithoutVirtualMemoryTheSettingIsAConfigError) {
   EXPECT_EQ(h.fake->count("allocate"), 0u);
 }
 
+// A reservation that fails leaves no half-made segment behind: the retry chain's release
+// path then runs over every expandable segment (a null entry there crashed it), and the
+// retry reserves a range as if nothing had happened.
+TEST(ExpandableSegments, AFailedReservationLeavesNothingBehind) {
+  AllocatorHarness h({.capacity_bytes = 64 * kMiB}, expandable());
+  h.fake->fail_call("reserve_address_range", ErrorKind::kOutOfMemory);
+  std::uint64_t a = h.alloc(3 * kMiB);
+  EXPECT_NE(a, 0u);
+  EXPECT_EQ(h.stat("num_alloc_retries"), 1);
+  EXPECT_EQ(h.fake->count("reserve_address_range"), 2u);
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), static_cast<std::int64_t>(4 * kMiB));
+  h.free(a);
+  h.allocator->empty_cache();
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), 0);
+  EXPECT_TRUE(h.allocator->snapshot().empty());
+  EXPECT_EQ(h.violations(), "");
+}
+
 }  // namespace
 }  // namespace accel::detail::alloc::testing

@@ -79,10 +79,15 @@ Block* DeviceCachingAllocator::Impl::alloc_expandable(BlockPool& pool, StreamId 
   Segment*& slot = expandable[{&pool, stream}];
   if (slot == nullptr) {
     auto info = provider->memory_info();
-    if (!info.ok()) throw_error(info.status());
+    if (!info.ok()) {
+      expandable.erase({&pool, stream});
+      throw_error(info.status());
+    }
     std::size_t va_bytes = round_up(std::max(info->total_bytes, size), page);
     auto base = provider->reserve_address_range(va_bytes);
     if (!base.ok()) {
+      // No null entry may stay behind: the release paths walk `expandable`.
+      expandable.erase({&pool, stream});
       if (base.status().kind() == ErrorKind::kOutOfMemory) return nullptr;
       throw_error(base.status());
     }

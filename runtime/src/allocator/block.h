@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -33,14 +34,16 @@ struct Segment {
   bool small = false;
   BlockPool* pool = nullptr;
   PrivatePool* owner = nullptr;  // the graph pool, or null for the device's own pools
-  struct Block* head = nullptr;  // lowest block (null: an expandable segment with nothing mapped)
-  // Expandable segments (expandable_segments:True): a reserved address range mapped from
-  // its start in pages of `page` bytes; pages[i] backs [address + i*page, +page).
+  struct Block* head = nullptr;  // lowest block
+  // Expandable segments (expandable_segments:True): a reserved address range of va_bytes,
+  // mapped in pages of `page` bytes wherever blocks need them; its blocks tile the whole
+  // range, the unmapped parts being blocks with mapped == false. pages[i] backs
+  // [address + i*page, +page) while page i is mapped.
   bool oversize = false;  // counted in oversize_segments (max_split_size may change later)
   bool expandable = false;
   std::size_t va_bytes = 0;
   std::size_t page = 0;
-  std::vector<PhysicalMemoryHandle> pages;
+  std::map<std::size_t, PhysicalMemoryHandle> pages;
 };
 
 struct Block {
@@ -54,6 +57,9 @@ struct Block {
   bool allocated = false;      // handed out and not freed by the user
   bool cached = false;         // in its pool's free set
   bool oversize = false;       // counted in oversize_allocations while handed out
+  // False only for a page-aligned unmapped range of an expandable segment: never cached,
+  // never merged with a mapped neighbour on free, so the mapped pages stay known.
+  bool mapped = true;
   int event_count = 0;         // outstanding events of recorded streams
   std::uint64_t gc_count = 0;  // cache misses since it was cached (garbage collector's age)
   std::vector<StreamId> stream_uses;  // record_stream, other than `stream`

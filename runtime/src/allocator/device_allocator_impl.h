@@ -79,7 +79,7 @@ struct DeviceCachingAllocator::Impl {
   Block* alloc_expandable(BlockPool& pool, StreamId stream, std::size_t size,
                           const HostFrame& site);
   void release_segment(Block* block);
-  void shrink_expandable(Segment& segment);
+  void unmap_free_pages(Segment& segment);  // Note [Expandable segments]
   bool release_available_cached_blocks(BlockPool& pool, StreamId stream, std::size_t size);
   void release_pool_blocks(BlockPool& pool);
   void release_cached_blocks();  // §4.8 (without the event wait)

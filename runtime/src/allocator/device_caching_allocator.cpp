@@ -49,6 +49,7 @@ void DeviceCachingAllocator::Impl::recycle(Block* block) {
   block->allocated = false;
   block->cached = false;
   block->oversize = false;
+  block->mapped = true;
   block->event_count = 0;
   block->gc_count = 0;
   block->stream_uses.clear();  // keeps its capacity
@@ -216,7 +217,7 @@ Block* DeviceCachingAllocator::Impl::find_containing(std::uint64_t address) cons
   if (it == segments.begin()) return nullptr;
   --it;
   for (Block* b = it->second->head; b != nullptr; b = b->next) {
-    if (address >= b->address && address < b->address + b->size) return b;
+    if (address >= b->address && address < b->address + b->size) return b->mapped ? b : nullptr;
   }
   return nullptr;
 }
@@ -416,16 +417,31 @@ std::vector<SegmentSnapshot> DeviceCachingAllocator::snapshot() const {
   std::vector<SegmentSnapshot> out;
   out.reserve(m.segments.size());
   for (const auto& [address, segment] : m.segments) {
-    if (segment->head == nullptr) continue;  // an expandable segment with nothing mapped
-    SegmentSnapshot s;
-    s.device = m.device;
-    s.address = segment->address;
-    s.total_size = segment->size;
-    s.stream = segment->stream;
-    s.segment_type = segment->small ? "small" : "large";
-    s.is_expandable = segment->expandable;
-    if (segment->owner != nullptr) s.segment_pool_id = segment->owner->id;
+    // An expandable segment shows one snapshot segment per run of mapped blocks, so each
+    // snapshot segment is tiled by its blocks and their sizes add up to reserved bytes.
+    SegmentSnapshot run;
+    bool open = false;  // a plain flag: std::optional here trips GCC 12's maybe-uninitialized
+    SegmentSnapshot* s = &run;
+    auto flush = [&]() {
+      if (open) out.push_back(std::move(run));
+      run = SegmentSnapshot{};
+      open = false;
+    };
     for (const Block* b = segment->head; b != nullptr; b = b->next) {
+      if (!b->mapped) {
+        flush();
+        continue;
+      }
+      if (!open) {
+        open = true;
+        s->device = m.device;
+        s->address = b->address;
+        s->stream = segment->stream;
+        s->segment_type = segment->small ? "small" : "large";
+        s->is_expandable = segment->expandable;
+        if (segment->owner != nullptr) s->segment_pool_id = segment->owner->id;
+      }
+      s->total_size += b->size;
       BlockSnapshot block;
       block.address = b->address;
       block.size = b->size;
@@ -438,14 +454,14 @@ std::vector<SegmentSnapshot> DeviceCachingAllocator::snapshot() const {
       }
       if (!b->cached) {
         block.requested_size = b->requested_size;
-        s.active_size += b->size;
-        s.requested_size += b->requested_size;
-        if (b->allocated) s.allocated_size += b->size;
+        s->active_size += b->size;
+        s->requested_size += b->requested_size;
+        if (b->allocated) s->allocated_size += b->size;
       }
       if (b->has_site) block.frames.push_back(b->site);
-      s.blocks.push_back(std::move(block));
+      s->blocks.push_back(std::move(block));
     }
-    out.push_back(std::move(s));
+    flush();
   }
   return out;
 }

@@ -55,13 +55,15 @@ Block* DeviceCachingAllocator::Impl::alloc_block(BlockPool& pool, StreamId strea
 }
 
 // Note [Expandable segments]
-// One address range per (pool, stream), reserved once at the device's total size, mapped
-// from its start in granularity pages as allocations need them. The blocks of the segment
-// cover exactly the mapped prefix; growing extends a free tail block (or adds one), and
-// empty_cache unmaps the whole pages of a free tail. Pages change reserved_bytes and
-// num_device_alloc/free one by one; the segment statistic never changes (spec §4.10).
-// A page mapped in the middle of a grow that then fails is unmapped again, so a failed
-// grow leaves nothing behind.
+// One address range per (pool, stream), reserved once at the device's total size and tiled
+// by blocks from the start: mapped ones (allocated, pending or cached) and unmapped ones
+// (mapped == false, page aligned, never in a free set). A miss takes the first run of
+// adjacent cached or unmapped blocks that covers the request, maps the unmapped pages it
+// needs and joins the run into one block. empty_cache and the OOM flush unmap every whole
+// page of every cached block, wherever it lies, leaving unmapped holes that a later miss
+// maps again. Pages change reserved_bytes and num_device_alloc/free one by one; the segment
+// statistic never changes (spec §4.10). Pages mapped by a miss that then fails are unmapped
+// again, so a failed miss leaves nothing behind.
 Block* DeviceCachingAllocator::Impl::alloc_expandable(BlockPool& pool, StreamId stream,
                                                       std::size_t size, const HostFrame& site) {
   auto page_result = provider->granularity();
@@ -81,10 +83,15 @@ Block* DeviceCachingAllocator::Impl::alloc_expandable(BlockPool& pool, StreamId 
   Segment* slot = found != expandable.end() ? found->second : nullptr;
   if (slot == nullptr) {
     auto info = provider->memory_info();
-    if (!info.ok()) throw_error(info.status());
+    if (!info.ok()) {
+      expandable.erase({&pool, stream});
+      throw_error(info.status());
+    }
     std::size_t va_bytes = round_up(std::max(info->total_bytes, size), page);
     auto base = provider->reserve_address_range(va_bytes);
     if (!base.ok()) {
+      // No null entry may stay behind: the release paths walk `expandable`.
+      expandable.erase({&pool, stream});
       if (base.status().kind() == ErrorKind::kOutOfMemory) return nullptr;
       throw_error(base.status());
     }
@@ -97,104 +104,180 @@ Block* DeviceCachingAllocator::Impl::alloc_expandable(BlockPool& pool, StreamId 
     segment->expandable = true;
     segment->va_bytes = va_bytes;
     segment->page = page;
+    Block* hole = new_block();
+    hole->address = base->value;
+    hole->size = va_bytes;
+    hole->stream = stream;
+    hole->segment = segment.get();
+    hole->mapped = false;
+    segment->head = hole;
     slot = segment.get();
     expandable[{&pool, stream}] = slot;
     if (pool.owner != nullptr) pool.owner->segments += 1;
     segments.emplace(base->value, std::move(segment));
   }
   Segment& segment = *slot;
-  Block* tail = segment.head;
-  while (tail != nullptr && tail->next != nullptr) tail = tail->next;
-  Block* free_tail = tail != nullptr && tail->cached ? tail : nullptr;
-  std::size_t have = free_tail != nullptr ? free_tail->size : 0;
-  std::size_t grow = round_up(size - have, page);
-  if (segment.size + grow > segment.va_bytes || over_fraction(grow)) return nullptr;
 
-  std::size_t mapped_before = segment.pages.size();
+  // First fit by address over runs of cached or unmapped blocks.
+  Block* first = nullptr;
+  Block* last = nullptr;
+  std::size_t covered = 0;
+  for (Block* b = segment.head; b != nullptr; b = b->next) {
+    if (!b->cached && b->mapped) {
+      first = nullptr;
+      continue;
+    }
+    if (first == nullptr) {
+      first = b;
+      covered = 0;
+    }
+    covered += b->size;
+    if (covered >= size) {
+      last = b;
+      break;
+    }
+  }
+  if (last == nullptr) return nullptr;
+  // Unmapped blocks are page aligned, so mapping a prefix of the last one keeps the rest
+  // of it page aligned too.
+  std::size_t last_map = last->size;
+  if (!last->mapped) last_map = std::min(last->size, round_up(size - (covered - last->size), page));
+  std::size_t grow = 0;
+  for (Block* b = first;; b = b->next) {
+    if (!b->mapped) grow += b == last ? last_map : b->size;
+    if (b == last) break;
+  }
+  if (over_fraction(grow)) return nullptr;
+
+  std::vector<std::size_t> mapped_now;
   auto rollback = [&]() {
-    while (segment.pages.size() > mapped_before) {
-      std::uint64_t at = segment.address + (segment.pages.size() - 1) * page;
-      (void)provider->unmap(DevicePointer{at}, page);
-      (void)provider->release_physical(segment.pages.back());
-      segment.pages.pop_back();
+    for (std::size_t index : mapped_now) {
+      (void)provider->unmap(DevicePointer{segment.address + index * page}, page);
+      (void)provider->release_physical(segment.pages.at(index));
+      segment.pages.erase(index);
     }
   };
-  for (std::size_t done = 0; done < grow; done += page) {
-    auto memory = provider->create_physical(page);
-    if (!memory.ok()) {
-      rollback();
-      if (memory.status().kind() == ErrorKind::kOutOfMemory) return nullptr;
-      throw_error(memory.status());
+  for (Block* b = first;; b = b->next) {
+    if (!b->mapped) {
+      std::size_t bytes = b == last ? last_map : b->size;
+      std::size_t from = (b->address - segment.address) / page;
+      for (std::size_t index = from; index < from + bytes / page; ++index) {
+        auto memory = provider->create_physical(page);
+        if (!memory.ok()) {
+          rollback();
+          if (memory.status().kind() == ErrorKind::kOutOfMemory) return nullptr;
+          throw_error(memory.status());
+        }
+        if (Status s = provider->map(DevicePointer{segment.address + index * page}, page, *memory);
+            !s.ok()) {
+          (void)provider->release_physical(*memory);
+          rollback();
+          throw_error(s);
+        }
+        segment.pages.emplace(index, *memory);
+        mapped_now.push_back(index);
+      }
     }
-    std::uint64_t at = segment.address + segment.pages.size() * page;
-    if (Status s = provider->map(DevicePointer{at}, page, *memory); !s.ok()) {
-      (void)provider->release_physical(*memory);
-      rollback();
-      throw_error(s);
-    }
-    segment.pages.push_back(*memory);
+    if (b == last) break;
   }
-  std::uint64_t grown_at = segment.address + segment.size;
+
+  // Committed: account the pages, then join the run into `first`.
   segment.size += grow;
-  auto pages = static_cast<std::int64_t>(grow / page);
-  for (std::int64_t i = 0; i < pages; ++i) {
+  for (std::size_t i = 0; i < mapped_now.size(); ++i) {
     stats.reserved_bytes.increase(pool.small, static_cast<std::int64_t>(page));
   }
-  stats.num_device_alloc += pages;
-  history.record("segment_map", grown_at, grow, stream, &site);
-
-  if (free_tail != nullptr) {
-    erase_free(free_tail);
-    free_tail->size += grow;
-    return free_tail;
+  stats.num_device_alloc += static_cast<std::int64_t>(mapped_now.size());
+  if (!last->mapped && last_map < last->size) {
+    Block* rest = new_block();
+    rest->address = last->address + last_map;
+    rest->size = last->size - last_map;
+    rest->stream = stream;
+    rest->segment = &segment;
+    rest->mapped = false;
+    rest->prev = last;
+    rest->next = last->next;
+    if (rest->next != nullptr) rest->next->prev = rest;
+    last->next = rest;
+    last->size = last_map;
   }
-  Block* block = new_block();
-  block->address = grown_at;
-  block->size = grow;
-  block->stream = stream;
-  block->segment = &segment;
-  block->prev = tail;
-  if (tail != nullptr) {
-    tail->next = block;
-  } else {
-    segment.head = block;
+  for (Block* b = first;; b = b->next) {
+    if (b->cached) erase_free(b);
+    if (!b->mapped) {
+      history.record("segment_map", b->address, b->size, stream, &site);
+      b->mapped = true;
+    }
+    if (b == last) break;
   }
-  return block;
+  while (first != last) {
+    Block* next = first->next;
+    first->size += next->size;
+    first->next = next->next;
+    if (first->next != nullptr) first->next->prev = first;
+    if (next == last) last = first;
+    recycle(next);
+  }
+  first->gc_count = 0;
+  return first;
 }
 
-void DeviceCachingAllocator::Impl::shrink_expandable(Segment& segment) {
-  Block* tail = segment.head;
-  while (tail != nullptr && tail->next != nullptr) tail = tail->next;
-  if (tail == nullptr || !tail->cached) return;
+void DeviceCachingAllocator::Impl::unmap_free_pages(Segment& segment) {
   std::size_t page = segment.page;
-  std::uint64_t offset = tail->address - segment.address;
-  std::size_t first_page = (offset + page - 1) / page;
-  std::size_t count = segment.pages.size() - first_page;
-  if (count == 0) return;
-  for (std::size_t i = segment.pages.size(); i > first_page; --i) {
-    std::uint64_t at = segment.address + (i - 1) * page;
-    check(provider->unmap(DevicePointer{at}, page));
-    check(provider->release_physical(segment.pages[i - 1]));
-    segment.pages.pop_back();
-    stats.reserved_bytes.decrease(segment.small, static_cast<std::int64_t>(page));
-    stats.num_device_free += 1;
-  }
-  std::size_t unmapped = count * page;
-  std::uint64_t unmapped_at = segment.address + first_page * page;
-  segment.size -= unmapped;
-  erase_free(tail);
-  if (tail->size == unmapped) {
-    if (tail->prev != nullptr) {
-      tail->prev->next = nullptr;
-    } else {
-      segment.head = nullptr;
+  for (Block* b = segment.head; b != nullptr; b = b->next) {
+    if (!b->cached) continue;
+    std::uint64_t offset = b->address - segment.address;
+    std::uint64_t lo = round_up(offset, page);
+    std::uint64_t hi = (offset + b->size) / page * page;
+    if (lo >= hi) continue;  // no whole page inside this free block
+    for (std::size_t index = lo / page; index < hi / page; ++index) {
+      check(provider->unmap(DevicePointer{segment.address + index * page}, page));
+      check(provider->release_physical(segment.pages.at(index)));
+      segment.pages.erase(index);
+      stats.reserved_bytes.decrease(segment.small, static_cast<std::int64_t>(page));
+      stats.num_device_free += 1;
     }
-    recycle(tail);
-  } else {
-    tail->size -= unmapped;
-    insert_free(tail);
+    segment.size -= hi - lo;
+    history.record("segment_unmap", segment.address + lo, hi - lo, segment.stream, nullptr);
+    // Split b into [mapped head) [unmapped hole) [mapped tail); the mapped pieces stay cached.
+    erase_free(b);
+    std::uint64_t end = offset + b->size;
+    auto split_after = [&](Block* at, std::size_t keep) {
+      Block* rest = new_block();
+      rest->address = at->address + keep;
+      rest->size = at->size - keep;
+      rest->stream = at->stream;
+      rest->segment = &segment;
+      rest->prev = at;
+      rest->next = at->next;
+      if (rest->next != nullptr) rest->next->prev = rest;
+      at->next = rest;
+      at->size = keep;
+      return rest;
+    };
+    Block* hole = b;
+    if (lo > offset) {
+      hole = split_after(b, lo - offset);
+      insert_free(b);
+    }
+    if (end > hi) {
+      Block* tail = split_after(hole, hi - lo);
+      insert_free(tail);
+    }
+    hole->mapped = false;
+    hole->gc_count = 0;
+    b = hole;
   }
-  history.record("segment_unmap", unmapped_at, unmapped, segment.stream, nullptr);
+  // Join adjacent unmapped blocks, so that a hole is one block however it was made.
+  for (Block* b = segment.head; b != nullptr && b->next != nullptr;) {
+    Block* next = b->next;
+    if (!b->mapped && !next->mapped) {
+      b->size += next->size;
+      b->next = next->next;
+      if (b->next != nullptr) b->next->prev = b;
+      recycle(next);
+    } else {
+      b = next;
+    }
+  }
 }
 
 void DeviceCachingAllocator::Impl::release_segment(Block* block) {
@@ -260,7 +343,7 @@ void DeviceCachingAllocator::Impl::release_cached_blocks() {
       release_pool_blocks(pool.large);
       release_pool_blocks(pool.small);
       for (auto& [key, segment] : expandable) {
-        if (segment->owner == &pool) shrink_expandable(*segment);
+        if (segment->owner == &pool) unmap_free_pages(*segment);
       }
     }
     // An expandable segment keeps its (empty) address range, so a pool with one stays.
@@ -271,7 +354,7 @@ void DeviceCachingAllocator::Impl::release_cached_blocks() {
     }
   }
   for (auto& [key, segment] : expandable) {
-    if (segment->owner == nullptr) shrink_expandable(*segment);
+    if (segment->owner == nullptr) unmap_free_pages(*segment);
   }
 }
 

@@ -312,9 +312,16 @@ std::uint64_t DeviceCachingAllocator::allocate(std::size_t bytes, StreamId strea
     }
     if (block == nullptr && !m.capture_underway_locked()) {
       m.synchronize_and_free_events();
-      m.release_cached_blocks();
-      m.stats.num_alloc_retries += 1;
-      block = m.alloc_block(pool, stream, size, alloc_size, site);
+      // Waiting for the events may have freed (and merged) a block that fits: look in the
+      // pool again before going to the driver. Without this, a request fails with OOM
+      // although a fitting block is cached (PyTorch's spurious OOM, pytorch#189504; found
+      // here by the allocator core property).
+      block = m.get_free_block(pool, stream, size);
+      if (block == nullptr) {
+        m.release_cached_blocks();
+        m.stats.num_alloc_retries += 1;
+        block = m.alloc_block(pool, stream, size, alloc_size, site);
+      }
     }
     if (block == nullptr) m.throw_oom(bytes, size, alloc_size, stream);
   }

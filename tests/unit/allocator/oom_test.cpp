@@ -14,6 +14,27 @@ const std::string kTail =
     "documentation for Memory Management  "
     "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)";
 
+// The retry chain waits for the events of blocks freed with record_stream; a block that
+// the wait frees and that fits is used, not a new segment and not an OOM (PyTorch's
+// spurious OOM, pytorch#189504: it asked the driver without looking in the pool again).
+TEST(OutOfMemory, ABlockFreedByTheEventWaitIsUsedInsteadOfRaising) {
+  AllocatorHarness h({.capacity_bytes = 40 * kMiB});
+  std::uint64_t x = h.alloc(6 * kMiB, 0);   // a 20 MiB segment: x + 14 MiB free
+  std::uint64_t y = h.alloc(14 * kMiB, 0);  // the rest of that segment
+  std::uint64_t z = h.alloc(20 * kMiB, 0);  // its own segment: the device is full
+  h.allocator->record_stream(x, 5);
+  h.fake->enqueue_work(5);
+  h.free(x);  // pending until stream 5's work is done
+  EXPECT_EQ(h.alloc(6 * kMiB, 0), x);
+  EXPECT_EQ(h.stat("num_sync_all_streams"), 1);
+  EXPECT_EQ(h.stat("num_alloc_retries"), 0);
+  EXPECT_EQ(h.stat("num_ooms"), 0);
+  EXPECT_EQ(h.stat("segment.all.current"), 2);
+  EXPECT_EQ(h.violations(), "");
+  h.free(y);
+  h.free(z);
+}
+
 TEST(OutOfMemory, RetryReleasesTheCacheThenSucceeds) {
   AllocatorHarness h({.capacity_bytes = 21 * kMiB, .log_calls = true});
   std::uint64_t small = h.alloc(512);

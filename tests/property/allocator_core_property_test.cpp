@@ -56,17 +56,6 @@ struct Coverage {
   std::size_t empty_caches = 0;
 };
 
-std::string join(const Violations& v) {
-  std::string text;
-  for (const std::string& line : v) text += "\n    " + line;
-  return text;
-}
-
-std::uint64_t get(const FlatStats& s, const char* key) {
-  const auto it = s.find(key);
-  return it == s.end() ? 0 : static_cast<std::uint64_t>(it->second);
-}
-
 class CoreRun {
  public:
   explicit CoreRun(const Settings& settings, Coverage& coverage)
@@ -106,10 +95,10 @@ class CoreRun {
           free_live(model_.live().size() - 1);
           const FlatStats after = stats();
           for (const char* key : {"allocated_bytes.all.current", "allocation.all.current"}) {
-            if (get(after, key) != get(before, key)) {
+            if (stat_bytes(after, key) != stat_bytes(before, key)) {
               out.push_back("invariant 13: " + std::string(key) + " " +
-                            std::to_string(get(after, key)) + " after allocating and freeing, " +
-                            std::to_string(get(before, key)) + " before");
+                            std::to_string(stat_bytes(after, key)) + " after allocating and freeing, " +
+                            std::to_string(stat_bytes(before, key)) + " before");
             }
           }
         }
@@ -245,8 +234,8 @@ class CoreRun {
     }
     // The memory fraction caps what an allocation may reserve (an older, larger reservation
     // stays until released).
-    const auto reserved_before = get(before, "reserved_bytes.all.current");
-    const auto reserved_after = get(after, "reserved_bytes.all.current");
+    const auto reserved_before = stat_bytes(before, "reserved_bytes.all.current");
+    const auto reserved_after = stat_bytes(after, "reserved_bytes.all.current");
     const auto allowed = static_cast<std::size_t>(fraction_ * static_cast<double>(kCapacity));
     if (reserved_after > reserved_before && reserved_after > allowed) {
       out.push_back("allocate(" + std::to_string(op.bytes) + ") took reserved bytes to " +
@@ -262,7 +251,7 @@ class CoreRun {
         break;
       }
     }
-    if (get(after, "num_sync_all_streams") > get(before, "num_sync_all_streams")) {
+    if (stat_bytes(after, "num_sync_all_streams") > stat_bytes(before, "num_sync_all_streams")) {
       model_.synchronize_all(0);
     }
   }
@@ -292,21 +281,21 @@ class CoreRun {
     ++coverage_.empty_caches;
     model_.synchronize_all(0);
     const FlatStats after = stats();
-    if (get(after, "num_sync_all_streams") != get(before, "num_sync_all_streams") + 1) {
+    if (stat_bytes(after, "num_sync_all_streams") != stat_bytes(before, "num_sync_all_streams") + 1) {
       out.emplace_back("invariant 12: empty_cache did not move num_sync_all_streams by one");
     }
-    if (get(after, "reserved_bytes.all.current") > get(before, "reserved_bytes.all.current")) {
+    if (stat_bytes(after, "reserved_bytes.all.current") > stat_bytes(before, "reserved_bytes.all.current")) {
       out.emplace_back("invariant 12: empty_cache raised reserved_bytes.all.current");
     }
-    if (get(after, "reserved_bytes.all.peak") != get(before, "reserved_bytes.all.peak")) {
+    if (stat_bytes(after, "reserved_bytes.all.peak") != stat_bytes(before, "reserved_bytes.all.peak")) {
       out.emplace_back("invariant 12: empty_cache changed reserved_bytes.all.peak");
     }
     if (model_.live().empty()) {
       for (const char* key : {"reserved_bytes.all.current", "segment.all.current",
                               "inactive_split.all.current", "active.all.current"}) {
-        if (get(after, key) != 0) {
+        if (stat_bytes(after, key) != 0) {
           out.push_back("invariant 11: " + std::string(key) + " " +
-                        std::to_string(get(after, key)) + " after empty_cache with nothing live");
+                        std::to_string(stat_bytes(after, key)) + " after empty_cache with nothing live");
         }
       }
     }
@@ -327,17 +316,17 @@ class CoreRun {
                                 history_->observe(now), model_.check_blocks(0, segments)}) {
       out.insert(out.end(), v.begin(), v.end());
     }
-    if (get(now, "reserved_bytes.all.current") != provider_->used_bytes()) {
+    if (stat_bytes(now, "reserved_bytes.all.current") != provider_->used_bytes()) {
       out.push_back("reserved_bytes.all.current " +
-                    std::to_string(get(now, "reserved_bytes.all.current")) +
+                    std::to_string(stat_bytes(now, "reserved_bytes.all.current")) +
                     " != the bytes the provider has handed out " +
                     std::to_string(provider_->used_bytes()));
     }
     const std::int64_t split = settings_.max_split_size_mb == 0
                                    ? -1
                                    : static_cast<std::int64_t>(settings_.max_split_size_mb * kMiB);
-    if (static_cast<std::int64_t>(get(now, "max_split_size")) != split) {
-      out.push_back("max_split_size " + std::to_string(get(now, "max_split_size")) +
+    if (static_cast<std::int64_t>(stat_bytes(now, "max_split_size")) != split) {
+      out.push_back("max_split_size " + std::to_string(stat_bytes(now, "max_split_size")) +
                     ", configured " + std::to_string(split));
     }
     // The core's own invariant checker (tests/unit/allocator/invariants.h) as a second
@@ -385,10 +374,10 @@ void run_program(const Settings& settings, const Program& program, Coverage& cov
       v.push_back(std::string("threw: ") + e.what());
     }
     if (!v.empty()) RC_FAIL("after command " + std::to_string(i) + " (" + describe(program[i]) +
-                            "):" + join(v));
+                            "):" + join_violations(v));
   }
   const Violations v = run.finish();
-  if (!v.empty()) RC_FAIL("after freeing everything and emptying the cache:" + join(v));
+  if (!v.empty()) RC_FAIL("after freeing everything and emptying the cache:" + join_violations(v));
   ++coverage.programs;
 }
 

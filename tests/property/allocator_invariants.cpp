@@ -5,6 +5,17 @@
 #include <sstream>
 
 namespace accel::test::alloc_model {
+std::uint64_t stat_bytes(const FlatStats& stats, const char* key) {
+  const auto it = stats.find(key);
+  return it == stats.end() ? 0 : static_cast<std::uint64_t>(it->second);
+}
+
+std::string join_violations(const Violations& violations) {
+  std::string text;
+  for (const std::string& line : violations) text += "\n    " + line;
+  return text;
+}
+
 namespace {
 
 constexpr std::int64_t kMiB = 1 << 20;

@@ -25,6 +25,12 @@ namespace accel::test::alloc_model {
 using FlatStats = std::map<std::string, std::int64_t>;
 using Violations = std::vector<std::string>;
 
+// The value of `key` in flat statistics (0 when absent), as the properties compare it with
+// byte counts.
+std::uint64_t stat_bytes(const FlatStats& stats, const char* key);
+// Violations as indented lines, to follow a failure message.
+std::string join_violations(const Violations& violations);
+
 // The 29 Stats of §4.11 by prefix ("allocated_bytes.all", ..., "oversize_segments").
 const std::vector<std::string>& stat_prefixes();
 

@@ -100,17 +100,6 @@ struct Coverage {
   std::size_t host_functions = 0;
 };
 
-std::string join(const Violations& v) {
-  std::string text;
-  for (const std::string& line : v) text += "\n    " + line;
-  return text;
-}
-
-std::uint64_t get(const FlatStats& s, const char* key) {
-  const auto it = s.find(key);
-  return it == s.end() ? 0 : static_cast<std::uint64_t>(it->second);
-}
-
 // The machine's streams and counters, made once per process (the runtime is process-wide).
 struct Machine {
   Driver driver;
@@ -209,8 +198,8 @@ class RuntimeRun {
           out.insert(out.end(), v.begin(), v.end());
           free_live(model_.live().size() - 1);
           const FlatStats after = memory_stats(d);
-          if (get(after, "allocated_bytes.all.current") !=
-              get(before, "allocated_bytes.all.current")) {
+          if (stat_bytes(after, "allocated_bytes.all.current") !=
+              stat_bytes(before, "allocated_bytes.all.current")) {
             out.emplace_back("invariant 13: allocated bytes differ after allocating and freeing");
           }
         }
@@ -250,14 +239,14 @@ class RuntimeRun {
         for (int x = 0; x < kDevices; ++x) {
           model_.synchronize_all(x);
           const FlatStats after = memory_stats(x);
-          if (get(after, "num_sync_all_streams") != get(befores[x], "num_sync_all_streams") + 1) {
+          if (stat_bytes(after, "num_sync_all_streams") != stat_bytes(befores[x], "num_sync_all_streams") + 1) {
             out.push_back("invariant 12: empty_cache did not move num_sync_all_streams of device " +
                           std::to_string(x) + " by one");
           }
-          if (get(after, "reserved_bytes.all.peak") != get(befores[x], "reserved_bytes.all.peak")) {
+          if (stat_bytes(after, "reserved_bytes.all.peak") != stat_bytes(befores[x], "reserved_bytes.all.peak")) {
             out.emplace_back("invariant 12: empty_cache changed reserved_bytes.all.peak");
           }
-          if (nothing_live(x) && get(after, "reserved_bytes.all.current") != 0) {
+          if (nothing_live(x) && stat_bytes(after, "reserved_bytes.all.current") != 0) {
             out.push_back("invariant 11: device " + std::to_string(x) +
                           " keeps reserved bytes after empty_cache with nothing live");
           }
@@ -384,7 +373,7 @@ class RuntimeRun {
     const LiveBlock block{address, op.bytes, size, d, static_cast<int>(stream.id()), {}};
     const Violations v = model_.hand_out(block, done());
     out.insert(out.end(), v.begin(), v.end());
-    if (get(memory_stats(d), "num_sync_all_streams") > get(before, "num_sync_all_streams")) {
+    if (stat_bytes(memory_stats(d), "num_sync_all_streams") > stat_bytes(before, "num_sync_all_streams")) {
       model_.synchronize_all(d);
     }
     // The block is used on its own stream: a write of all of it (declared by a host
@@ -413,9 +402,9 @@ class RuntimeRun {
         for (const std::string& line : v) out.push_back("device " + std::to_string(d) + ": " + line);
       }
       const auto driver_bytes = mockdev::control::memory_usage(d).allocation_bytes;
-      if (get(now, "reserved_bytes.all.current") != driver_bytes) {
+      if (stat_bytes(now, "reserved_bytes.all.current") != driver_bytes) {
         out.push_back("device " + std::to_string(d) + ": reserved_bytes.all.current " +
-                      std::to_string(get(now, "reserved_bytes.all.current")) +
+                      std::to_string(stat_bytes(now, "reserved_bytes.all.current")) +
                       " != the driver's allocation bytes " + std::to_string(driver_bytes));
       }
     }
@@ -444,11 +433,11 @@ void run_program(const Program& program, Coverage& coverage, bool expandable) {
     if (!v.empty()) {
       (void)run.finish();  // leave the process-wide runtime empty for the next program
       RC_FAIL("after command " + std::to_string(i) + " (" + describe(program[i]) + "):" +
-              join(v));
+              join_violations(v));
     }
   }
   const Violations v = run.finish();
-  if (!v.empty()) RC_FAIL("after freeing everything and emptying the cache:" + join(v));
+  if (!v.empty()) RC_FAIL("after freeing everything and emptying the cache:" + join_violations(v));
   ++coverage.programs;
 }
 

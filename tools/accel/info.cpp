@@ -73,10 +73,10 @@ BuildInfo build_info() {
   BuildInfo build;
   build.compiler = ACCEL_TOOLS_COMPILER;
   build.build_type = ACCEL_TOOLS_BUILD_TYPE;
-  std::string backends = ACCEL_TOOLS_BACKENDS;  // CMake's list: "cuda;level_zero"
+  std::string backends = ACCEL_TOOLS_BACKENDS;  // "cuda,level_zero" (tools/CMakeLists.txt)
   std::size_t start = 0;
   while (start < backends.size()) {
-    std::size_t end = backends.find(';', start);
+    std::size_t end = backends.find(',', start);
     if (end == std::string::npos) end = backends.size();
     if (end > start) build.backends.push_back(backends.substr(start, end - start));
     start = end + 1;

@@ -22,8 +22,47 @@
 
 namespace mockdev {
 
+// Who made a device, and so which vendor API serves it: NVIDIA devices appear through the
+// CUDA driver and NVML, Intel devices through the Level Zero driver (and its Sysman). The
+// other APIs never see them (docs/MACHINE_FILES.md, "Vendors, tiles and Level Zero").
+enum class Vendor { kNvidia, kIntel };
+// "nvidia", "intel": the spelling machine files use.
+std::string_view vendor_name(Vendor vendor);
+
+// What only the Level Zero driver reports about an Intel device (`level_zero:` under a
+// device). Defaults describe an Intel Data Center GPU Max 1550 tile as spec level_zero.md
+// §3.4 gives it; the tick period is deliberately not an integer (D-11).
+struct LevelZeroDeviceSpec {
+  std::uint32_t device_id = 0x0bd5;        // PCI device id (vendor id is always 0x8086)
+  double timer_resolution_ns = 52.083;     // ns per tick; ticks/s = 1e9 / this (D-11, D-12)
+  int timestamp_valid_bits = 36;           // global timestamps (D-17): 32, 36 or 64
+  int kernel_timestamp_valid_bits = 32;    // kernel-timestamp event values (E-9)
+  std::uint64_t timestamp_start_ticks = 0; // device tick at virtual time 0: set near the wrap
+                                           // point to exercise E-9 (E-12)
+  std::uint32_t core_clock_mhz = 1600;
+  int num_slices = 1;                      // topology per tile (D-11 table)
+  int subslices_per_slice = 64;
+  int eus_per_subslice = 8;
+  int threads_per_eu = 8;
+  int simd_width = 16;
+  // Largest single allocation (maxMemAllocSize); 0: the memory of one tile (or of the
+  // card when untiled), as Intel's driver caps it (spec §3.4).
+  std::uint64_t max_mem_alloc_bytes = 0;
+  int compute_queues = 4;                  // numQueues of group 0 (COMPUTE | COPY)
+  int copy_queues = 7;                     // numQueues of group 1 (COPY)
+  std::uint64_t copy_fill_pattern_limit = 1;  // maxMemoryFillPatternSize of group 1 (D-15)
+  bool fp64 = true;                        // double precision (dtypes of the runtime)
+};
+
 struct DeviceSpec {
   std::string name;                // "NVIDIA H100 80GB HBM3"
+  Vendor vendor = Vendor::kNvidia;
+  // Intel only: sub-devices (tiles). 0 = untiled; never 1 (a root device never has exactly
+  // one sub-device, spec D-2). Memory is split evenly over the tiles.
+  int tiles = 0;
+  // Intel only: an integrated GPU (ZE_DEVICE_PROPERTY_FLAG_INTEGRATED; never tiled).
+  bool integrated = false;
+  LevelZeroDeviceSpec level_zero;  // meaningful for Intel devices only
   std::uint64_t memory_bytes = 0;  // capacity; allocations beyond it fail with OOM
   int cc_major = 0;                // compute capability
   int cc_minor = 0;
@@ -45,9 +84,10 @@ struct DeviceSpec {
 
 // The vendor APIs the simulated machine serves; each has its own entry points, result
 // codes and fault entries (a fault's code is one of its API's codes).
-enum class Api { kCuda, kNvml };
-inline constexpr int kApiCount = 2;
-// "cuda", "nvml": the spelling machine files use.
+// Level Zero's Sysman calls belong to kLevelZero (one driver, one result-code family).
+enum class Api { kCuda, kNvml, kLevelZero };
+inline constexpr int kApiCount = 3;
+// "cuda", "nvml", "level_zero": the spelling machine files use.
 std::string_view api_name(Api api);
 
 // Fail the nth call (1-based, counted from the machine's installation, or from the moment
@@ -89,6 +129,7 @@ struct MemoryFault {
 struct FaultSchedule {
   std::optional<int> driver_init_error;  // cuInit returns this code (a CUDA code)
   std::optional<int> nvml_init_error;    // nvmlInit returns this code (an NVML code)
+  std::optional<int> level_zero_init_error;  // the driver's zeInit returns this (a ze code)
   std::vector<CallFault> calls;
   std::vector<StickyError> sticky;
   std::vector<MemoryFault> memory;
@@ -167,10 +208,24 @@ struct Topology {
   }
 };
 
+// The Level Zero driver as a whole (`level_zero:` at the top of a machine file).
+struct LevelZeroDriverSpec {
+  // ZE_FLAT_DEVICE_HIERARCHY when unset (or set to anything but COMPOSITE, FLAT, COMBINED):
+  // Intel's driver defaults to FLAT on Data Center GPU Max and COMPOSITE elsewhere (D-3);
+  // the machine file says which. "COMPOSITE", "FLAT" or "COMBINED".
+  std::string default_hierarchy = "COMPOSITE";
+  std::uint32_t driver_version = 0x01060000;  // ze_driver_properties_t::driverVersion
+  // What a forked child's zeInit meets (spec F-7): refuse (every core call, zeInit included,
+  // returns ZE_RESULT_ERROR_UNINITIALIZED) or reinit (Intel since 2024: fresh device state).
+  enum class ChildPolicy { kRefuse, kReinit };
+  ChildPolicy child_policy = ChildPolicy::kRefuse;
+};
+
 struct MachineSpec {
   std::string name;            // preset name or the file's `name:`
   std::string source;          // "preset:4xh100" or the file path
   int driver_version = 13000;  // what cuDriverGetVersion reports
+  LevelZeroDriverSpec level_zero;
   std::vector<DeviceSpec> devices;
   FaultSchedule faults;
   StreamSettings streams;

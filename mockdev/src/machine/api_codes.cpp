@@ -43,7 +43,19 @@ std::optional<int> code_by_number(std::string_view text) {
 
 }  // namespace
 
-std::string_view api_name(Api api) { return api == Api::kCuda ? "cuda" : "nvml"; }
+std::string_view api_name(Api api) {
+  switch (api) {
+    case Api::kCuda:
+      return "cuda";
+    case Api::kNvml:
+      return "nvml";
+    case Api::kLevelZero:
+      return "level_zero";
+  }
+  return "unknown";
+}
+
+std::string_view vendor_name(Vendor vendor) { return vendor == Vendor::kIntel ? "intel" : "nvidia"; }
 
 std::optional<int> parse_result_code(std::string_view text) {
   if (auto code = cuda_code_by_name(text)) return code;

@@ -1,0 +1,123 @@
+#pragma once
+// The Level Zero loader entry points the runtime's level_zero backend resolves at run time
+// (dlopen of the loader, then dlsym per name), one row each, so the list of what the
+// backend needs lives in one place and a loader that lacks one is named in the error.
+//
+// Types come from the loader's own headers (Debian's libze-dev 1.8.12, spec 1.4: level_zero.md
+// V-1). Rows of ACCEL_ZE_REQUIRED_TABLE are exported by every loader since 1.8 and their
+// absence makes the backend unavailable ("the Level Zero loader <file> lacks <symbol>").
+// Rows of ACCEL_ZE_OPTIONAL_TABLE arrived later (zesInit and friends with loader 1.9 / spec
+// 1.5, zeCommandListHostSynchronize with 1.10 / spec 1.6); they are used only when dlsym
+// finds them AND the driver's zeDriverGetApiVersion reports their version (V-1 gating).
+// Their types are declared here because the 1.4 headers do not have them; the declarations
+// follow the newer headers' signatures exactly (ABI facts, checked by the mock driver's
+// tests, which serve them at version 1.5).
+//
+// X(name): `name` is both the exported symbol and the function declared by the headers.
+// O(name, type): an optional entry point of function type `type`.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <level_zero/loader/ze_loader.h>
+#include <level_zero/ze_api.h>
+#include <level_zero/zes_api.h>
+
+namespace accel::abi::level_zero {
+
+// ---- declarations the 1.4 headers lack (spec 1.5+ / 1.7+) ------------------------------
+
+// zesInit flags (spec 1.5): must be 0 (level_zero.md S-4).
+using zes_init_flags_t = std::uint32_t;
+using PFN_zesInit = ze_result_t (*)(zes_init_flags_t flags);
+using PFN_zesDriverGet = ze_result_t (*)(std::uint32_t* pCount, zes_driver_handle_t* phDrivers);
+using PFN_zesDeviceGet = ze_result_t (*)(zes_driver_handle_t hDriver, std::uint32_t* pCount,
+                                         zes_device_handle_t* phDevices);
+using PFN_zeCommandListHostSynchronize = ze_result_t (*)(ze_command_list_handle_t hCommandList,
+                                                         std::uint64_t timeout);
+
+// zes_device_ext_properties_t (spec 1.7), chained to zes_device_properties_t (S-8).
+inline constexpr int kZesStructureTypeDeviceExtProperties = 0x2d;
+inline constexpr std::uint32_t kZesDevicePropertyFlagIntegrated = 0x1;
+inline constexpr std::uint32_t kZesDevicePropertyFlagSubdevice = 0x2;
+inline constexpr std::uint32_t kZesDevicePropertyFlagEcc = 0x4;
+inline constexpr std::uint32_t kZesDevicePropertyFlagOnDemandPaging = 0x8;
+struct zes_device_ext_properties_t {
+  int stype;            // zes_structure_type_t: kZesStructureTypeDeviceExtProperties
+  void* pNext;
+  std::uint8_t uuid[16];  // zes_uuid_t (spec 1.7): equal to the core uuid
+  int type;             // zes_device_type_t: 1 = GPU
+  std::uint32_t flags;  // kZesDevicePropertyFlag*
+};
+
+// ---- the required entry points ----------------------------------------------------------
+#define ACCEL_ZE_REQUIRED_TABLE(X)            \
+  X(zeInit)                                   \
+  X(zeDriverGet)                              \
+  X(zeDriverGetApiVersion)                    \
+  X(zeDriverGetProperties)                    \
+  X(zeDeviceGet)                              \
+  X(zeDeviceGetSubDevices)                    \
+  X(zeDeviceGetProperties)                    \
+  X(zeDeviceGetComputeProperties)             \
+  X(zeDeviceGetModuleProperties)              \
+  X(zeDeviceGetMemoryProperties)              \
+  X(zeDeviceGetCommandQueueGroupProperties)   \
+  X(zeDeviceCanAccessPeer)                    \
+  X(zeDeviceGetGlobalTimestamps)              \
+  X(zeContextCreate)                          \
+  X(zeContextDestroy)                         \
+  X(zeMemAllocDevice)                         \
+  X(zeMemAllocHost)                           \
+  X(zeMemFree)                                \
+  X(zeMemGetAllocProperties)                  \
+  X(zeMemGetAddressRange)                     \
+  X(zeVirtualMemQueryPageSize)                \
+  X(zeVirtualMemReserve)                      \
+  X(zeVirtualMemFree)                         \
+  X(zeVirtualMemMap)                          \
+  X(zeVirtualMemUnmap)                        \
+  X(zeVirtualMemSetAccessAttribute)           \
+  X(zePhysicalMemCreate)                      \
+  X(zePhysicalMemDestroy)                     \
+  X(zeCommandListCreateImmediate)             \
+  X(zeCommandListDestroy)                     \
+  X(zeCommandListAppendMemoryCopy)            \
+  X(zeCommandListAppendMemoryFill)            \
+  X(zeCommandListAppendBarrier)               \
+  X(zeCommandListAppendSignalEvent)           \
+  X(zeCommandListAppendWaitOnEvents)          \
+  X(zeCommandListAppendEventReset)            \
+  X(zeEventPoolCreate)                        \
+  X(zeEventPoolDestroy)                       \
+  X(zeEventCreate)                            \
+  X(zeEventDestroy)                           \
+  X(zeEventHostSynchronize)                   \
+  X(zeEventQueryStatus)                       \
+  X(zeEventHostReset)                         \
+  X(zeEventHostSignal)                        \
+  X(zeEventQueryKernelTimestamp)              \
+  X(zesDeviceGetProperties)                   \
+  X(zesDeviceEnumMemoryModules)               \
+  X(zesMemoryGetProperties)                   \
+  X(zesMemoryGetState)                        \
+  X(zelLoaderGetVersions)
+
+// ---- the optional entry points ----------------------------------------------------------
+#define ACCEL_ZE_OPTIONAL_TABLE(O)                                                   \
+  O(zesInit, ::accel::abi::level_zero::PFN_zesInit)                                  \
+  O(zesDriverGet, ::accel::abi::level_zero::PFN_zesDriverGet)                        \
+  O(zesDeviceGet, ::accel::abi::level_zero::PFN_zesDeviceGet)                        \
+  O(zeCommandListHostSynchronize, ::accel::abi::level_zero::PFN_zeCommandListHostSynchronize)
+
+// The function-pointer struct the backend fills: one member per row, named as the row.
+struct ZeApi {
+#define ACCEL_ZE_MEMBER(name) decltype(&::name) name = nullptr;
+  ACCEL_ZE_REQUIRED_TABLE(ACCEL_ZE_MEMBER)
+#undef ACCEL_ZE_MEMBER
+#define ACCEL_ZE_OPTIONAL_MEMBER(name, type) type name = nullptr;
+  ACCEL_ZE_OPTIONAL_TABLE(ACCEL_ZE_OPTIONAL_MEMBER)
+#undef ACCEL_ZE_OPTIONAL_MEMBER
+};
+
+}  // namespace accel::abi::level_zero

@@ -1,0 +1,106 @@
+#pragma once
+// The Level Zero adapter's own state (the mock Level Zero *driver* the real loader loads
+// through ZE_ENABLE_ALT_DRIVERS): zeInit and its pid, the one driver object, the device
+// objects after ZE_FLAT_DEVICE_HIERARCHY and ZE_AFFINITY_MASK (spec level_zero.md §3), the
+// Sysman route in use (§7.1) and the registry of live handles every entry point checks
+// before it touches an object (I-10, FEAS §2.7 item 5). Devices, memory, queues, the clock
+// and faults are the engine core's (core/engine.h, core/memory.h, core/timeline.h).
+//
+// Which physical devices: the machine's Intel devices (DeviceSpec::vendor), in machine-file
+// order; NVIDIA devices never appear here. A tile is a sub-device; its memory is the card's
+// divided by the tile count (M-3, M-4: capacity per tile and per card).
+//
+// Ownership: one ZeState, never destroyed (Note [Leaky state] in core/engine.h). Handle
+// objects (devices, contexts, lists, pools, events, ...) are never freed either: a
+// destroyed handle leaves the registry and is then rejected, never dereferenced. It starts
+// afresh whenever the core installs a machine (core::Engine::generation).
+// Thread safety: reachable only with the engine lock held (Note [Engine lock]).
+//
+// Files: ze_state.cpp (state, registry, call wrapper, pid gate), ze_driver.cpp (zeInit,
+// drivers, extension properties, API version), ze_devices.cpp (hierarchy, affinity mask,
+// device/sub-device/root queries, properties, global timestamps), ze_sysman.cpp (both Sysman
+// routes, memory modules), ze_context.cpp, ze_memory.cpp, ze_virtual_memory.cpp,
+// ze_command_lists.cpp, ze_events.cpp (objects over the engine), ze_facade.cpp (the
+// exported *GetProcAddrTable getters, built into libze_mock.so).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <level_zero/ze_api.h>
+#include <level_zero/zes_api.h>
+
+#include "core/engine_lock.h"
+
+// The opaque handle types, defined by the mock (the headers only declare them).
+struct _ze_driver_handle_t {
+  int magic_free = 0;  // never read: handles are checked through the registry only
+};
+
+struct _ze_device_handle_t {
+  int card = 0;          // index into MachineSpec::devices (an Intel device)
+  int card_ordinal = 0;  // its position among the Intel devices (Sysman order, D-4)
+  int tile = -1;         // tile index, or -1 for a card (root device)
+  // How zeDeviceGet / zeDeviceGetSubDevices reach it (D-2, D-3 table).
+  bool reported_as_subdevice = false;  // ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE on this handle
+  std::vector<_ze_device_handle_t*> subdevices;  // what zeDeviceGetSubDevices returns
+  _ze_device_handle_t* root = nullptr;           // what zeDeviceGetRootDevice returns
+};
+
+namespace mockdev::level_zero {
+
+using ZeDevice = _ze_device_handle_t;
+
+enum class SysmanRoute { kNone, kLegacy, kZesInit };  // §7.1, mutually exclusive (S-1)
+
+struct ZeState {
+  std::uint64_t generation = 0;  // the core machine generation this state belongs to
+  bool initialized = false;      // zeInit succeeded in init_pid
+  ze_result_t init_result = ZE_RESULT_SUCCESS;  // the first zeInit's status (I-2 call_once)
+  bool init_attempted = false;
+  pid_t init_pid = 0;
+  std::string hierarchy;  // "COMPOSITE", "FLAT" or "COMBINED": what applied at zeInit
+  _ze_driver_handle_t* driver = nullptr;    // the one driver (nullptr: no visible device)
+  std::vector<ZeDevice*> devices;           // what zeDeviceGet returns, in order
+  std::vector<ZeDevice*> cards;             // every Intel card (Sysman, D-4), unfiltered
+  std::unordered_set<const void*> live;     // every live handle of any kind (I-10)
+  SysmanRoute sysman = SysmanRoute::kNone;
+  bool sysman_initialized = false;          // zesInit succeeded (S-4)
+};
+
+// The state for the installed machine (rebuilt when the generation changed).
+ZeState& ze_state() MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// True in a child forked after its parent initialised the driver (the pid gate, F-7).
+bool in_forked_child() MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// Registry: whether `handle` is a live handle this machine handed out (never dereferences).
+bool is_live(const void* handle) MOCKDEV_REQUIRES(core::g_engine_mutex);
+void register_handle(const void* handle) MOCKDEV_REQUIRES(core::g_engine_mutex);
+void unregister_handle(const void* handle) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// A live device handle, or nullptr.
+ZeDevice* find_device(ze_device_handle_t handle) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// Memory of a device handle: a tile has the card's memory / tiles, a card all of it (D-13).
+std::uint64_t device_memory_bytes(const ZeDevice& device) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// Note [Level Zero call order]
+// Every entry point runs its body through call(): take the engine lock, rebuild the state
+// if the machine changed, count the call (core::count_call with the entry point's name,
+// which fires scheduled call faults with their ze code), apply the pid gate (F-7: in a
+// forked child every core call, zeInit included, returns ZE_RESULT_ERROR_UNINITIALIZED
+// unless the machine's child policy is reinit; Sysman calls stay allowed), and, unless the
+// entry point is one that works before init (`needs_init` false: zeInit, the zes init
+// route), require a successful zeInit (UNINITIALIZED otherwise). Then the body runs with
+// the lock held; no exception crosses the ABI (anything thrown becomes
+// ZE_RESULT_ERROR_UNKNOWN, std::bad_alloc ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY).
+enum class CallKind { kCore, kCoreBeforeInit, kSysman, kSysmanBeforeInit };
+ze_result_t call(std::string_view entry_point, CallKind kind,
+                 const std::function<ze_result_t()>& body);
+
+}  // namespace mockdev::level_zero

@@ -1,5 +1,6 @@
 # The mock Level Zero driver: state, registry, zeInit, drivers, devices, Sysman; the facade.
 target_sources(mockdev PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/../control/level_zero_control.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_affinity.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_driver.cpp

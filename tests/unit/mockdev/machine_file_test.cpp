@@ -25,9 +25,10 @@ std::string error_of(std::string_view yaml) {
   return "(no error)";
 }
 
-TEST(MockPresets, NamesAreTheDocumentedSix) {
+TEST(MockPresets, NamesAreTheDocumentedNine) {
   EXPECT_EQ(preset_names(),
-            (std::vector<std::string>{"4xh100", "8xh100", "2xa100", "1xa100", "mixed", "none"}));
+            (std::vector<std::string>{"4xh100", "8xh100", "2xa100", "1xa100", "mixed", "none",
+                                      "2xmax1550", "laptop_igpu", "mixed_vendors"}));
   EXPECT_EQ(kDefaultPreset, "1xa100");
   EXPECT_FALSE(preset_yaml("3xh100").has_value());
 }
@@ -359,7 +360,7 @@ TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
     FAIL() << "no error";
   } catch (const MachineFileError& e) {
     EXPECT_STREQ(e.what(),
-                 "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
+                 "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu, mixed_vendors) "
                  "or a machine file, got '4xh10' (no such preset or file)");
   }
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);

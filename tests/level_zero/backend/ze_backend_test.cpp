@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <algorithm>
 #include <optional>
@@ -214,7 +215,7 @@ TEST(ZeDevicesTest, FlatHierarchyShowsEveryTile) {
   EXPECT_NE(ze.context(), nullptr);
   EXPECT_EQ(ze.device(0).compute_ordinal, 0u);
   EXPECT_EQ(ze.device(0).copy_ordinal, 1u);
-  EXPECT_EQ(ze.device(0).timer_hz, 19200003u);  // 1e9 / 52.083 ns, truncated (D-12)
+  EXPECT_EQ(ze.device(0).timer_hz, 19200122u);  // 1e9 / 52.083 ns, truncated (D-12)
   EXPECT_EQ(ze.device(0).kernel_timestamp_bits, 32u);
   EXPECT_TRUE(ze.device(0).fp64);
   EXPECT_FALSE(ze.device(0).integrated);
@@ -280,6 +281,83 @@ TEST(ZeDevicesTest, CurrentDeviceIsPerThreadAndPerInstance) {
   auto second = create_level_zero_backend();
   ASSERT_TRUE(second->initialize().ok());
   EXPECT_EQ(*second->current_device(), 0);  // a new instance does not inherit it
+}
+
+// ---- the presets (machine files of i9's machine work) ---------------------------------------
+
+struct PresetCase {
+  const char* preset;
+  const char* hierarchy;  // nullptr: the machine's default
+  int expected;
+  const char* first_name;
+};
+
+TEST(ZePresetTest, DeviceListsPerPresetAndHierarchy) {
+  for (const PresetCase& c :
+       {PresetCase{"2xmax1550", nullptr, 4, "Intel(R) Data Center GPU Max 1550"},  // FLAT
+        PresetCase{"2xmax1550", "COMPOSITE", 2, "Intel(R) Data Center GPU Max 1550"},
+        PresetCase{"laptop_igpu", nullptr, 1, "Intel(R) Iris(R) Xe Graphics"},
+        PresetCase{"mixed_vendors", nullptr, 2, "Intel(R) Data Center GPU Max 1550"},
+        PresetCase{"mixed_vendors", "FLAT", 3, "Intel(R) Data Center GPU Max 1550"}}) {
+    // One process per row: zeInit reads the variables once per process (D-1).
+    pid_t pid = fork();
+    if (pid == 0) {
+      if (c.hierarchy) setenv("ZE_FLAT_DEVICE_HIERARCHY", c.hierarchy, 1);
+      mockdev::control::reset(mockdev::load_machine(c.preset));
+      auto backend = create_level_zero_backend();
+      Status status = backend->initialize();
+      const bool ok = status.ok() && backend->device_count() == c.expected &&
+                      backend->device_properties(0)->name == c.first_name;
+      if (!ok) {
+        std::fprintf(stderr, "%s %s: %s count=%d\n", c.preset, c.hierarchy ? c.hierarchy : "-",
+                     status.message().c_str(), backend->device_count());
+      }
+      _exit(ok ? 0 : 1);
+    }
+    int wait_status = 0;
+    ASSERT_EQ(waitpid(pid, &wait_status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)
+        << c.preset << " hierarchy=" << (c.hierarchy ? c.hierarchy : "<default>");
+  }
+}
+
+TEST(ZePresetTest, LaptopIntegratedGpuHasNoFp64) {
+  mockdev::control::reset(mockdev::load_machine("laptop_igpu"));
+  auto backend = create_level_zero_backend();
+  ASSERT_TRUE(backend->initialize().ok()) << backend->initialize().message();
+  auto& ze = static_cast<LevelZeroBackend&>(*backend);
+  EXPECT_TRUE(ze.device(0).integrated);
+  EXPECT_FALSE(ze.device(0).fp64);
+  EXPECT_EQ(ze.device(0).timer_hz, 12000048u);  // 1e9 / 83.333 ns, truncated
+  EXPECT_EQ(backend->device_properties(0)->multi_processor_count, 6);
+  EXPECT_EQ(backend->device_properties(0)->total_memory_bytes, 8 * machines::kGiB);
+}
+
+TEST(ZePresetTest, MachineFaultFailingZeInitIsReportedWithItsCode) {
+  mockdev::MachineSpec machine = mockdev::load_machine("2xmax1550");
+  machine.faults.level_zero_init_error = ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS;
+  mockdev::control::reset(machine);
+  auto backend = create_level_zero_backend();
+  Status status = backend->initialize();
+  // Loader 1.8.12 forwards the driver's own code; the user named the driver
+  // (ZE_ENABLE_ALT_DRIVERS), so its failure is an error naming it, not a quiet "no device".
+  EXPECT_EQ(status.kind(), ErrorKind::kDriver);
+  EXPECT_EQ(status.message(),
+            "zeInit: Level Zero error ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS (0x70010000): "
+            "the Level Zero driver named by ZE_ENABLE_ALT_DRIVERS='" +
+                alt_drivers() + "' failed to initialise");
+  EXPECT_EQ(status.detail().driver_code, 0x70010000);
+  EXPECT_EQ(mockdev::control::level_zero::status().init_result,
+            ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS);
+  Result<int> count = backend->driver_device_count();
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.status().message(), status.message());
+  BackendReport report = backend->report();
+  EXPECT_FALSE(report.available);
+  EXPECT_EQ(report.config_error, status.message());
+  EXPECT_EQ(report.config_error_kind, ErrorKind::kDriver);
+  EXPECT_EQ(report.unavailable_reason, status.message());
+  EXPECT_EQ(report.count_source, "driver");
 }
 
 // ---- the fork-safe count: probe child (S-13) ------------------------------------------------

@@ -435,6 +435,9 @@ BackendReport LevelZeroBackend::report() noexcept {
     if (initialized_.load(std::memory_order_acquire)) {
       report.count_source = "driver";
       count = static_cast<int>(devices_.size());
+    } else if (const Status* failure = init_failure_.load(std::memory_order_acquire)) {
+      report.count_source = "driver";  // zeInit ran here and failed: no device
+      report.unavailable_reason = failure->message();
     } else {
       count = fork_safe_device_count();
       std::optional<ForkSafeCount> found = counts_.find(count_cache_key());

@@ -122,7 +122,10 @@ TEST(ZeConfigurationTest, MalformedMaskIsAConfigErrorBeforeAnyDriverCall) {
             "ZE_AFFINITY_MASK='0,x': entry 'x' is not a device index (expected N or N.M, e.g. "
             "'0,1.0')");
   EXPECT_EQ(backend->configuration_status().message(), status.message());
-  EXPECT_EQ(backend->report().config_error, status.message());
+  BackendReport report = backend->report();
+  EXPECT_EQ(report.config_error, status.message());
+  EXPECT_EQ(report.count_source, "none");  // no count can honour a malformed mask
+  EXPECT_EQ(report.unavailable_reason, status.message());
   EXPECT_EQ(ze_init_calls(), 0u);
 }
 
@@ -358,6 +361,28 @@ TEST(ZePresetTest, MachineFaultFailingZeInitIsReportedWithItsCode) {
   EXPECT_EQ(report.config_error_kind, ErrorKind::kDriver);
   EXPECT_EQ(report.unavailable_reason, status.message());
   EXPECT_EQ(report.count_source, "driver");
+}
+
+TEST(ZeInitTest, FailureAfterZeInitIsReportedAndARetryCanSucceed) {
+  mockdev::control::reset(mockdev::load_machine("2xmax1550"));
+  mockdev::control::fail_call("zeContextCreate", 1, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+  auto backend = create_level_zero_backend();
+  Status status = backend->initialize();
+  EXPECT_EQ(status.kind(), ErrorKind::kOutOfMemory);
+  EXPECT_EQ(status.message(),
+            "initialize: zeContextCreate: Level Zero error ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY "
+            "(0x70000002)");
+  BackendReport report = backend->report();
+  EXPECT_EQ(report.config_error, status.message());
+  EXPECT_EQ(report.unavailable_reason, status.message());
+  EXPECT_FALSE(report.available);
+  // The core retries initialisation on the next call; the fault was for the first only.
+  ASSERT_TRUE(backend->initialize().ok());
+  EXPECT_EQ(backend->device_count(), 4);
+  report = backend->report();
+  EXPECT_EQ(report.config_error, "");
+  EXPECT_TRUE(report.available);
+  EXPECT_EQ(report.device_count, 4);
 }
 
 // ---- the fork-safe count: probe child (S-13) ------------------------------------------------

@@ -161,13 +161,7 @@ Status LevelZeroBackend::init_failure(ze_result_t rc) {
     // and report() included).
     counts_.add(count_cache_key(), ForkSafeCount{0, "driver", failure.message()});
   }
-  if (init_failure_.load(std::memory_order_acquire) == nullptr) {
-    auto* fresh = new Status(failure);
-    const Status* expected = nullptr;
-    if (!init_failure_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
-      delete fresh;
-    }
-  }
+  remember_failure(failure);
   return failure;
 }
 
@@ -279,49 +273,64 @@ Status LevelZeroBackend::initialize() noexcept {
     if (api == nullptr) return loader_load().status();  // nothing installed
     const ze_result_t rc = ze_init_once();
     if (rc != ZE_RESULT_SUCCESS) return init_failure(rc);
-    Result<DeviceChoice> choice = choose_devices(*api);
-    if (!choice.ok()) return choice.status();
-    const int count = static_cast<int>(choice->devices.size());
-    counts_.add(count_cache_key(), ForkSafeCount{count, "driver", ""});
-    if (count == 0) return no_device_status("no Level Zero driver lists a GPU");
-    if (count > kMaxDeviceIndex + 1) {
-      return Status(ErrorKind::kDriver, "Too many XPU devices, DeviceIndex overflowed (count=" +
-                                            std::to_string(count) + ")");
-    }
-    ze_api_version_t version = ZE_API_VERSION_1_0;
-    ze_result_t version_rc = api->zeDriverGetApiVersion(choice->driver, &version);
-    if (version_rc != ZE_RESULT_SUCCESS) {
-      return ze_status(version_rc, "initialize: zeDriverGetApiVersion");
-    }
-    std::vector<ZeDevice> devices(static_cast<std::size_t>(count));
-    for (int i = 0; i < count; ++i) {
-      Status described = describe_device(i, choice->devices[static_cast<std::size_t>(i)],
-                                         &devices[static_cast<std::size_t>(i)]);
-      if (!described.ok()) return described;
-    }
-    // one context for every device of the driver.
-    ze_context_desc_t context_desc{};
-    context_desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
-    ze_context_handle_t context = nullptr;
-    ze_result_t context_rc = api->zeContextCreate(choice->driver, &context_desc, &context);
-    if (context_rc != ZE_RESULT_SUCCESS) {
-      return ze_status(context_rc, "initialize: zeContextCreate");
-    }
-    driver_ = choice->driver;
-    api_version_ = version;
-    context_ = context;
-    devices_ = std::move(devices);
-    api_.store(api, std::memory_order_release);
-    queues_ = QueueState::create(*this);
-    if (queues_ == nullptr) {
-      return Status(ErrorKind::kDriver, "initialize: the stream and event state could not be "
-                                        "created");
-    }
-    initialized_.store(true, std::memory_order_release);
-    return Status();
+    Status devices = initialize_devices(*api);
+    if (!devices.ok()) remember_failure(devices);
+    return devices;
   } catch (...) {
     return host_out_of_memory();
   }
+}
+
+void LevelZeroBackend::remember_failure(const Status& failure) {
+  if (init_failure_.load(std::memory_order_acquire) != nullptr) return;
+  auto* fresh = new Status(failure);
+  const Status* expected = nullptr;
+  if (!init_failure_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+    delete fresh;
+  }
+}
+
+Status LevelZeroBackend::initialize_devices(const ZeApi& api) {
+  Result<DeviceChoice> choice = choose_devices(api);
+  if (!choice.ok()) return choice.status();
+  const int count = static_cast<int>(choice->devices.size());
+  counts_.add(count_cache_key(), ForkSafeCount{count, "driver", ""});
+  if (count == 0) return no_device_status("no Level Zero driver lists a GPU");
+  if (count > kMaxDeviceIndex + 1) {
+    return Status(ErrorKind::kDriver, "Too many XPU devices, DeviceIndex overflowed (count=" +
+                                          std::to_string(count) + ")");
+  }
+  ze_api_version_t version = ZE_API_VERSION_1_0;
+  ze_result_t version_rc = api.zeDriverGetApiVersion(choice->driver, &version);
+  if (version_rc != ZE_RESULT_SUCCESS) {
+    return ze_status(version_rc, "initialize: zeDriverGetApiVersion");
+  }
+  std::vector<ZeDevice> devices(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    Status described = describe_device(i, choice->devices[static_cast<std::size_t>(i)],
+                                       &devices[static_cast<std::size_t>(i)]);
+    if (!described.ok()) return described;
+  }
+  // one context for every device of the driver.
+  ze_context_desc_t context_desc{};
+  context_desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+  ze_context_handle_t context = nullptr;
+  ze_result_t context_rc = api.zeContextCreate(choice->driver, &context_desc, &context);
+  if (context_rc != ZE_RESULT_SUCCESS) {
+    return ze_status(context_rc, "initialize: zeContextCreate");
+  }
+  driver_ = choice->driver;
+  api_version_ = version;
+  context_ = context;
+  devices_ = std::move(devices);
+  api_.store(&api, std::memory_order_release);
+  queues_ = QueueState::create(*this);
+  if (queues_ == nullptr) {
+    return Status(ErrorKind::kDriver, "initialize: the stream and event state could not be "
+                                      "created");
+  }
+  initialized_.store(true, std::memory_order_release);
+  return Status();
 }
 
 int LevelZeroBackend::device_count() const noexcept {
@@ -389,7 +398,8 @@ BackendReport LevelZeroBackend::report() noexcept {
       report.config_error = configuration.message();
       report.config_error_kind = configuration.kind();
     } else if (const Status* failure = init_failure_.load(std::memory_order_acquire);
-               failure != nullptr && failure->kind() != ErrorKind::kUnavailable) {
+               failure != nullptr && failure->kind() != ErrorKind::kUnavailable &&
+               !initialized_.load(std::memory_order_acquire)) {  // a later retry succeeded
       report.config_error = failure->message();
       report.config_error_kind = failure->kind();
     }
@@ -426,9 +436,11 @@ BackendReport LevelZeroBackend::report() noexcept {
         rest.remove_prefix(comma + 1);
       }
     }
-    if (load.loader == nullptr) {
+    if (load.loader == nullptr || !configuration.ok()) {
+      // Nothing to count with, or a setting no count could honour: say why, probe nothing.
       report.count_source = "none";
-      report.unavailable_reason = load.status().message();
+      report.unavailable_reason =
+          load.loader == nullptr ? load.status().message() : configuration.message();
       return report;
     }
     int count = 0;

@@ -164,6 +164,11 @@ class LevelZeroBackend final : public Backend {
   // Remembered for report(). Throws only std::bad_alloc.
   Status init_failure(ze_result_t rc);
   Status no_device_status(const std::string& why);
+  // Keeps the first initialisation failure for report(). Throws only std::bad_alloc.
+  void remember_failure(const Status& failure);
+  // initialize() after a successful zeInit: devices, properties, context, queue state.
+  // Throws only std::bad_alloc.
+  Status initialize_devices(const ZeApi& api);
   // Properties, queue groups and module flags of one chosen device.
   Status describe_device(int index, ze_device_handle_t handle, ZeDevice* out);
 

@@ -357,6 +357,34 @@ TEST_F(QueuesTest, ElapsedTimeIsTheFillsVirtualDuration) {
   EXPECT_GT(*ms, 0.0f);
 }
 
+// E-9, E-12: the device counter starts 100 ticks before its 32-bit kernel-timestamp wrap,
+// so the end event's value is below the start event's; one wrap is corrected.
+TEST_F(QueuesTest, ElapsedTimeAcrossTheCounterWrap) {
+  MachineSpec machine = mockdev::load_machine("2xmax1550");
+  for (auto& device : machine.devices) {
+    device.level_zero.timestamp_start_ticks = (std::uint64_t{1} << 32) - 100;
+  }
+  start_on(machine, 4);
+  const StreamHandle s = stream(0);
+  const std::size_t bytes = 64 * kMiB;
+  void* a = device_memory(0, bytes);
+  EventOptions timing;
+  timing.enable_timing = true;
+  Result<EventHandle> begin = backend().create_event(0, timing);
+  Result<EventHandle> end = backend().create_event(0, timing);
+  ASSERT_TRUE(begin.ok() && end.ok());
+  ASSERT_TRUE(backend().record_event(0, *begin, s).ok());
+  fill(0, s, a, 3, bytes);
+  ASSERT_TRUE(backend().record_event(0, *end, s).ok());
+  ASSERT_TRUE(backend().synchronize_stream(0, s).ok());
+  Result<float> ms = backend().event_elapsed_time(0, *begin, *end);
+  ASSERT_TRUE(ms.ok()) << ms.status().message();
+  const StreamSettings::Timing timing_model = mockdev::streams::settings().timing;
+  const double expected_ns = static_cast<double>(timing_model.launch_latency_ns) +
+                             static_cast<double>(bytes) / timing_model.memset_gb_per_s;
+  EXPECT_NEAR(*ms, expected_ns / 1e6, 52.083e-6);
+}
+
 TEST_F(QueuesTest, ElapsedTimeNeedsTimingEvents) {
   start();
   const StreamHandle s = stream(0);

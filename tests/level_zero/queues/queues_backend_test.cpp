@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/level_zero/level_zero_backend.h"
@@ -440,6 +441,113 @@ TEST_F(QueuesTest, StreamsSpreadOverTheComputeEngines) {
     EXPECT_TRUE(*idle);
   }
   ASSERT_TRUE(backend().destroy_stream(3, streams.back()).ok());
+}
+
+// Driver failures name the operation and the entry point, with the driver's code.
+TEST_F(QueuesTest, AFailedHostWaitNamesTheCall) {
+  start(StreamSettings::Schedule::kAdversarial);
+  const StreamHandle s = stream(0);
+  void* a = device_memory(0, 256);
+  fill(0, s, a, 1, 256);
+  mockdev::control::fail_call("zeEventHostSynchronize", 1, ZE_RESULT_ERROR_DEVICE_LOST);
+  Status status = backend().synchronize_stream(0, s);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.kind(), ErrorKind::kDriver);
+  EXPECT_EQ(status.message(),
+            "synchronize_stream: zeEventHostSynchronize: Level Zero error "
+            "ZE_RESULT_ERROR_DEVICE_LOST (0x70000001) (device=0)");
+  // The next wait works: nothing was marked complete by the failure.
+  ASSERT_TRUE(backend().synchronize_stream(0, s).ok());
+}
+
+// M-9: no quiet fallback when Sysman cannot answer.
+TEST_F(QueuesTest, MemoryInfoFailsWhenSysmanFails) {
+  start();
+  mockdev::control::fail_call("zesMemoryGetState", 1, ZE_RESULT_ERROR_DEVICE_LOST);
+  Result<MemoryInfo> info = backend().memory_info(0);
+  ASSERT_FALSE(info.ok());
+  EXPECT_EQ(info.status().kind(), ErrorKind::kDriver);
+  EXPECT_EQ(info.status().message(),
+            "memory_info: zesMemoryGetState: Level Zero error ZE_RESULT_ERROR_DEVICE_LOST "
+            "(0x70000001) (device=0)");
+}
+
+// More physical memory than the card has (the mock accounts physical memory per card).
+TEST_F(QueuesTest, PhysicalMemoryBeyondTheCardIsOutOfMemory) {
+  start();
+  Result<PhysicalMemoryHandle> memory = backend().create_physical_memory(0, 200 * kGiB);
+  ASSERT_FALSE(memory.ok());
+  EXPECT_EQ(memory.status().kind(), ErrorKind::kOutOfMemory);
+  EXPECT_EQ(memory.status().message(),
+            "create_physical_memory: zePhysicalMemCreate: Level Zero error "
+            "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (0x70000003) (device=0)");
+}
+
+TEST_F(QueuesTest, ElapsedTimeOfEventsOfTwoDevicesIsAValueError) {
+  start();
+  EventOptions timing;
+  timing.enable_timing = true;
+  Result<EventHandle> first = backend().create_event(0, timing);
+  Result<EventHandle> second = backend().create_event(1, timing);
+  ASSERT_TRUE(backend().record_event(0, *first, StreamHandle{}).ok());
+  ASSERT_TRUE(backend().record_event(1, *second, StreamHandle{}).ok());
+  ASSERT_TRUE(backend().synchronize_device(0).ok());
+  ASSERT_TRUE(backend().synchronize_device(1).ok());
+  Result<float> ms = backend().event_elapsed_time(0, *first, *second);
+  ASSERT_FALSE(ms.ok());
+  EXPECT_EQ(ms.status().kind(), ErrorKind::kValue);
+  EXPECT_EQ(ms.status().message(),
+            "event_elapsed_time: the events belong to devices 0 and 1; timestamps of two "
+            "devices cannot be compared");
+}
+
+// Four threads, each with its own stream and buffer, fill, record, wait and copy out
+// concurrently on the adversarial schedule; every thread sees its own bytes.
+TEST_F(QueuesTest, StreamsOfSeveralThreads) {
+  start(StreamSettings::Schedule::kAdversarial);
+  constexpr int kThreads = 4;
+  constexpr std::size_t kBytes = 4096;
+  std::vector<StreamHandle> streams;
+  std::vector<void*> buffers;
+  std::vector<std::uint8_t*> hosts;
+  for (int t = 0; t < kThreads; ++t) {
+    streams.push_back(stream(0));
+    buffers.push_back(device_memory(0, kBytes));
+    hosts.push_back(host_memory(kBytes));
+  }
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Result<EventHandle> event = backend().create_event(0, EventOptions{});
+      for (int round = 0; round < 50 && failures[t].empty(); ++round) {
+        const auto value = static_cast<std::uint8_t>(t * 50 + round);
+        auto append = [&](auto&& command) {
+          Status status = queues().append(0, streams[t], "thread", command);
+          if (!status.ok()) failures[t] = status.message();
+        };
+        append([&](ze_command_list_handle_t list, ze_event_handle_t signal, std::uint32_t n,
+                   ze_event_handle_t* waits) {
+          return ze().zeCommandListAppendMemoryFill(list, buffers[t], &value, 1, kBytes, signal,
+                                                    n, waits);
+        });
+        if (!backend().record_event(0, *event, streams[t]).ok()) failures[t] = "record";
+        append([&](ze_command_list_handle_t list, ze_event_handle_t signal, std::uint32_t n,
+                   ze_event_handle_t* waits) {
+          return ze().zeCommandListAppendMemoryCopy(list, hosts[t], buffers[t], kBytes, signal,
+                                                    n, waits);
+        });
+        if (!backend().synchronize_event(0, *event).ok()) failures[t] = "synchronize_event";
+        if (!backend().synchronize_stream(0, streams[t]).ok()) failures[t] = "synchronize";
+        if (hosts[t][0] != value || hosts[t][kBytes - 1] != value) {
+          failures[t] = "round " + std::to_string(round) + " saw " + std::to_string(hosts[t][0]);
+        }
+      }
+      (void)backend().destroy_event(0, *event);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 // ---- peers -------------------------------------------------------------------------------

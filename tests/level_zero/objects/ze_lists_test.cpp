@@ -159,6 +159,26 @@ TEST_F(AdversarialListsTest, BarrierOrdersEarlierCommandsAndSignals) {
   EXPECT_EQ(mockdev::control::race_count(), 0u);
 }
 
+// Not just the previous command: every command since the last fence.
+TEST_F(AdversarialListsTest, BarrierWaitsForEveryEarlierCommand) {
+  ze_command_list_handle_t list = immediate(card_);
+  auto* first = static_cast<unsigned char*>(host_alloc(64));
+  auto* second = static_cast<unsigned char*>(host_alloc(64));
+  first[0] = second[0] = 0;
+  const unsigned char one = 1;
+  const unsigned char two = 2;
+  ze_event_handle_t done = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, first, &one, 1, 64, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, second, &two, 1, 64, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list, done, 0, nullptr), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(first[0], 0);  // nothing ran yet
+  ASSERT_EQ(zeEventHostSynchronize(done, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(first[63], 1);
+  EXPECT_EQ(second[63], 2);
+}
+
 // A command waiting for another list's event runs that list's signalling command first.
 TEST_F(AdversarialListsTest, WaitEventPullsTheSignallingCommand) {
   ze_event_pool_handle_t p = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE);

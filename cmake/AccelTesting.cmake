@@ -12,7 +12,8 @@
 #   ACCEL_CUDA_DRIVER    the mock libcuda.so.1      (installed: <prefix>/lib/accel/mockdev/;
 #   ACCEL_NVML_LIBRARY   the mock libnvidia-ml.so.1  build tree: the mockdev_cuda/_nvml targets)
 #   MOCKDEV_MACHINE      the machine: a preset name (ACCEL_MOCKDEV_PRESETS: 4xh100, 8xh100,
-#                        2xa100, 1xa100, mixed, none) or a machine file, given relative to
+#                        2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu,
+#                        mixed_vendors) or a machine file, given relative to
 #                        the calling CMakeLists.txt or absolute; docs/MACHINE_FILES.md
 # and with CUDA_VISIBLE_DEVICES and ACCEL_BACKEND unset, so the environment ctest runs in
 # cannot change the simulated machine (set them with ENV to test them). ENV adds or
@@ -29,7 +30,8 @@
 # The presets of the mock (mockdev::preset_names(); a unit test keeps the two equal), as a
 # variable of the including scope and a global property (functions read the property, so
 # they work from any directory).
-set(ACCEL_MOCKDEV_PRESETS 4xh100 8xh100 2xa100 1xa100 mixed none)
+set(ACCEL_MOCKDEV_PRESETS 4xh100 8xh100 2xa100 1xa100 mixed none 2xmax1550 laptop_igpu
+    mixed_vendors)
 set_property(GLOBAL PROPERTY ACCEL_MOCKDEV_PRESETS "${ACCEL_MOCKDEV_PRESETS}")
 
 function(accel_add_mock_test name)

@@ -1,3 +1,34 @@
 # The mock Level Zero driver: state, registry, zeInit, drivers, devices, Sysman; the facade.
-# (Filled by the driver work: target_sources(mockdev PRIVATE ...) and the facade target
-# mockdev_level_zero.)
+target_sources(mockdev PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/../control/level_zero_control.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_affinity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_devices.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_driver.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_state.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_sysman.cpp
+  # PLACEHOLDER: empty fills of the objects work; the integrator removes this line (and the
+  # file) once objects.cmake lists the real ones.
+  ${CMAKE_CURRENT_LIST_DIR}/ze_objects_pending.cpp)
+
+# The driver file the loader opens: MODULE, exactly libze_mock.so, hidden visibility, a
+# fixed version script exporting only the *ProcAddrTable getters, -z nodelete (FEAS §2.4),
+# linked with libmockdev.so and never with the loader (FEAS §2.7 item 2).
+set(_ze_map "${CMAKE_CURRENT_LIST_DIR}/ze_mock.map")
+add_library(mockdev_level_zero MODULE ${CMAKE_CURRENT_LIST_DIR}/ze_facade.cpp)
+set_target_properties(mockdev_level_zero PROPERTIES
+  PREFIX ""
+  OUTPUT_NAME "libze_mock"
+  SUFFIX ".so"
+  LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/mockdev/drivers"
+  CXX_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON
+  INSTALL_RPATH "$ORIGIN/../.."
+  LINK_DEPENDS "${_ze_map}")
+target_include_directories(mockdev_level_zero PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+target_link_libraries(mockdev_level_zero PRIVATE
+  mockdev accel_abi accel_level_zero_headers accel_build_flags)
+target_link_options(mockdev_level_zero PRIVATE
+  "-Wl,--version-script=${_ze_map}"
+  -Wl,-z,nodelete
+  "-Wl,-soname,libze_mock.so")
+unset(_ze_map)

@@ -1,2 +1,9 @@
-# The mock Level Zero driver: contexts, memory, virtual memory, command lists, events.
-# (Filled by the objects work: target_sources(mockdev PRIVATE ...).)
+# The mock Level Zero driver: contexts, memory, virtual memory, command lists, events
+# (ze_objects.h; submission of commands to the engine in ze_submit.cpp).
+target_sources(mockdev PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/ze_context.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_virtual_memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_command_lists.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_submit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_events.cpp)

@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <level_zero/ze_api.h>
@@ -50,6 +51,18 @@ struct _ze_device_handle_t {
   bool reported_as_subdevice = false;  // ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE on this handle
   std::vector<_ze_device_handle_t*> subdevices;  // what zeDeviceGetSubDevices returns
   _ze_device_handle_t* root = nullptr;           // what zeDeviceGetRootDevice returns
+  // How many of the card's tiles this handle spans: 1 for a tile, the visible tiles for a
+  // card (all of them unless ZE_AFFINITY_MASK named some: D-9 `1.1,1.0`), 0 for an untiled
+  // card. Memory and slices scale with it (D-13, §3.4 numSlices).
+  int tile_span = 0;
+  bool sysman_card = false;  // a card handed out by zesDeviceGet (the zesInit route, S-5)
+};
+
+// A Sysman memory module (zesDeviceEnumMemoryModules, S-10, S-11): one per tile, or one
+// for an untiled card.
+struct _zes_mem_handle_t {
+  int card = 0;  // index into MachineSpec::devices
+  int tile = -1; // tile index, or -1 for the module of an untiled card
 };
 
 namespace mockdev::level_zero {
@@ -68,9 +81,19 @@ struct ZeState {
   _ze_driver_handle_t* driver = nullptr;    // the one driver (nullptr: no visible device)
   std::vector<ZeDevice*> devices;           // what zeDeviceGet returns, in order
   std::vector<ZeDevice*> cards;             // every Intel card (Sysman, D-4), unfiltered
+  std::vector<ZeDevice*> handles;           // every core device object of this init (any level)
   std::unordered_set<const void*> live;     // every live handle of any kind (I-10)
   SysmanRoute sysman = SysmanRoute::kNone;
   bool sysman_initialized = false;          // zesInit succeeded (S-4)
+  bool sysman_attempted = false;            // zesInit ran (its result is cached, S-4)
+  ze_result_t sysman_result = ZE_RESULT_SUCCESS;
+  _ze_driver_handle_t* sysman_driver = nullptr;    // what zesDriverGet returns (zesInit route)
+  // Why the last zeInit failed, in words (mask or hierarchy text, fault, no device), for
+  // tests and `accel info` through the control API; empty after a success.
+  std::string init_failure;
+  // Memory modules handed out, by (device handle) so repeated enumerations return the
+  // same handles (I-9).
+  std::vector<std::pair<const ZeDevice*, std::vector<_zes_mem_handle_t*>>> memory_modules;
 };
 
 // The state for the installed machine (rebuilt when the generation changed).
@@ -89,6 +112,12 @@ ZeDevice* find_device(ze_device_handle_t handle) MOCKDEV_REQUIRES(core::g_engine
 // Memory of a device handle: a tile has the card's memory / tiles, a card all of it (D-13).
 std::uint64_t device_memory_bytes(const ZeDevice& device) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
+// Device timestamp ticks at virtual time `virtual_ns` (D-17, D-18, E-9): the machine's
+// start tick plus elapsed ns / timer_resolution_ns, masked to `valid_bits` (32, 36 or 64)
+// so wrap-around happens where the machine file puts it. Events use the same conversion.
+std::uint64_t device_timestamp_ticks(const ZeDevice& device, std::uint64_t virtual_ns,
+                                     int valid_bits) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
 // Note [Level Zero call order]
 // Every entry point runs its body through call(): take the engine lock, rebuild the state
 // if the machine changed, count the call (core::count_call with the entry point's name,
@@ -99,6 +128,9 @@ std::uint64_t device_memory_bytes(const ZeDevice& device) MOCKDEV_REQUIRES(core:
 // route), require a successful zeInit (UNINITIALIZED otherwise). Then the body runs with
 // the lock held; no exception crosses the ABI (anything thrown becomes
 // ZE_RESULT_ERROR_UNKNOWN, std::bad_alloc ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY).
+// A body's lambda runs with the engine lock held: `call(name, kind, [&]() MOCKDEV_ZE_LOCKED
+// { ... })` lets clang's -Wthread-safety check it.
+#define MOCKDEV_ZE_LOCKED MOCKDEV_REQUIRES(::mockdev::core::g_engine_mutex)
 enum class CallKind { kCore, kCoreBeforeInit, kSysman, kSysmanBeforeInit };
 ze_result_t call(std::string_view entry_point, CallKind kind,
                  const std::function<ze_result_t()>& body);

@@ -14,6 +14,7 @@
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
 
+#include "accel_abi/level_zero_sysman_1_5.h"
 #include "core/engine_lock.h"
 
 namespace mockdev::level_zero {
@@ -24,10 +25,13 @@ void fill_driver_table(ze_api_version_t version, ze_driver_dditable_t* table);
 void fill_device_table(ze_api_version_t version, ze_device_dditable_t* table);
 // ze_sysman.cpp: the 1.4 tables (legacy route). The >= 1.5 tables (zesGetGlobalProcAddrTable,
 // pfnGet in the zes Driver and Device tables) are filled through the layouts declared in
-// sysman_1_5.h, which the facade uses when the requested version is >= 1.5.
+// accel_abi/level_zero_sysman_1_5.h, which the facade uses when the requested version is >= 1.5.
 void fill_sysman_device_table(ze_api_version_t version, zes_device_dditable_t* table);
 void fill_sysman_driver_table(ze_api_version_t version, zes_driver_dditable_t* table);
 void fill_sysman_memory_table(ze_api_version_t version, zes_memory_dditable_t* table);
+// zesGetGlobalProcAddrTable (1.5): pfnInit only for requests >= 1.5 (S-6).
+void fill_sysman_global_table(ze_api_version_t version,
+                              accel::abi::level_zero::zes_global_dditable_1_5_t* table);
 
 // ze_context.cpp, ze_memory.cpp, ze_virtual_memory.cpp, ze_command_lists.cpp, ze_events.cpp
 // (the objects work)

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
+#include <iterator>
 
 #include "accel_abi/cuda_driver.h"
 #include "accel_abi/nvml.h"
 #include "cuda/entry_points.h"
+#include "machine/level_zero_names.h"
 #include "nvml/entry_points.h"
 
 namespace mockdev {
@@ -29,6 +32,45 @@ std::optional<int> nvml_code_by_name(std::string_view text) {
   ACCEL_NVML_RETURNS(MOCKDEV_MATCH_NAME)
 #undef MOCKDEV_MATCH_NAME
   return std::nullopt;
+}
+
+std::optional<int> ze_code_by_name(std::string_view text) {
+#define MOCKDEV_MATCH_NAME(name, value) \
+  if (text == #name) return static_cast<int>(value);
+  MOCKDEV_ZE_RESULTS(MOCKDEV_MATCH_NAME)
+#undef MOCKDEV_MATCH_NAME
+  return std::nullopt;
+}
+
+constexpr std::string_view kZeEntryPoints[] = {
+#define MOCKDEV_ZE_NAME(name) #name,
+    MOCKDEV_ZE_ENTRY_POINTS(MOCKDEV_ZE_NAME)
+#undef MOCKDEV_ZE_NAME
+};
+
+std::optional<int> code_by_name(Api api, std::string_view text) {
+  switch (api) {
+    case Api::kCuda:
+      return cuda_code_by_name(text);
+    case Api::kNvml:
+      return nvml_code_by_name(text);
+    case Api::kLevelZero:
+      return ze_code_by_name(text);
+  }
+  return std::nullopt;
+}
+
+// ze_result_t values are written in hex everywhere (0x78000001), so Level Zero codes may
+// be too: "0x" then hex digits, up to 0x7fffffff (ze_result_t is a 32-bit enum whose
+// values are all below 2^31).
+std::optional<int> code_by_hex(std::string_view text) {
+  if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return std::nullopt;
+  std::uint32_t value = 0;
+  const char* first = text.data() + 2;
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(first, last, value, 16);
+  if (ec != std::errc() || ptr != last || value > 0x7fffffffU) return std::nullopt;
+  return static_cast<int>(value);
 }
 
 std::optional<int> code_by_number(std::string_view text) {
@@ -60,18 +102,35 @@ std::string_view vendor_name(Vendor vendor) { return vendor == Vendor::kIntel ? 
 std::optional<int> parse_result_code(std::string_view text) {
   if (auto code = cuda_code_by_name(text)) return code;
   if (auto code = nvml_code_by_name(text)) return code;
+  if (auto code = ze_code_by_name(text)) return code;
   return code_by_number(text);
 }
 
 std::optional<int> parse_result_code(Api api, std::string_view text) {
-  if (auto code = api == Api::kCuda ? cuda_code_by_name(text) : nvml_code_by_name(text))
-    return code;
+  if (auto code = code_by_name(api, text)) return code;
+  if (api == Api::kLevelZero) {
+    if (auto code = code_by_hex(text)) return code;
+  }
   return code_by_number(text);
 }
 
 namespace machine_file {
 
-std::string_view code_family(Api api) { return api == Api::kCuda ? "CUDA" : "NVML"; }
+std::string_view code_family(Api api) {
+  switch (api) {
+    case Api::kCuda:
+      return "CUDA";
+    case Api::kNvml:
+      return "NVML";
+    case Api::kLevelZero:
+      return "ZE";
+  }
+  return "unknown";
+}
+
+std::vector<std::string_view> level_zero_entry_points() {
+  return {std::begin(kZeEntryPoints), std::end(kZeEntryPoints)};
+}
 
 std::optional<EntryPointName> resolve_entry_point(std::string_view name) {
   for (const cuda::EntryInfo& e : cuda::kEntries) {
@@ -79,6 +138,9 @@ std::optional<EntryPointName> resolve_entry_point(std::string_view name) {
   }
   for (const nvml::EntryInfo& e : nvml::kEntries) {
     if (e.symbol == name) return EntryPointName{e.symbol, Api::kNvml};
+  }
+  for (std::string_view symbol : kZeEntryPoints) {
+    if (symbol == name) return EntryPointName{symbol, Api::kLevelZero};
   }
   for (const cuda::EntryInfo& e : cuda::kEntries) {
     if (e.name == name) return EntryPointName{e.symbol, Api::kCuda};
@@ -123,6 +185,7 @@ std::vector<std::string_view> close_entry_points(std::string_view name) {
     consider(e.symbol == "cuGetProcAddress_v2" ? e.symbol : e.name, e.symbol);
   }
   for (const nvml::EntryInfo& e : nvml::kEntries) consider(e.symbol, e.symbol);
+  for (std::string_view symbol : kZeEntryPoints) consider(symbol, symbol);
   std::sort(close.begin(), close.end(), [](const Candidate& a, const Candidate& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.first < b.first;
   });
@@ -149,7 +212,7 @@ std::string expected_entry_point(std::string_view name) {
 }
 
 std::optional<Api> api_from_name(std::string_view name) {
-  for (Api api : {Api::kCuda, Api::kNvml}) {
+  for (Api api : {Api::kCuda, Api::kNvml, Api::kLevelZero}) {
     if (api_name(api) == name) return api;
   }
   return std::nullopt;

@@ -13,7 +13,7 @@
 
 namespace mockdev::machine_file {
 
-// "CUDA", "NVML": the prefix of the API's result-code names, as error messages say it.
+// "CUDA", "NVML", "ZE": the prefix of the API's result-code names, as error messages say it.
 std::string_view code_family(Api api);
 
 // An entry point as a fault names it: by its exported symbol ("cuMemGetInfo_v2") or, for
@@ -24,6 +24,10 @@ struct EntryPointName {
   Api api;
 };
 std::optional<EntryPointName> resolve_entry_point(std::string_view name);
+
+// The Level Zero entry points a call fault may name (machine/level_zero_names.h), in the
+// table's order.
+std::vector<std::string_view> level_zero_entry_points();
 
 // Levenshtein distance between two names, comparing letters without regard to case (used
 // for "closest:" suggestions).
@@ -41,7 +45,7 @@ std::vector<std::string_view> close_entry_points(std::string_view name);
 // base name (cuMemAlloc)".
 std::string expected_entry_point(std::string_view name);
 
-// The API named `name` in a machine file ("cuda", "nvml"), or nullopt.
+// The API named `name` in a machine file ("cuda", "nvml", "level_zero"), or nullopt.
 std::optional<Api> api_from_name(std::string_view name);
 
 }  // namespace mockdev::machine_file

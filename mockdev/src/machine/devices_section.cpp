@@ -139,23 +139,126 @@ void read_memory_keys(const YamlReader& reader, const YAML::Node& node, const st
   }
 }
 
+// Keys only one vendor's devices have (docs/MACHINE_FILES.md, "Vendors, tiles and Level
+// Zero"): the CUDA-only facts of an NVIDIA device, the Level Zero facts of an Intel one.
+constexpr std::string_view kNvidiaOnlyKeys[] = {"compute_capability", "multiprocessors",
+                                                "mig_uuid", "attributes"};
+constexpr std::string_view kIntelOnlyKeys[] = {"tiles", "integrated", "level_zero"};
+
+// Most tiles a device may have: Intel's cards have 2 (Max 1550) or 4 (older Xe-HP parts).
+constexpr int kMaxTiles = 8;
+
+Vendor read_vendor(const YamlReader& reader, const YAML::Node& node, const std::string& path) {
+  YAML::Node v = node["vendor"];
+  if (!v) return Vendor::kNvidia;
+  constexpr std::string_view kWhat = "nvidia or intel";
+  const std::string field = YamlReader::join(path, "vendor");
+  const std::string text = reader.scalar(v, field, kWhat);
+  for (Vendor vendor : {Vendor::kNvidia, Vendor::kIntel}) {
+    if (vendor_name(vendor) == text) return vendor;
+  }
+  reader.fail(v, field, kWhat, text);
+}
+
+// A key of the other vendor is an error naming it, at its line; `tiles` on an NVIDIA
+// device has its own message (it is the likeliest slip: a multi-die NVIDIA part).
+void check_vendor_keys(const YamlReader& reader, const YAML::Node& node, const std::string& path,
+                       Vendor vendor) {
+  for (const auto& entry : node) {
+    const YAML::Node key = entry.first;
+    const std::string name = key.Scalar();
+    const std::string field = YamlReader::join(path, name);
+    if (vendor == Vendor::kIntel) {
+      for (std::string_view k : kNvidiaOnlyKeys) {
+        if (k == name)
+          reader.fail(key, field, "no NVIDIA-only key on an Intel device (vendor: intel)", name);
+      }
+      continue;
+    }
+    if (name == "tiles") {
+      reader.fail(key, field,
+                  "no tiles on an NVIDIA device (tiles are Level Zero sub-devices of an Intel "
+                  "device: vendor: intel)",
+                  YamlReader::shown(entry.second));
+    }
+    for (std::string_view k : kIntelOnlyKeys) {
+      if (k == name)
+        reader.fail(key, field, "no Intel-only key on an NVIDIA device (add vendor: intel)", name);
+    }
+  }
+}
+
+// `tiles:` of an Intel device: 0 (untiled) or 2..kMaxTiles; each slip has its own message
+// (the issue's "inconsistent sub-device layout").
+int read_tiles(const YamlReader& reader, const YAML::Node& v, const std::string& field) {
+  const std::string what = "a tile count: 0 (untiled) or 2 to " + std::to_string(kMaxTiles);
+  const std::string text = reader.scalar(v, field, what);
+  long long value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    reader.fail(v, field, what, text);
+  if (value < 0) reader.fail(v, field, "a tile count that is not negative (0 = untiled)", text);
+  if (value == 1) {
+    reader.fail(v, field,
+                "0 (untiled) or at least 2 tiles (a device never has exactly one sub-device, "
+                "spec D-2)",
+                text);
+  }
+  if (value > kMaxTiles) reader.fail(v, field, what, text);
+  return static_cast<int>(value);
+}
+
+// The Intel keys: tiles, integrated, level_zero, checked against each other and memory.
+void read_intel_keys(const YamlReader& reader, const YAML::Node& node, const std::string& path,
+                     DeviceSpec& d) {
+  auto field = [&](std::string_view key) { return YamlReader::join(path, key); };
+  if (YAML::Node v = node["integrated"]) {
+    const std::string text = reader.scalar(v, field("integrated"), "true or false");
+    if (text != "true" && text != "false") reader.fail(v, field("integrated"), "true or false", text);
+    d.integrated = text == "true";
+  }
+  if (YAML::Node v = node["tiles"]) {
+    d.tiles = read_tiles(reader, v, field("tiles"));
+    if (d.tiles > 0 && d.integrated) {
+      reader.fail(v, field("tiles"),
+                  "no tiles on an integrated GPU (integrated: true is never tiled)", v.Scalar());
+    }
+    if (d.tiles > 0 && d.memory_bytes % static_cast<std::uint64_t>(d.tiles) != 0) {
+      const YAML::Node m = node["memory"];
+      reader.fail(m, field("memory"),
+                  "a size that divides evenly over the " + std::to_string(d.tiles) + " tiles",
+                  m.Scalar());
+    }
+  }
+  const std::uint64_t per_tile =
+      d.tiles > 0 ? d.memory_bytes / static_cast<std::uint64_t>(d.tiles) : d.memory_bytes;
+  if (YAML::Node z = node["level_zero"])
+    read_level_zero_device(reader, z, field("level_zero"), per_tile, d.level_zero);
+}
+
 void read_device(const YamlReader& reader, const YAML::Node& node, const std::string& path,
                  MachineSpec& spec, std::vector<IdOrigin>& origins) {
   if (!node.IsMap()) reader.fail(node, path, "a device mapping", YamlReader::shown(node));
   reader.check_keys(node, path,
-                    {"name", "memory", "compute_capability", "multiprocessors", "uuid",
+                    {"name", "vendor", "memory", "compute_capability", "multiprocessors", "uuid",
                      "pci_bus_id", "mig_uuid", "count", "attributes", "allocation_granularity",
-                     "context_reserve"});
+                     "context_reserve", "tiles", "integrated", "level_zero"});
   auto field = [&](std::string_view key) { return YamlReader::join(path, key); };
   DeviceSpec d;
+  d.vendor = read_vendor(reader, node, path);
+  check_vendor_keys(reader, node, path, d.vendor);
   d.name = reader.text(reader.require(node, path, "name", "a device name"), field("name"),
                        "a device name");
   d.memory_bytes = reader.size(reader.require(node, path, "memory", kSizeWhat), field("memory"));
-  read_compute_capability(reader, node, path, d);
-  d.multiprocessor_count = static_cast<int>(
-      reader.integer(reader.require(node, path, "multiprocessors", "a multiprocessor count"),
-                     field("multiprocessors"), 1, 100000));
-  if (YAML::Node a = node["attributes"]) read_attributes(reader, a, field("attributes"), d);
+  if (d.vendor == Vendor::kNvidia) {
+    read_compute_capability(reader, node, path, d);
+    d.multiprocessor_count = static_cast<int>(
+        reader.integer(reader.require(node, path, "multiprocessors", "a multiprocessor count"),
+                       field("multiprocessors"), 1, 100000));
+    if (YAML::Node a = node["attributes"]) read_attributes(reader, a, field("attributes"), d);
+  } else {
+    read_intel_keys(reader, node, path, d);
+  }
   read_memory_keys(reader, node, path, d);
   std::uint64_t count = 1;
   if (YAML::Node c = node["count"]) count = reader.integer(c, field("count"), 1, core::kMaxDevices);

@@ -1,7 +1,9 @@
 // The `faults` section of a machine file (sections.h). Every fault belongs to one API and
 // its code must be one of that API's codes (machine/api_codes.h): a call fault's API is the
-// API that exports its entry point; driver_init is CUDA's and nvml_init NVML's; a sticky
-// error names its API with `api:` (default cuda, the only API whose calls touch a device).
+// API that exports its entry point; driver_init is CUDA's, nvml_init NVML's and
+// level_zero_init Level Zero's; a sticky error names its API with `api:` (default cuda;
+// cuda or level_zero, the APIs whose calls touch a device), and its device must be one
+// that API serves (an NVIDIA device for cuda, an Intel one for level_zero).
 
 #include <string>
 
@@ -52,11 +54,12 @@ void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky, cons
     StickyError e;
     if (YAML::Node a = s["api"]) {
       // Only an API with calls that touch a device can have a sticky error.
-      const std::string name = reader.scalar(a, YamlReader::join(path, "api"), "cuda");
-      if (api_from_name(name) != Api::kCuda)
-        reader.fail(a, YamlReader::join(path, "api"), "an API whose calls touch a device (cuda)",
-                    name);
-      e.api = Api::kCuda;
+      constexpr std::string_view kWhat = "an API whose calls touch a device (cuda, level_zero)";
+      const std::string name = reader.scalar(a, YamlReader::join(path, "api"), kWhat);
+      const std::optional<Api> api = api_from_name(name);
+      if (api != Api::kCuda && api != Api::kLevelZero)
+        reader.fail(a, YamlReader::join(path, "api"), kWhat, name);
+      e.api = *api;
     }
     const YAML::Node dev = reader.require(s, path, "device", "a device index");
     const std::uint64_t n = spec.devices.size();
@@ -65,6 +68,17 @@ void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky, cons
                   "a device index, but the machine has no devices", YamlReader::shown(dev));
     }
     e.device = static_cast<int>(reader.integer(dev, YamlReader::join(path, "device"), 0, n - 1));
+    // The device index is physical (the file's order); the API must serve that device, or
+    // the error could never fire.
+    const Vendor served = e.api == Api::kLevelZero ? Vendor::kIntel : Vendor::kNvidia;
+    const Vendor vendor = spec.devices[static_cast<std::size_t>(e.device)].vendor;
+    if (vendor != served) {
+      reader.fail(dev, YamlReader::join(path, "device"),
+                  "a device api " + std::string(api_name(e.api)) + " serves (an " +
+                      (served == Vendor::kIntel ? "Intel" : "NVIDIA") + " device; device " +
+                      std::to_string(e.device) + " is " + std::string(vendor_name(vendor)) + ")",
+                  dev.Scalar());
+    }
     e.code = reader.code(reader.require(s, path, "code", "a result code"),
                          YamlReader::join(path, "code"), e.api);
     if (YAML::Node a = s["after_calls"])
@@ -127,12 +141,15 @@ void read_memory_faults(const YamlReader& reader, const YAML::Node& memory, cons
 
 void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {
   if (!node.IsMap()) reader.fail(node, "faults", "a mapping of faults", YamlReader::shown(node));
-  reader.check_keys(node, "faults", {"driver_init", "nvml_init", "calls", "sticky", "memory"});
+  reader.check_keys(node, "faults",
+                    {"driver_init", "nvml_init", "level_zero_init", "calls", "sticky", "memory"});
   FaultSchedule& f = spec.faults;
   if (YAML::Node v = node["driver_init"])
     f.driver_init_error = reader.code(v, "faults.driver_init", Api::kCuda);
   if (YAML::Node v = node["nvml_init"])
     f.nvml_init_error = reader.code(v, "faults.nvml_init", Api::kNvml);
+  if (YAML::Node v = node["level_zero_init"])
+    f.level_zero_init_error = reader.code(v, "faults.level_zero_init", Api::kLevelZero);
   if (YAML::Node calls = node["calls"]) read_call_faults(reader, calls, f);
   if (YAML::Node sticky = node["sticky"]) read_sticky_errors(reader, sticky, spec, f);
   if (YAML::Node memory = node["memory"]) read_memory_faults(reader, memory, spec, f);

@@ -126,8 +126,8 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
     reader.fail_at(std::max(1, YamlReader::line_of(root)), "(document)",
                    "a mapping with keys name, devices", YamlReader::shown(root));
   }
-  reader.check_keys(root, "", {"name", "driver_version", "devices", "faults", "streams",
-                              "topology"});
+  reader.check_keys(root, "", {"name", "driver_version", "level_zero", "devices", "faults",
+                              "streams", "topology"});
   MachineSpec spec;
   spec.source = reader.source();
   spec.name =
@@ -135,6 +135,7 @@ MachineSpec parse_document(const YamlReader& reader, std::string_view text) {
   if (YAML::Node v = root["driver_version"]) {
     spec.driver_version = static_cast<int>(reader.integer(v, "driver_version", 1, 1000000));
   }
+  if (YAML::Node z = root["level_zero"]) machine_file::read_level_zero_driver(reader, z, spec);
   machine_file::read_devices(reader, reader.require(root, "", "devices", "a list of devices"),
                              spec);
   if (YAML::Node f = root["faults"]) machine_file::read_faults(reader, f, spec);

@@ -5,6 +5,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
+#include <string>
+
 #include "machine/yaml_reader.h"
 #include "mockdev/machine.h"
 
@@ -24,5 +27,14 @@ void read_streams(const YamlReader& reader, const YAML::Node& node, MachineSpec&
 // Reads the `topology` mapping into spec.topology (topology_section.cpp; spec.devices
 // already read: links name devices).
 void read_topology(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
+
+// A device's `level_zero:` map into `z` (level_zero_section.cpp); `memory_per_tile` bounds
+// max_mem_alloc (the device's memory divided by its tiles, or all of it when untiled).
+void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
+                            const std::string& path, std::uint64_t memory_per_tile,
+                            LevelZeroDeviceSpec& z);
+
+// The top-level `level_zero:` map into spec.level_zero (level_zero_section.cpp).
+void read_level_zero_driver(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec);
 
 }  // namespace mockdev::machine_file

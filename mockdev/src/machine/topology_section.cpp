@@ -75,6 +75,17 @@ PeerLinkEntry read_link_entry(const YamlReader& reader, const YAML::Node& node,
   if (a == b)
     reader.fail(devices[1], devices_path + "[1]", "a device other than devices[0]",
                 std::to_string(b));
+  // An NVIDIA and an Intel device are never peers: no API serves both (CUDA sees only the
+  // NVIDIA devices, Level Zero only the Intel ones), so such a link could never be used.
+  const Vendor va = spec.devices[static_cast<std::size_t>(a)].vendor;
+  const Vendor vb = spec.devices[static_cast<std::size_t>(b)].vendor;
+  if (va != vb) {
+    reader.fail(devices, devices_path,
+                "a pair of devices of one vendor (device " + std::to_string(a) + " is " +
+                    std::string(vendor_name(va)) + ", device " + std::to_string(b) + " is " +
+                    std::string(vendor_name(vb)) + ")",
+                "[" + std::to_string(a) + ", " + std::to_string(b) + "]");
+  }
   PeerLinkEntry entry;
   entry.first = std::min(a, b);
   entry.second = std::max(a, b);

@@ -9,7 +9,12 @@ if(NOT ACCEL_HAVE_LEVEL_ZERO)
 endif()
 set(ACCEL_BACKEND_NAME "xpu")
 target_sources(accel_runtime PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/level_zero_backend.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/level_zero_backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_count.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_device_facts.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_status.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_visibility.cpp)
 # Memory, streams, events and peers: their own list (the queues work owns it).
 include(${CMAKE_CURRENT_LIST_DIR}/queues.cmake)
 target_link_libraries(accel_runtime PRIVATE $<BUILD_INTERFACE:accel_abi>

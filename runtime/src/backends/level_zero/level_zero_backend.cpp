@@ -1,62 +1,470 @@
-// PLACEHOLDER from the contract commit: every method answers kUnsupported until the
-// core work (level_zero_backend.cpp) and the queues work (pending_queues.cpp) replace it.
-#pragma GCC diagnostic ignored "-Wunused-parameter"
+// The Level Zero backend: identity, loader, initialisation, devices, properties, report
+// (level_zero_backend.h). Memory, streams, events and peers live in the queues part's files.
 #include "backends/level_zero/level_zero_backend.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/level_zero/ze_device_facts.h"
 #include "backends/level_zero/ze_queues.h"
+#include "backends/level_zero/ze_status.h"
+#include "backends/level_zero/ze_visibility.h"
+#include "core/device_limits.h"
 
 namespace accel::detail::level_zero {
 
-int LevelZeroBackend::fork_safe_device_count() noexcept { return -1; }
-Result<int> LevelZeroBackend::driver_device_count() noexcept { return unsupported("pending", "driver_device_count"); }
-Status LevelZeroBackend::initialize() noexcept { return unsupported("pending", "initialize"); }
-int LevelZeroBackend::device_count() const noexcept { return 0; }
-Status LevelZeroBackend::configuration_status() noexcept { return unsupported("pending", "configuration_status"); }
-std::string LevelZeroBackend::visibility_filter() const { return {}; }
-// device (level_zero_backend.cpp)
-Status LevelZeroBackend::set_device(int index) noexcept { return unsupported("pending", "set_device"); }
-Status LevelZeroBackend::maybe_set_device(int index) noexcept { return unsupported("pending", "maybe_set_device"); }
-Result<int> LevelZeroBackend::current_device() noexcept { return unsupported("pending", "current_device"); }
-Result<DeviceProperties> LevelZeroBackend::device_properties(int index) noexcept { return unsupported("pending", "device_properties"); }
-Result<DeviceCapability> LevelZeroBackend::device_capability(int index) noexcept { return unsupported("pending", "device_capability"); }
-Status LevelZeroBackend::synchronize_device(int index) noexcept { return unsupported("pending", "synchronize_device"); }
-// memory, virtual memory, pinned host (ze_memory.cpp)
-Result<MemoryInfo> LevelZeroBackend::memory_info(int index) noexcept { return unsupported("pending", "memory_info"); }
-Result<DevicePointer> LevelZeroBackend::allocate(int index, std::size_t bytes) noexcept { return unsupported("pending", "allocate"); }
-Status LevelZeroBackend::deallocate(int index, DevicePointer pointer) noexcept { return unsupported("pending", "deallocate"); }
-Result<std::size_t> LevelZeroBackend::memory_granularity(int index) noexcept { return unsupported("pending", "memory_granularity"); }
-Result<DevicePointer> LevelZeroBackend::reserve_address_range(int index, std::size_t bytes) noexcept { return unsupported("pending", "reserve_address_range"); }
-Status LevelZeroBackend::free_address_range(int index, DevicePointer base, std::size_t bytes) noexcept { return unsupported("pending", "free_address_range"); }
-Result<PhysicalMemoryHandle> LevelZeroBackend::create_physical_memory(int index, std::size_t bytes) noexcept { return unsupported("pending", "create_physical_memory"); }
-Status LevelZeroBackend::release_physical_memory(int index, PhysicalMemoryHandle memory) noexcept { return unsupported("pending", "release_physical_memory"); }
-Status LevelZeroBackend::map_memory(int index, DevicePointer address, std::size_t bytes, PhysicalMemoryHandle memory) noexcept { return unsupported("pending", "map_memory"); }
-Status LevelZeroBackend::unmap_memory(int index, DevicePointer address, std::size_t bytes) noexcept { return unsupported("pending", "unmap_memory"); }
-Result<void*> LevelZeroBackend::allocate_host(std::size_t bytes) noexcept { return unsupported("pending", "allocate_host"); }
-Status LevelZeroBackend::free_host(void* pointer) noexcept { return unsupported("pending", "free_host"); }
-// streams and events (ze_streams.cpp, ze_events.cpp)
-Result<Backend::PriorityRange> LevelZeroBackend::stream_priority_range(int index) noexcept { return unsupported("pending", "stream_priority_range"); }
-Result<StreamHandle> LevelZeroBackend::create_stream(int index, int priority) noexcept { return unsupported("pending", "create_stream"); }
-Status LevelZeroBackend::destroy_stream(int index, StreamHandle stream) noexcept { return unsupported("pending", "destroy_stream"); }
-Result<bool> LevelZeroBackend::query_stream(int index, StreamHandle stream) noexcept { return unsupported("pending", "query_stream"); }
-Status LevelZeroBackend::synchronize_stream(int index, StreamHandle stream) noexcept { return unsupported("pending", "synchronize_stream"); }
-Result<EventHandle> LevelZeroBackend::create_event(int index, EventOptions options) noexcept { return unsupported("pending", "create_event"); }
-Status LevelZeroBackend::destroy_event(int index, EventHandle event) noexcept { return unsupported("pending", "destroy_event"); }
-Status LevelZeroBackend::record_event(int index, EventHandle event, StreamHandle stream) noexcept { return unsupported("pending", "record_event"); }
-Status LevelZeroBackend::stream_wait_event(int stream_index, StreamHandle stream, EventHandle event) noexcept { return unsupported("pending", "stream_wait_event"); }
-Result<bool> LevelZeroBackend::query_event(int index, EventHandle event) noexcept { return unsupported("pending", "query_event"); }
-Status LevelZeroBackend::synchronize_event(int index, EventHandle event) noexcept { return unsupported("pending", "synchronize_event"); }
-Result<float> LevelZeroBackend::event_elapsed_time(int index, EventHandle start, EventHandle end) noexcept { return unsupported("pending", "event_elapsed_time"); }
+namespace {
+
+std::atomic<std::uint64_t> g_next_backend_id{1};
+
+// This thread's device, valid for the backend with that id (level_zero_backend.h).
+struct ThreadDevice {
+  std::uint64_t backend_id = 0;
+  int index = 0;
+};
+thread_local ThreadDevice t_device;
+
+constexpr const char* kAltDriversVariable = "ZE_ENABLE_ALT_DRIVERS";
+
+// What a load reports when even its failure could not be recorded. Built when the library
+// loads (no function-local static guard a fork could catch).
+const ZeLoaderLoad kOutOfMemoryLoad{nullptr, {}, nullptr, false, "out of memory"};
+
+}  // namespace
+
+LevelZeroBackend::LevelZeroBackend(LevelZeroBackendPaths paths)
+    : paths_(std::move(paths)), id_(g_next_backend_id.fetch_add(1)) {}
+
+LevelZeroBackend::~LevelZeroBackend() {
+  delete loader_load_.load();
+  delete init_failure_.load();
+}
+
+// ---- loader ------------------------------------------------------------------------------
+
+const ZeLoaderLoad& LevelZeroBackend::loader_load() noexcept {
+  const ZeLoaderLoad* loaded = loader_load_.load(std::memory_order_acquire);
+  if (loaded != nullptr) return *loaded;
+  try {
+    auto* fresh = new ZeLoaderLoad(load_ze_loader(paths_.loader));
+    if (loader_load_.compare_exchange_strong(loaded, fresh, std::memory_order_acq_rel)) {
+      return *fresh;
+    }
+    delete fresh;  // another thread published first; `loaded` is its result
+    return *loaded;
+  } catch (...) {
+    return kOutOfMemoryLoad;
+  }
+}
+
+const ZeApi* LevelZeroBackend::loaded_api() noexcept {
+  const ZeLoaderLoad& load = loader_load();
+  return load.loader != nullptr ? &load.loader->api : nullptr;
+}
+
+ze_result_t LevelZeroBackend::ze_init_once() noexcept {
+  if (ze_init_done_.load(std::memory_order_acquire)) return ze_init_result_;
+  std::lock_guard lock(ze_init_mutex_);
+  if (ze_init_done_.load()) return ze_init_result_;
+  const ZeApi* api = loaded_api();
+  // S-3: without zesInit, memory_info's free bytes come from the legacy Sysman route, which
+  // the driver enables only if ZES_ENABLE_SYSMAN=1 is set when zeInit runs. A value
+  // the user set (even "0") is theirs. With zesInit the backend never sets it (S-2).
+  if (api->zesInit == nullptr && std::getenv("ZES_ENABLE_SYSMAN") == nullptr) {
+    setenv("ZES_ENABLE_SYSMAN", "1", 0);
+  }
+  ze_init_result_ = api->zeInit(0);  // I-5: all driver types, once per process
+  ze_init_pid_ = getpid();
+  ze_init_done_.store(true, std::memory_order_release);
+  return ze_init_result_;
+}
+
+// ---- identity and lifetime ---------------------------------------------------------------
+
+Status LevelZeroBackend::configuration_status() noexcept {
+  try {
+    const ZeLoaderLoad& load = loader_load();
+    if (load.loader == nullptr && load.variable != nullptr) return load.status();
+    Status mask = check_affinity_mask(environment_value(kAffinityMaskVariable));
+    if (!mask.ok()) return mask;
+    Status hierarchy = check_flat_device_hierarchy(environment_value(kHierarchyVariable));
+    if (!hierarchy.ok()) return hierarchy;
+    Result<int> timeout = probe_timeout_ms();
+    if (!timeout.ok()) return timeout.status();
+    if (load.loader == nullptr) {
+      Status status = load.status();
+      if (status.kind() != ErrorKind::kUnavailable) return status;  // installed, unusable
+    }
+    return Status();
+  } catch (...) {
+    return host_out_of_memory();
+  }
+}
+
+int LevelZeroBackend::fork_safe_device_count() noexcept {
+  try {
+    const ZeApi* api = loaded_api();
+    if (api == nullptr) return 0;  // no loader: no device can be used
+    const std::string key = count_cache_key();
+    if (std::optional<ForkSafeCount> cached = counts_.find(key)) return cached->count;
+    // In the process that called zeInit, a probe child's zeInit would reach a driver that
+    // refuses forked children (F-7), and the driver read the variables at its own init
+    // (D-1): the count is the driver's (driver_device_count()).
+    if (ze_init_done_.load(std::memory_order_acquire) && ze_init_pid_ == getpid()) return -1;
+    ForkSafeCount count = sysman_count(*api);
+    if (count.count < 0) {
+      Result<int> timeout = probe_timeout_ms();
+      if (!timeout.ok()) return -1;  // configuration_status() reports it
+      const std::string sysman_reason = count.reason;
+      count = probe_count(*api, *timeout);
+      if (count.count < 0) count.reason = "Sysman: " + sysman_reason + "; " + count.reason;
+    }
+    counts_.add(key, count);
+    return count.count;
+  } catch (...) {
+    return -1;
+  }
+}
+
+Status LevelZeroBackend::no_device_status(const std::string& why) {
+  std::string message = "No XPU devices are available (" + why + ")";
+  const std::string filter = visibility_filter();
+  if (!filter.empty()) message += " with " + filter;
+  return Status(ErrorKind::kUnavailable, std::move(message));
+}
+
+Status LevelZeroBackend::init_failure(ze_result_t rc) {
+  const ZeLoaderLoad& load = loader_load();
+  const auto alt_drivers = environment_value(kAltDriversVariable);
+  const auto mask = environment_value(kAffinityMaskVariable);
+  Status failure;
+  // I-4: zeInit fails when no driver is installed, when the mask hides every device
+  // (UNINITIALIZED), or when devices cannot be opened. Only a driver or loader the user
+  // named themselves makes that an error; a mask that selects nothing is "no device", as
+  // CUDA_VISIBLE_DEVICES is.
+  const bool named = load.variable != nullptr || alt_drivers.has_value();
+  if (named && !(mask && rc == ZE_RESULT_ERROR_UNINITIALIZED)) {
+    Status base = ze_status(rc, "zeInit");
+    std::string which = alt_drivers ? "the Level Zero driver named by " +
+                                          std::string(kAltDriversVariable) + "='" +
+                                          std::string(*alt_drivers) + "'"
+                                    : "the Level Zero loader named by " +
+                                          std::string(load.variable) + "='" + load.path + "'";
+    failure = Status(ErrorKind::kDriver, base.message() + ": " + which + " failed to initialise",
+                     base.detail());
+  } else {
+    failure = no_device_status("zeInit returned " + ze_result_text(rc));
+  }
+  if (init_failure_.load(std::memory_order_acquire) == nullptr) {
+    auto* fresh = new Status(failure);
+    const Status* expected = nullptr;
+    if (!init_failure_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+      delete fresh;
+    }
+  }
+  return failure;
+}
+
+Result<int> LevelZeroBackend::driver_device_count() noexcept {
+  try {
+    const ZeApi* api = loaded_api();
+    if (api == nullptr) return 0;
+    const std::string key = count_cache_key();
+    const ze_result_t rc = ze_init_once();
+    if (rc != ZE_RESULT_SUCCESS) {
+      Status failure = init_failure(rc);
+      if (failure.kind() != ErrorKind::kUnavailable) return failure;
+      counts_.add(key, ForkSafeCount{0, "driver", failure.message()});
+      return 0;
+    }
+    Result<DeviceChoice> choice = choose_devices(*api);
+    if (!choice.ok()) return choice.status();
+    const int count = static_cast<int>(choice->devices.size());
+    counts_.add(key, ForkSafeCount{count, "driver", ""});
+    return count;
+  } catch (...) {
+    return host_out_of_memory();
+  }
+}
+
+Status LevelZeroBackend::describe_device(int index, ze_device_handle_t handle, ZeDevice* out) {
+  const ZeApi& api = *loaded_api();
+  out->handle = handle;
+  // D-12: ask with the _1_2 stype, so timerResolution is in ticks per second.
+  out->core = ze_device_properties_t{};
+  out->core.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2;
+  ze_result_t rc = api.zeDeviceGetProperties(handle, &out->core);
+  if (rc != ZE_RESULT_SUCCESS) return ze_status(rc, "initialize: zeDeviceGetProperties", index);
+  out->timer_hz = out->core.timerResolution;
+  out->kernel_timestamp_bits = out->core.kernelTimestampValidBits;  // E-9
+  out->integrated = (out->core.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
+
+  std::uint32_t memory_count = 0;
+  rc = api.zeDeviceGetMemoryProperties(handle, &memory_count, nullptr);
+  if (rc != ZE_RESULT_SUCCESS) {
+    return ze_status(rc, "initialize: zeDeviceGetMemoryProperties", index);
+  }
+  std::vector<ze_device_memory_properties_t> memory(memory_count);
+  for (auto& entry : memory) entry.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
+  rc = api.zeDeviceGetMemoryProperties(handle, &memory_count, memory.data());
+  if (rc != ZE_RESULT_SUCCESS) {
+    return ze_status(rc, "initialize: zeDeviceGetMemoryProperties", index);
+  }
+  std::size_t total = 0;
+  for (std::uint32_t i = 0; i < memory_count && i < memory.size(); ++i) {
+    total += memory[i].totalSize;  // D-13: one entry on Intel's driver
+  }
+
+  std::uint32_t group_count = 0;
+  rc = api.zeDeviceGetCommandQueueGroupProperties(handle, &group_count, nullptr);
+  if (rc != ZE_RESULT_SUCCESS) {
+    return ze_status(rc, "initialize: zeDeviceGetCommandQueueGroupProperties", index);
+  }
+  std::vector<ze_command_queue_group_properties_t> groups(group_count);
+  for (auto& group : groups) group.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+  rc = api.zeDeviceGetCommandQueueGroupProperties(handle, &group_count, groups.data());
+  if (rc != ZE_RESULT_SUCCESS) {
+    return ze_status(rc, "initialize: zeDeviceGetCommandQueueGroupProperties", index);
+  }
+  bool have_compute = false;
+  for (std::uint32_t ordinal = 0; ordinal < group_count && ordinal < groups.size(); ++ordinal) {
+    const auto flags = groups[ordinal].flags;
+    if (!have_compute && (flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE)) {
+      out->compute_ordinal = ordinal;  // D-15: the first compute group serves streams
+      have_compute = true;
+    }
+    if (out->copy_ordinal == UINT32_MAX && (flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY) &&
+        !(flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE)) {
+      out->copy_ordinal = ordinal;
+    }
+  }
+  if (!have_compute) {
+    return Status(ErrorKind::kDriver,
+                  "initialize: device " + std::to_string(index) + " ('" + out->core.name +
+                      "') has no compute queue group (" + std::to_string(group_count) +
+                      " groups)");
+  }
+
+  ze_device_module_properties_t module{};
+  module.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
+  rc = api.zeDeviceGetModuleProperties(handle, &module);
+  if (rc != ZE_RESULT_SUCCESS) {
+    return ze_status(rc, "initialize: zeDeviceGetModuleProperties", index);
+  }
+  out->fp64 = (module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
+
+  DeviceProperties& properties = out->properties;
+  properties.name = std::string(out->core.name, strnlen(out->core.name, ZE_MAX_DEVICE_NAME));
+  // Level Zero has no compute capability; major/minor stay 0 (PyTorch's XPU reports none).
+  properties.total_memory_bytes = total;
+  // The streaming-multiprocessor analogue is the Xe core (sub-slice).
+  properties.multi_processor_count =
+      static_cast<int>(out->core.numSlices * out->core.numSubslicesPerSlice);
+  properties.uuid = format_uuid(out->core.uuid.id);
+  return Status();
+}
+
+Status LevelZeroBackend::initialize() noexcept {
+  try {
+    std::lock_guard lock(init_mutex_);
+    if (initialized_.load()) return Status();
+    Status configuration = configuration_status();
+    if (!configuration.ok()) return configuration;
+    const ZeApi* api = loaded_api();
+    if (api == nullptr) return loader_load().status();  // nothing installed
+    const ze_result_t rc = ze_init_once();
+    if (rc != ZE_RESULT_SUCCESS) return init_failure(rc);
+    Result<DeviceChoice> choice = choose_devices(*api);
+    if (!choice.ok()) return choice.status();
+    const int count = static_cast<int>(choice->devices.size());
+    counts_.add(count_cache_key(), ForkSafeCount{count, "driver", ""});
+    if (count == 0) return no_device_status("no Level Zero driver lists a GPU");
+    if (count > kMaxDeviceIndex + 1) {
+      return Status(ErrorKind::kDriver, "Too many XPU devices, DeviceIndex overflowed (count=" +
+                                            std::to_string(count) + ")");
+    }
+    ze_api_version_t version = ZE_API_VERSION_1_0;
+    ze_result_t version_rc = api->zeDriverGetApiVersion(choice->driver, &version);
+    if (version_rc != ZE_RESULT_SUCCESS) {
+      return ze_status(version_rc, "initialize: zeDriverGetApiVersion");
+    }
+    std::vector<ZeDevice> devices(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      Status described = describe_device(i, choice->devices[static_cast<std::size_t>(i)],
+                                         &devices[static_cast<std::size_t>(i)]);
+      if (!described.ok()) return described;
+    }
+    // one context for every device of the driver.
+    ze_context_desc_t context_desc{};
+    context_desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+    ze_context_handle_t context = nullptr;
+    ze_result_t context_rc = api->zeContextCreate(choice->driver, &context_desc, &context);
+    if (context_rc != ZE_RESULT_SUCCESS) {
+      return ze_status(context_rc, "initialize: zeContextCreate");
+    }
+    driver_ = choice->driver;
+    api_version_ = version;
+    context_ = context;
+    devices_ = std::move(devices);
+    api_.store(api, std::memory_order_release);
+    queues_ = QueueState::create(*this);
+    if (queues_ == nullptr) {
+      return Status(ErrorKind::kDriver, "initialize: the stream and event state could not be "
+                                        "created");
+    }
+    initialized_.store(true, std::memory_order_release);
+    return Status();
+  } catch (...) {
+    return host_out_of_memory();
+  }
+}
+
+int LevelZeroBackend::device_count() const noexcept {
+  return initialized_.load(std::memory_order_acquire) ? static_cast<int>(devices_.size()) : 0;
+}
+
+std::string LevelZeroBackend::visibility_filter() const {
+  std::string filter;
+  if (auto mask = environment_value(kAffinityMaskVariable)) {
+    filter = std::string(kAffinityMaskVariable) + "='" + std::string(*mask) + "'";
+  }
+  if (auto hierarchy = environment_value(kHierarchyVariable)) {
+    if (!filter.empty()) filter += ", ";
+    filter += std::string(kHierarchyVariable) + "='" + std::string(*hierarchy) + "'";
+  }
+  return filter;
+}
+
+// ---- device ------------------------------------------------------------------------------
+
+Status LevelZeroBackend::set_device(int index) noexcept {
+  t_device = ThreadDevice{id_, index};  // nothing to create: Level Zero has no current device
+  return Status();
+}
+
+Status LevelZeroBackend::maybe_set_device(int index) noexcept { return set_device(index); }
+
+Result<int> LevelZeroBackend::current_device() noexcept {
+  return t_device.backend_id == id_ ? t_device.index : 0;
+}
+
+Result<DeviceProperties> LevelZeroBackend::device_properties(int index) noexcept {
+  try {
+    return device(index).properties;
+  } catch (...) {
+    return host_out_of_memory();
+  }
+}
+
+Result<DeviceCapability> LevelZeroBackend::device_capability(int index) noexcept {
+  try {
+    DeviceCapability capability;
+    capability.supported_dtypes = supported_dtypes(device(index).fp64);
+    return capability;
+  } catch (...) {
+    return host_out_of_memory();
+  }
+}
+
+// ---- fork hooks, diagnostics -------------------------------------------------------------
+
+// Nothing to do: no lock of this backend is reachable in a forked child
+// (level_zero_backend.h).
 void LevelZeroBackend::prepare_fork() noexcept {}
 void LevelZeroBackend::after_fork_parent() noexcept {}
 void LevelZeroBackend::after_fork_child() noexcept {}
-BackendReport LevelZeroBackend::report() noexcept { return Backend::report(); }
-Result<bool> LevelZeroBackend::can_access_peer(int index, int peer) noexcept { return unsupported("pending", "can_access_peer"); }
 
-LevelZeroBackend::LevelZeroBackend(LevelZeroBackendPaths paths) : paths_(std::move(paths)) {}
-LevelZeroBackend::~LevelZeroBackend() = default;
+BackendReport LevelZeroBackend::report() noexcept {
+  BackendReport report;
+  try {
+    const ZeLoaderLoad& load = loader_load();
+    BackendComponent loader_component{"loader", load.path, load.loader != nullptr, ""};
+    Status configuration = configuration_status();
+    if (!configuration.ok()) {
+      report.config_error = configuration.message();
+      report.config_error_kind = configuration.kind();
+    } else if (const Status* failure = init_failure_.load(std::memory_order_acquire);
+               failure != nullptr && failure->kind() != ErrorKind::kUnavailable) {
+      report.config_error = failure->message();
+      report.config_error_kind = failure->kind();
+    }
+    // the loader lists its components (itself, layers, drivers) only after zeInit.
+    if (load.loader != nullptr && ze_init_done_.load(std::memory_order_acquire) &&
+        ze_init_result_ == ZE_RESULT_SUCCESS) {
+      std::size_t n = 0;
+      const ZeApi& api = load.loader->api;
+      if (api.zelLoaderGetVersions(&n, nullptr) == ZE_RESULT_SUCCESS && n > 0) {
+        std::vector<zel_component_version_t> versions(n);
+        if (api.zelLoaderGetVersions(&n, versions.data()) == ZE_RESULT_SUCCESS) {
+          for (std::size_t i = 0; i < n && i < versions.size(); ++i) {
+            if (std::strncmp(versions[i].component_name, "loader", 6) == 0) {
+              const auto& v = versions[i].component_lib_version;
+              loader_component.version = format_version(v.major, v.minor, v.patch);
+            }
+          }
+        }
+      }
+    }
+    report.components.push_back(loader_component);
+    // The drivers the user named; "loaded" says whether the file is mapped in this process.
+    if (auto alt = environment_value(kAltDriversVariable)) {
+      std::string_view rest = *alt;
+      while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        const std::string path(rest.substr(0, comma));
+        if (!path.empty()) {
+          void* mapped = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+          if (mapped != nullptr) dlclose(mapped);  // drops only NOLOAD's own reference
+          report.components.push_back(BackendComponent{"driver", path, mapped != nullptr, ""});
+        }
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    }
+    if (load.loader == nullptr) {
+      report.count_source = "none";
+      report.unavailable_reason = load.status().message();
+      return report;
+    }
+    int count = 0;
+    if (initialized_.load(std::memory_order_acquire)) {
+      report.count_source = "driver";
+      count = static_cast<int>(devices_.size());
+    } else {
+      count = fork_safe_device_count();
+      std::optional<ForkSafeCount> found = counts_.find(count_cache_key());
+      if (count >= 0) {
+        report.count_source = found ? found->source : "none";
+        if (count == 0 && found && !found->reason.empty()) {
+          report.unavailable_reason = found->reason;
+        }
+      } else {
+        report.count_source = "none";
+        count = 0;
+        report.unavailable_reason =
+            found ? "the fork-safe count failed (" + found->reason + ")"
+                  : "the driver is initialised in this process but the backend is not";
+      }
+    }
+    report.device_count = count;
+    report.available = count > 0;
+    if (count == 0 && report.unavailable_reason.empty()) {
+      const std::string filter = visibility_filter();
+      report.unavailable_reason = filter.empty() ? "no Level Zero GPU found"
+                                                 : "no Level Zero GPU is visible (" + filter + ")";
+    }
+  } catch (...) {
+  }
+  return report;
+}
 
 std::unique_ptr<Backend> create_level_zero_backend(LevelZeroBackendPaths paths) {
   return std::make_unique<LevelZeroBackend>(std::move(paths));
 }
+
 std::unique_ptr<Backend> make_backend() { return create_level_zero_backend(); }
 
 }  // namespace accel::detail::level_zero

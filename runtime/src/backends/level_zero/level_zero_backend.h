@@ -18,15 +18,28 @@
 // (torch_accelerator.md §3.6) are applied to what Sysman reports.
 //
 // Per-thread device: Level Zero has no current device; the backend keeps one per thread
-// (set_device and maybe_set_device both just record it; there is no context to create).
+// (set_device and maybe_set_device both just record it; there is no context to create),
+// tagged with the backend instance's id so a new instance never inherits it.
+//
+// Thread safety and fork (core/spi/backend.h): the loader is loaded on first use without a
+// lock (compare-and-swap publish, like the CUDA backend); the fork-safe count's cache is
+// lock-free (ze_count.h). The locks (init_mutex_, ze_init_mutex_) are taken only on paths
+// the core closes in a poisoned child, after it marked the runtime fork-poisoning, so the
+// backend needs no fork hooks. initialize() and driver_device_count() call zeInit at most
+// once per process (I-5) and, where the loader has no zesInit, set ZES_ENABLE_SYSMAN=1
+// first unless the user set it (S-3: memory_info's free bytes need the legacy route).
 //
 // Files: level_zero_backend.cpp (identity, init, devices, properties, report, fork hooks),
 // ze_loader.* (the loader and its entry points), ze_status.* (ze_result_t -> Status),
-// ze_count.* (fork-safe count, mask parsing, probe child), ze_memory.cpp (raw, virtual and
+// ze_visibility.* (mask and hierarchy syntax, PyTorch's mask parse), ze_device_facts.*
+// (dtypes, uuid text), ze_count.* (device choice, fork-safe count: Sysman or probe child),
+// ze_memory.cpp (raw, virtual and
 // host memory, memory_info), ze_queues.h + ze_streams.cpp + ze_events.cpp (immediate command
 // lists as streams, event pools, timestamps), ze_peer.cpp (can_access_peer).
 // Capabilities: everything but graphs (Level Zero has no stream capture; begin_capture
 // answers kUnsupported, as the conformance profile's branch explains).
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstdint>
@@ -37,6 +50,8 @@
 #include <vector>
 
 #include "accel_abi/level_zero.h"
+#include "backends/level_zero/ze_count.h"
+#include "backends/level_zero/ze_loader.h"
 #include "core/spi/backend.h"
 
 namespace accel::detail::level_zero {
@@ -127,7 +142,7 @@ class LevelZeroBackend final : public Backend {
   Result<bool> can_access_peer(int index, int peer) noexcept override;  // ze_peer.cpp
 
   // For the files of this backend: valid after a successful initialize().
-  const ZeApi& api() const noexcept { return *api_; }
+  const ZeApi& api() const noexcept { return *api_.load(std::memory_order_acquire); }
   ze_context_handle_t context() const noexcept { return context_; }
   const ZeDevice& device(int index) const noexcept {
     return devices_[static_cast<std::size_t>(index)];
@@ -136,12 +151,36 @@ class LevelZeroBackend final : public Backend {
   ze_api_version_t driver_api_version() const noexcept { return api_version_; }
 
  private:
+  // What loading the loader found, loading it on first use (lock-free publish).
+  const ZeLoaderLoad& loader_load() noexcept;
+  // The usable loader's entry points, or nullptr (loader_load().status() says why).
+  const ZeApi* loaded_api() noexcept;
+  // zeInit(0) at most once per process (I-5); its result. Sets ZES_ENABLE_SYSMAN first
+  // where needed (S-3).
+  ze_result_t ze_init_once() noexcept;
+  // The Status a failed zeInit (or an empty device list) means (I-4): kUnavailable "No XPU
+  // devices are available (...)", or kDriver when a loader or driver the user named failed.
+  // Remembered for report(). Throws only std::bad_alloc.
+  Status init_failure(ze_result_t rc);
+  Status no_device_status(const std::string& why);
+  // Properties, queue groups and module flags of one chosen device.
+  Status describe_device(int index, ze_device_handle_t handle, ZeDevice* out);
+
   LevelZeroBackendPaths paths_;
-  // Loaded once, published with a compare-and-swap (no lock a fork could catch: the CUDA
-  // backend's pattern); never unloaded.
-  std::atomic<const ZeApi*> api_{nullptr};
+  const std::uint64_t id_;
+  // Published once by loader_load(); owned by the backend.
+  std::atomic<const ZeLoaderLoad*> loader_load_{nullptr};
+  std::atomic<const ZeApi*> api_{nullptr};  // the loader's table once initialize() succeeded
+  std::atomic<const Status*> init_failure_{nullptr};  // first failed init, for report()
+  CountCache counts_;                                 // Note [Fork-safe Level Zero count]
+
+  std::mutex ze_init_mutex_;  // ze_init_once() only
+  std::atomic<bool> ze_init_done_{false};
+  ze_result_t ze_init_result_ = ZE_RESULT_SUCCESS;  // under ze_init_mutex_ / after ze_init_done_
+  pid_t ze_init_pid_ = 0;                            // the process that called zeInit
+
   std::mutex init_mutex_;  // initialize() only (the core serialises it too)
-  bool initialized_ = false;
+  std::atomic<bool> initialized_{false};
   ze_driver_handle_t driver_ = nullptr;
   ze_api_version_t api_version_ = ZE_API_VERSION_1_0;
   ze_context_handle_t context_ = nullptr;

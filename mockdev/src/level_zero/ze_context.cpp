@@ -1,0 +1,139 @@
+// Contexts of the mock Level Zero driver (spec level_zero.md §4.1, Q-1, Q-2), the objects
+// state and handle kinds of ze_objects.h, and the context and fence tables.
+//
+// A context covers every device of the one driver (Q-3: the backend makes one per driver).
+// zeContextDestroy frees what was made in it: its allocations (device memory returns to
+// the device), lists, queues (their queued work still runs in virtual time), event pools
+// and events, reservations and physical memory; every such handle is rejected
+// afterwards.
+
+#include <cstdio>
+#include <string>
+
+#include "core/engine.h"
+#include "core/memory.h"
+#include "level_zero/ze_objects.h"
+#include "level_zero/ze_tables.h"
+
+namespace mockdev::level_zero {
+
+ObjectsState& objects() {
+  static ObjectsState* const state = new ObjectsState();  // Note [Leaky state]
+  const std::uint64_t generation = core::engine().generation;
+  if (state->generation != generation) {
+    *state = ObjectsState{};
+    state->generation = generation;
+  }
+  return *state;
+}
+
+void add_handle(const void* handle, HandleKind kind) {
+  register_handle(handle);
+  objects().kinds[handle] = kind;
+}
+
+void remove_handle(const void* handle) {
+  unregister_handle(handle);
+  objects().kinds.erase(handle);
+}
+
+bool is_handle(const void* handle, HandleKind kind) {
+  if (handle == nullptr || !is_live(handle)) return false;
+  const auto& kinds = objects().kinds;
+  auto it = kinds.find(handle);
+  return it != kinds.end() && it->second == kind;
+}
+
+void report(const std::string& text) {
+  std::fprintf(stderr, "mockdev: level zero: %s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+namespace {
+
+void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
+  // Children first: lists and queues stop taking work, pools take their events along.
+  for (void* child : context->children) {
+    auto& kinds = objects().kinds;
+    auto it = kinds.find(child);
+    if (it == kinds.end()) continue;  // destroyed on its own earlier
+    switch (it->second) {
+      case HandleKind::kCommandList:
+        destroy_list(static_cast<_ze_command_list_handle_t*>(child));
+        break;
+      case HandleKind::kCommandQueue:
+        destroy_queue(static_cast<_ze_command_queue_handle_t*>(child));
+        break;
+      case HandleKind::kEventPool:
+        destroy_pool(static_cast<_ze_event_pool_handle_t*>(child));
+        break;
+      case HandleKind::kPhysicalMem:
+      case HandleKind::kContext:
+      case HandleKind::kEvent:
+        break;  // physical memory goes with the virtual memory below
+    }
+  }
+  free_context_virtual_memory(*context);
+  free_context_memory(*context);
+  context->children.clear();
+  remove_handle(context);
+  auto& live = objects().contexts;
+  std::erase(live, context);
+}
+
+// flags must be 0 (the only flag, TBD 0x1, is accepted as the headers define it).
+ze_result_t context_create(ze_driver_handle_t driver, const ze_context_desc_t* desc,
+                           ze_context_handle_t* out) {
+  return call("zeContextCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    if (driver == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->flags > ZE_CONTEXT_FLAG_TBD) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    auto* context = new _ze_context_handle_t();
+    add_handle(context, HandleKind::kContext);
+    objects().contexts.push_back(context);
+    *out = context;
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
+ze_result_t context_destroy(ze_context_handle_t handle) {
+  return call("zeContextDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    _ze_context_handle_t* context = find_handle(handle, HandleKind::kContext);
+    if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    destroy_context(context);
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
+// the mock models no device loss here, so a live context is always usable.
+ze_result_t context_get_status(ze_context_handle_t handle) {
+  return call("zeContextGetStatus", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    if (find_handle(handle, HandleKind::kContext) == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
+}  // namespace
+
+void drop_all_objects() {
+  // A copy: destroy_context edits the list.
+  const std::vector<_ze_context_handle_t*> live = objects().contexts;
+  for (_ze_context_handle_t* context : live) destroy_context(context);
+}
+
+void fill_context_table(ze_api_version_t version, ze_context_dditable_t* table) {
+  if (version < ZE_API_VERSION_1_0) return;
+  table->pfnCreate = context_create;
+  table->pfnDestroy = context_destroy;
+  table->pfnGetStatus = context_get_status;
+}
+
+// Fences are not modelled (the runtime and the clients never use them): the table stays
+// empty, so the loader answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, and
+// zeCommandQueueExecuteCommandLists refuses a non-null fence with the same code.
+void fill_fence_table(ze_api_version_t /*version*/, ze_fence_dditable_t* /*table*/) {}
+
+}  // namespace mockdev::level_zero

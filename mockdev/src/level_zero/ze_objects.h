@@ -1,0 +1,237 @@
+#pragma once
+// The mock Level Zero driver's objects over the engine core (spec level_zero.md §4, §5, §6):
+// contexts, their allocations (device, host, shared), physical memory and reservations,
+// command lists (immediate and regular), command queues, event pools and events.
+//
+// Ownership: every object here is created with `new` and never freed (Note [Leaky state]
+// in core/engine.h). Destroying one removes it from the registry (ze_state.h), so a stale
+// handle is rejected with ZE_RESULT_ERROR_INVALID_NULL_HANDLE and never dereferenced; the
+// objects of a context go with it. The allocation table lives in the context, so
+// memory of context A is unknown to context B.
+// Thread safety: every function requires the engine lock (Note [Engine lock]).
+//
+// Note [Level Zero streams]
+// An immediate list and a command queue each own one engine queue (core::create_queue) and
+// a Stream: the ordering state of §4.4. Every command depends on the last fence (a barrier
+// or a wait-on-events) and on the signal operations of its wait events; a barrier without
+// wait events depends on everything since the last fence; an IN_ORDER list (flag 0x2, Q-10)
+// or a SYNCHRONOUS one also depends on the previous command. Other commands of a
+// non-IN_ORDER list are unordered ("spec mode", Q-11), so the race detector sees a missing
+// dependency. A command whose wait event is neither signalled nor awaited from a command
+// cannot start; since commands start in append order, it and everything appended after it
+// wait in the stream's `deferred` queue until a host signal or another command's signal
+// makes the event reachable (§4.8 item 2). The engine therefore never holds an operation
+// that nothing can complete.
+//
+// Note [Level Zero virtual time]
+// Host waits follow §4.8 item 4: a wait with timeout t succeeds when the work ends by
+// now + t (the host clock moves to its end); otherwise the host clock moves by t (an
+// ordering-only "timeout" operation of duration t - launch latency on the waiter's queue,
+// which the trace shows) and NOT_READY is returned; t = 0 is a query and never moves it.
+// UINT64_MAX on work that can never complete (a deferred command, an event nobody will
+// signal) is a deadlock: one stderr line "mockdev: deadlock: ..." and
+// ZE_RESULT_ERROR_DEVICE_LOST (Intel's code for a detected hang), never a hang.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <level_zero/ze_api.h>
+
+#include "core/engine_lock.h"
+#include "core/timeline.h"
+#include "level_zero/ze_state.h"
+
+#ifndef MOCKDEV_ZE_LOCKED
+#define MOCKDEV_ZE_LOCKED MOCKDEV_REQUIRES(::mockdev::core::g_engine_mutex)
+#endif
+
+namespace mockdev::level_zero {
+
+enum class MemKind { kDevice, kHost, kShared };
+
+// One allocation of a context, by the address handed to the caller.
+struct ZeAllocation {
+  MemKind kind = MemKind::kDevice;
+  std::uint64_t bytes = 0;         // as asked for: the bounds
+  std::uint64_t id = 0;            // unique per allocation (M-6)
+  ZeDevice* device = nullptr;      // owner; nullptr for host and unassociated shared memory
+  std::uint64_t storage = 0;       // device: the core allocation; host/shared: what malloc gave
+  std::uint64_t tile_bytes = 0;    // charged to the tile (M-3), 0 unless `device` is a tile
+  std::uint64_t page_bytes = 0;    // pageSize
+};
+
+// A reservation's mapped range and its access (zeVirtualMemGetAccessAttribute).
+struct ZeMapping {
+  std::uint64_t bytes = 0;
+  ze_memory_access_attribute_t access = ZE_MEMORY_ACCESS_ATTRIBUTE_NONE;
+};
+
+// A copy, fill, barrier, ... as appended: replayed by a command queue (regular lists) or
+// submitted at once (immediate lists) through submit().
+enum class CommandKind { kCopy, kFill, kBarrier, kSignal, kWaitEvents, kEventReset, kTimestamp };
+struct Endpoint {
+  bool device = false;  // device address (core memory) or host pointer
+  bool pinned = false;  // host: inside a host/shared allocation
+  std::uint64_t address = 0;
+  int card = -1;        // device: physical device
+};
+struct Command {
+  CommandKind kind = CommandKind::kBarrier;
+  const char* name = "";
+  Endpoint dst, src;
+  std::uint64_t bytes = 0;
+  std::shared_ptr<std::vector<unsigned char>> pattern;  // kFill
+  std::vector<_ze_event_handle_t*> waits;
+  _ze_event_handle_t* signal = nullptr;  // hSignalEvent (kSignal: the event it signals)
+  _ze_event_handle_t* target = nullptr;  // kEventReset: the event it resets
+};
+
+// Ordering state of an engine queue (Note [Level Zero streams]).
+struct Stream {
+  std::uint64_t queue = 0;  // core queue id
+  int card = 0;
+  ZeDevice* device = nullptr;
+  bool in_order = false;
+  bool synchronous = false;
+  core::OpId fence = 0;
+  core::OpId last = 0;
+  std::vector<core::OpId> since_fence;
+  std::vector<core::OpId> issued;  // possibly pending operations (pruned as they complete)
+  std::deque<Command> deferred;
+};
+
+}  // namespace mockdev::level_zero
+
+struct _ze_context_handle_t {
+  std::map<std::uint64_t, mockdev::level_zero::ZeAllocation> allocations;  // by address
+  std::map<std::uint64_t, std::uint64_t> reservations;                     // base -> bytes
+  std::map<std::uint64_t, mockdev::level_zero::ZeMapping> mappings;        // base -> mapping
+  std::vector<void*> children;  // lists, queues, pools, physical memory: destroyed with it
+};
+
+struct _ze_command_list_handle_t {
+  _ze_context_handle_t* context = nullptr;
+  bool immediate = false;
+  std::uint32_t ordinal = 0;
+  std::uint64_t fill_pattern_limit = 0;  // the group's maxMemoryFillPatternSize
+  bool closed = false;
+  bool in_order = false;                                 // regular lists: flag 0x8 (1.7)
+  mockdev::level_zero::Stream stream;                    // immediate lists
+  std::vector<mockdev::level_zero::Command> recorded;    // regular lists
+};
+
+struct _ze_command_queue_handle_t {
+  _ze_context_handle_t* context = nullptr;
+  std::uint32_t ordinal = 0;
+  mockdev::level_zero::Stream stream;
+};
+
+struct _ze_event_pool_handle_t {
+  _ze_context_handle_t* context = nullptr;
+  ze_event_pool_flags_t flags = 0;
+  std::vector<_ze_event_handle_t*> slots;  // the live event of each index, or nullptr
+  mockdev::level_zero::ZeDevice* device = nullptr;  // whose clock host signals read
+};
+
+// An event of a pool (§5.2): signalled by the host, or by the engine operation of the
+// command that signals it once that operation completes.
+struct _ze_event_handle_t {
+  _ze_event_pool_handle_t* pool = nullptr;
+  std::uint32_t index = 0;
+  bool host_signalled = false;
+  std::uint64_t host_signal_ns = 0;          // host clock at zeEventHostSignal
+  mockdev::core::OpId signal_op = 0;         // the signalling command's operation (0: none)
+  std::uint64_t signal_duration_ns = 0;      // its duration: start = end - duration (E-7)
+  mockdev::level_zero::ZeDevice* signal_device = nullptr;  // whose ticks it records
+};
+
+struct _ze_physical_mem_handle_t {
+  _ze_context_handle_t* context = nullptr;
+  std::uint64_t handle = 0;  // core physical handle
+  std::uint64_t bytes = 0;
+};
+
+namespace mockdev::level_zero {
+
+enum class HandleKind { kContext, kCommandList, kCommandQueue, kEventPool, kEvent, kPhysicalMem };
+
+// The objects of the installed machine (reset when the generation changes).
+struct ObjectsState {
+  std::map<const void*, HandleKind> kinds;  // every live object handle of this part
+  std::uint64_t generation = ~std::uint64_t{0};
+  std::vector<_ze_context_handle_t*> contexts;      // live, creation order
+  std::map<std::pair<int, int>, std::uint64_t> tile_used;  // (card, tile) -> bytes (M-3)
+  std::uint64_t next_allocation_id = 1;
+  std::vector<Stream*> stalled;  // streams with deferred commands
+};
+ObjectsState& objects() MOCKDEV_ZE_LOCKED;
+
+// The registry (ze_state.h) plus the kind of each object handle.
+void add_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
+void remove_handle(const void* handle) MOCKDEV_ZE_LOCKED;
+// Whether `handle` is a live handle of `kind` (never dereferences it otherwise).
+bool is_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
+template <typename T>
+T* find_handle(T* handle, HandleKind kind) MOCKDEV_ZE_LOCKED {
+  return is_handle(handle, kind) ? handle : nullptr;
+}
+
+// ze_memory.cpp: the allocation of `context` containing [address, address + bytes), or
+// nullptr; `*base` gets its address.
+const ZeAllocation* containing_allocation(const _ze_context_handle_t& context,
+                                          std::uint64_t address, std::uint64_t bytes,
+                                          std::uint64_t* base) MOCKDEV_ZE_LOCKED;
+// Frees every allocation of `context` (its device memory returns to the device, Q-2).
+void free_context_memory(_ze_context_handle_t& context) MOCKDEV_ZE_LOCKED;
+// What a copy or fill endpoint names: a device range of `context` (or mapped
+// memory), a host or shared allocation, or plain host memory. False for a device-space
+// address that is not wholly inside device memory of the context.
+bool resolve_endpoint(const _ze_context_handle_t& context, const void* pointer,
+                      std::uint64_t bytes, Endpoint* out) MOCKDEV_ZE_LOCKED;
+
+// ze_virtual_memory.cpp: drops the context's reservations, mappings and physical memory.
+void free_context_virtual_memory(_ze_context_handle_t& context) MOCKDEV_ZE_LOCKED;
+
+// ze_command_lists.cpp: submits `command` on `stream` (Note [Level Zero streams]): the
+// engine operation, or 0 when it was deferred. Sets `*code` on an error.
+core::OpId submit(Stream& stream, const Command& command, ze_result_t* code) MOCKDEV_ZE_LOCKED;
+// Submits deferred commands whose wait events became reachable (after a host signal or a
+// new signalling command), on every stalled stream.
+void flush_deferred() MOCKDEV_ZE_LOCKED;
+// Removes `stream` from the stalled set (its list or queue is destroyed).
+void forget_stream(Stream& stream) MOCKDEV_ZE_LOCKED;
+// The core queue's work keeps running; the list or queue takes no more.
+void destroy_list(_ze_command_list_handle_t* list) MOCKDEV_ZE_LOCKED;
+void destroy_queue(_ze_command_queue_handle_t* queue) MOCKDEV_ZE_LOCKED;
+
+// ze_events.cpp
+// Whether the event is signalled now (host signal, or its signalling operation completed).
+bool is_signalled(const _ze_event_handle_t& event) MOCKDEV_ZE_LOCKED;
+// Whether a wait on it can be satisfied by the engine: signalled, or a signalling
+// operation exists (Note [Level Zero streams]).
+bool is_reachable(const _ze_event_handle_t& event) MOCKDEV_ZE_LOCKED;
+// The event is signalled by operation `op` of `duration_ns` on `device` (E-6 checks).
+void attach_signal(_ze_event_handle_t& event, core::OpId op, std::uint64_t duration_ns,
+                   ZeDevice* device) MOCKDEV_ZE_LOCKED;
+// The event goes back to not signalled (host or device reset).
+void reset_event(_ze_event_handle_t& event) MOCKDEV_ZE_LOCKED;
+void destroy_pool(_ze_event_pool_handle_t* pool) MOCKDEV_ZE_LOCKED;
+
+// A host wait on `ops` with Level Zero timeout semantics (Note [Level Zero virtual time]).
+// `blocked` says the awaited work can never complete by itself; `device` is whose queue
+// the timeout operation goes to; `what` names the waited object in a deadlock line.
+ze_result_t timed_wait(const std::vector<core::OpId>& ops, bool blocked, std::uint64_t timeout,
+                       int card, const char* caller, const std::string& what) MOCKDEV_ZE_LOCKED;
+
+// Device ticks at virtual time `ns` (D-18, E-12): the machine's start tick plus ns ÷ the
+// tick period, masked to `valid_bits` (so values wrap where the machine file puts them).
+std::uint64_t device_ticks(int card, std::uint64_t ns, int valid_bits) MOCKDEV_ZE_LOCKED;
+
+// One stderr line "mockdev: level zero: <text>" (E-6 misuse, deadlocks).
+void report(const std::string& text);
+
+}  // namespace mockdev::level_zero

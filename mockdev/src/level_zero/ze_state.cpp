@@ -1,0 +1,84 @@
+// The Level Zero adapter's state, registry and call wrapper (Note [Level Zero call order]
+// in ze_state.h).
+
+#include "level_zero/ze_state.h"
+
+#include <new>
+
+#include "core/engine.h"
+#include "core/timeline.h"
+#include "level_zero/ze_tables.h"
+
+namespace mockdev::level_zero {
+
+ZeState& ze_state() {
+  static ZeState* const state = new ZeState();  // never deleted: Note [Leaky state]
+  const core::Engine& e = core::engine();
+  if (state->generation != e.generation) {
+    // A new machine (a power cycle): old handle objects stay allocated (callers may still
+    // hold them) but leave the registry, so they are rejected from now on.
+    *state = ZeState{};
+    state->generation = e.generation;
+  }
+  return *state;
+}
+
+bool in_forked_child() {
+  const ZeState& s = ze_state();
+  return s.initialized && s.init_pid != core::current_pid();
+}
+
+bool is_live(const void* handle) { return handle != nullptr && ze_state().live.count(handle) != 0; }
+
+void register_handle(const void* handle) { ze_state().live.insert(handle); }
+
+void unregister_handle(const void* handle) { ze_state().live.erase(handle); }
+
+ZeDevice* find_device(ze_device_handle_t handle) {
+  if (!is_live(handle)) return nullptr;
+  // Other kinds of handles share the registry: a device is one of this init's device
+  // objects (core) or Sysman cards.
+  const ZeState& s = ze_state();
+  for (ZeDevice* d : s.handles)
+    if (d == handle) return d;
+  for (ZeDevice* c : s.cards)
+    if (c == handle) return c;
+  return nullptr;
+}
+
+std::uint64_t device_memory_bytes(const ZeDevice& device) {
+  const DeviceSpec& spec = core::engine().machine.devices[static_cast<std::size_t>(device.card)];
+  // D-13: a tile (or an untiled card) reports its own memory; a root scales over the tiles
+  // it exposes, so a card showing all its tiles reports the whole card.
+  if (spec.tiles == 0) return spec.memory_bytes;
+  const std::uint64_t per_tile = spec.memory_bytes / static_cast<std::uint64_t>(spec.tiles);
+  return device.tile >= 0 ? per_tile : per_tile * static_cast<std::uint64_t>(device.tile_span);
+}
+
+ze_result_t call(std::string_view entry_point, CallKind kind,
+                 const std::function<ze_result_t()>& body) {
+  try {
+    core::EngineLock lock;
+    ZeState& s = ze_state();
+    std::optional<int> fault = core::count_call(entry_point);
+    const bool core_call = kind == CallKind::kCore || kind == CallKind::kCoreBeforeInit;
+    if (core_call && in_forked_child()) {
+      // F-7: the pid gate. Only zeInit may get through, and only under the reinit policy.
+      const bool reinit = core::engine().machine.level_zero.child_policy ==
+                          LevelZeroDriverSpec::ChildPolicy::kReinit;
+      if (!(reinit && kind == CallKind::kCoreBeforeInit)) return ZE_RESULT_ERROR_UNINITIALIZED;
+    }
+    if (fault) return static_cast<ze_result_t>(*fault);
+    if (kind == CallKind::kCore && !(s.initialized && s.init_pid == core::current_pid()))
+      return ZE_RESULT_ERROR_UNINITIALIZED;
+    if (kind == CallKind::kSysman && !s.sysman_initialized && s.sysman != SysmanRoute::kLegacy)
+      return ZE_RESULT_ERROR_UNINITIALIZED;
+    return body();
+  } catch (const std::bad_alloc&) {
+    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+  } catch (...) {
+    return ZE_RESULT_ERROR_UNKNOWN;
+  }
+}
+
+}  // namespace mockdev::level_zero

@@ -80,7 +80,7 @@ ze_result_t list_create_immediate(ze_context_handle_t hcontext, ze_device_handle
                                   ze_command_list_handle_t* out) {
   return call("zeCommandListCreateImmediate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
-    ZeDevice* device = find_device(hdevice);
+    ZeDevice* device = core_device(hdevice);
     if (context == nullptr || device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     Group group;
@@ -103,7 +103,7 @@ ze_result_t list_create(ze_context_handle_t hcontext, ze_device_handle_t hdevice
                         const ze_command_list_desc_t* desc, ze_command_list_handle_t* out) {
   return call("zeCommandListCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
-    ZeDevice* device = find_device(hdevice);
+    ZeDevice* device = core_device(hdevice);
     if (context == nullptr || device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if ((desc->flags & ~kListKnownFlags) != 0) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
@@ -302,7 +302,7 @@ ze_result_t queue_create(ze_context_handle_t hcontext, ze_device_handle_t hdevic
                          const ze_command_queue_desc_t* desc, ze_command_queue_handle_t* out) {
   return call("zeCommandQueueCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
-    ZeDevice* device = find_device(hdevice);
+    ZeDevice* device = core_device(hdevice);
     if (context == nullptr || device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     Group group;

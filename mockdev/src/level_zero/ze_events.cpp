@@ -38,7 +38,7 @@ ze_result_t pool_create(ze_context_handle_t hcontext, const ze_event_pool_desc_t
     if (device_count > 0 && devices == nullptr) return ZE_RESULT_ERROR_INVALID_SIZE;
     ZeDevice* first = nullptr;
     for (std::uint32_t i = 0; i < device_count; ++i) {
-      ZeDevice* d = find_device(devices[i]);
+      ZeDevice* d = core_device(devices[i]);
       if (d == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
       if (first == nullptr) first = d;
     }

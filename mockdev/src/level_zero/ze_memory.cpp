@@ -114,7 +114,7 @@ ze_result_t mem_alloc_device(ze_context_handle_t hcontext, const ze_device_mem_a
                              void** out) {
   return call("zeMemAllocDevice", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
-    ZeDevice* device = find_device(hdevice);
+    ZeDevice* device = core_device(hdevice);
     if (context == nullptr || device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
@@ -180,7 +180,7 @@ ze_result_t mem_alloc_shared(ze_context_handle_t hcontext, const ze_device_mem_a
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     ZeDevice* device = nullptr;
     if (hdevice != nullptr) {  // null: no association (spec §6.1)
-      device = find_device(hdevice);
+      device = core_device(hdevice);
       if (device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
     if (ddesc == nullptr || hdesc == nullptr || out == nullptr) {

@@ -26,7 +26,7 @@
 // Note [Level Zero virtual time]
 // Host waits follow §4.8 item 4: a wait with timeout t succeeds when the work ends by
 // now + t (the host clock moves to its end); otherwise the host clock moves by t (an
-// ordering-only "timeout" operation of duration t - launch latency on the waiter's queue,
+// ordering-only "timeout" operation of duration t - launch latency on a queue of its own,
 // which the trace shows) and NOT_READY is returned; t = 0 is a query and never moves it.
 // UINT64_MAX on work that can never complete (a deferred command, an event nobody will
 // signal) is a deadlock: one stderr line "mockdev: deadlock: ..." and
@@ -178,6 +178,12 @@ bool is_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
 template <typename T>
 T* find_handle(T* handle, HandleKind kind) MOCKDEV_ZE_LOCKED {
   return is_handle(handle, kind) ? handle : nullptr;
+}
+
+// A device handle objects may be made on: live and not a Sysman-only card (S-5).
+inline ZeDevice* core_device(ze_device_handle_t handle) MOCKDEV_ZE_LOCKED {
+  ZeDevice* device = find_device(handle);
+  return device == nullptr || device->sysman_card ? nullptr : device;
 }
 
 // ze_memory.cpp: the allocation of `context` containing [address, address + bytes), or

@@ -293,7 +293,9 @@ void host_sleep(int card, std::uint64_t timeout) MOCKDEV_ZE_LOCKED {
   desc.duration_ns = std::min(timeout > latency ? timeout - latency : 0, kLongest);
   const core::OpId op = core::enqueue(queue, std::move(desc), {});
   const core::OpId ops[] = {op};
-  core::wait_for(ops, "host wait timeout", false);
+  // Observers are told: the host clock moves only when the host learns of an operation.
+  // The operation touches nothing, so the happens-before edge it adds orders nothing.
+  core::wait_for(ops, "host wait timeout");
 }
 
 }  // namespace
@@ -314,7 +316,8 @@ ze_result_t timed_wait(const std::vector<core::OpId>& ops, bool blocked, std::ui
   const std::uint64_t now = core::host_time_ns();
   if (timeout != UINT64_MAX) {
     // Completion must fall within now + timeout (§4.8 item 4). Work the schedule has not
-    // run yet is forced first: its virtual end does not depend on when it runs.
+    // run yet is forced first, without the host learning of it (so neither the clock nor
+    // happens-before moves): its virtual end does not depend on when it runs.
     bool all_complete = true;
     for (core::OpId op : ops) all_complete = all_complete && core::is_complete(op);
     if (!all_complete && core::wait_for(ops, caller, false) == core::WaitResult::kDeadlock) {

@@ -33,7 +33,7 @@ int reservation_card() MOCKDEV_ZE_LOCKED {
 ze_result_t query_page_size(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
                             std::size_t size, std::size_t* page) {
   return call("zeVirtualMemQueryPageSize", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
-    ZeDevice* device = find_device(hdevice);
+    ZeDevice* device = core_device(hdevice);
     if (context_of(hcontext) == nullptr || device == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
@@ -88,7 +88,7 @@ ze_result_t physical_create(ze_context_handle_t hcontext, ze_device_handle_t hde
                             ze_physical_mem_desc_t* desc, ze_physical_mem_handle_t* out) {
   return call("zePhysicalMemCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
-    ZeDevice* device = find_device(hdevice);
+    ZeDevice* device = core_device(hdevice);
     if (context == nullptr || device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->flags != 0) return ZE_RESULT_ERROR_INVALID_ENUMERATION;

@@ -144,6 +144,9 @@ class LevelZeroBackend final : public Backend {
   // For the files of this backend: valid after a successful initialize().
   const ZeApi& api() const noexcept { return *api_.load(std::memory_order_acquire); }
   ze_context_handle_t context() const noexcept { return context_; }
+  // Streams and events (ze_queues.h); null before a successful initialize(). Also for code
+  // that queues work on the runtime's streams (QueueState::append).
+  QueueState* queues() const noexcept { return queues_.get(); }
   const ZeDevice& device(int index) const noexcept {
     return devices_[static_cast<std::size_t>(index)];
   }

@@ -1,0 +1,186 @@
+// Command lists and queues of the mock Level Zero driver (spec level_zero.md §4): creation
+// rules, copies and fills that move real bytes, fill pattern rules, the race detector on
+// two lists, regular lists on a command queue.
+
+#include <cstring>
+#include <vector>
+
+#include "mockdev/races.h"
+#include "ze_objects_fixture.h"
+
+namespace ze_objects_test {
+namespace {
+
+using ListsTest = ZeObjectsTest;
+
+// §4.2: ordinal = a queue group (two: compute+copy, copy), index < numQueues (4 compute by
+// default), flags/mode/priority within their enums; IN_ORDER (0x2, 1.7) is accepted.
+TEST_F(ListsTest, ImmediateListDescriptorRules) {
+  ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 2, 0, 0,
+                               ZE_COMMAND_QUEUE_MODE_DEFAULT, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_list_handle_t list = nullptr;
+  EXPECT_EQ(zeCommandListCreateImmediate(context_, card_, &desc, &list),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  desc.ordinal = 0;
+  desc.index = 4;
+  EXPECT_EQ(zeCommandListCreateImmediate(context_, card_, &desc, &list),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  desc.index = 3;
+  desc.mode = static_cast<ze_command_queue_mode_t>(3);
+  EXPECT_EQ(zeCommandListCreateImmediate(context_, card_, &desc, &list),
+            ZE_RESULT_ERROR_INVALID_ENUMERATION);
+  desc.mode = ZE_COMMAND_QUEUE_MODE_DEFAULT;
+  desc.flags = 0x8;
+  EXPECT_EQ(zeCommandListCreateImmediate(context_, card_, &desc, &list),
+            ZE_RESULT_ERROR_INVALID_ENUMERATION);
+  desc.flags = 0x2;  // IN_ORDER
+  ASSERT_EQ(zeCommandListCreateImmediate(context_, card_, &desc, &list), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandListDestroy(list), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandListDestroy(list), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+
+// host, device and plain host pointers in any mix; the bytes really move.
+TEST_F(ListsTest, CopiesMoveBytesThroughDeviceMemory) {
+  ze_command_list_handle_t list = immediate(tiles_[0], 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+  const std::size_t n = 100000;
+  std::vector<unsigned char> plain(n), back(n, 0);
+  for (std::size_t i = 0; i < n; ++i) plain[i] = static_cast<unsigned char>(i * 31 + 1);
+  void* d1 = device_alloc(n, tiles_[0]);
+  void* d2 = device_alloc(n, tiles_[1]);
+  auto* h = static_cast<unsigned char*>(host_alloc(n));
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, d1, plain.data(), n, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, d2, d1, n, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, h, d2, n, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, back.data(), h, n, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(back, plain);
+  EXPECT_EQ(zeCommandListAppendMemoryCopy(list, nullptr, h, n, nullptr, 0, nullptr),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+  // Past the end of the allocation: not memory of the context.
+  EXPECT_EQ(zeCommandListAppendMemoryCopy(list, d1, plain.data(), n + 1, nullptr, 0, nullptr),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  ze_event_handle_t* no_waits = nullptr;
+  EXPECT_EQ(zeCommandListAppendMemoryCopy(list, d1, h, n, nullptr, 1, no_waits),
+            ZE_RESULT_ERROR_INVALID_SIZE);
+}
+
+// any power-of-two pattern on the compute group; the copy group's limit (1 byte by
+// default); 0, 3 or oversize -> INVALID_SIZE.
+TEST_F(ListsTest, FillPatternsAndTheirLimits) {
+  ze_command_list_handle_t list = immediate(card_, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
+  const std::size_t n = 64;
+  void* d = device_alloc(n, card_);
+  std::vector<unsigned char> back(n, 0);
+  const std::uint64_t pattern8 = 0x0102030405060708ull;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, d, &pattern8, 8, n, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, back.data(), d, n, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  for (std::size_t i = 0; i < n; i += 8) {
+    EXPECT_EQ(std::memcmp(back.data() + i, &pattern8, 8), 0) << "offset " << i;
+  }
+  const std::uint32_t pattern4 = 0xdeadbeef;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, d, &pattern4, 4, 16, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, back.data(), d, n, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(std::memcmp(back.data() + 12, &pattern4, 4), 0);
+  EXPECT_EQ(std::memcmp(back.data() + 16, &pattern8, 8), 0);
+  // Host memory is filled too.
+  auto* h = static_cast<unsigned char*>(host_alloc(n));
+  const unsigned char byte = 0x5a;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, h, &byte, 1, n, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(h[0], 0x5a);
+  EXPECT_EQ(h[n - 1], 0x5a);
+
+  EXPECT_EQ(zeCommandListAppendMemoryFill(list, d, &pattern8, 0, n, nullptr, 0, nullptr),
+            ZE_RESULT_ERROR_INVALID_SIZE);
+  EXPECT_EQ(zeCommandListAppendMemoryFill(list, d, &pattern8, 3, n, nullptr, 0, nullptr),
+            ZE_RESULT_ERROR_INVALID_SIZE);
+  ze_command_list_handle_t copy = immediate(card_, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, 1);
+  EXPECT_EQ(zeCommandListAppendMemoryFill(copy, d, &pattern4, 2, n, nullptr, 0, nullptr),
+            ZE_RESULT_ERROR_INVALID_SIZE);
+  EXPECT_EQ(zeCommandListAppendMemoryFill(copy, d, &byte, 1, n, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+}
+
+// §4.8 item 6: two lists writing the same bytes with no event between them race; an event
+// between them orders them.
+TEST_F(ListsTest, TwoListsWithoutAnEventRace) {
+  void* d = device_alloc(4096, card_);
+  ze_command_list_handle_t a = immediate(card_);
+  ze_command_list_handle_t b = immediate(card_);
+  const unsigned char one = 1;
+  const unsigned char two = 2;
+  mockdev::control::clear_races();
+  ze_event_pool_handle_t p = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE);
+  ze_event_handle_t e = event(p, 0);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(a, d, &one, 1, 4096, e, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(b, d, &two, 1, 4096, nullptr, 1, &e), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(mockdev::control::race_count(), 0u);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(a, d, &one, 1, 4096, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(mockdev::control::race_count(), 1u);
+}
+
+// A barrier without wait events orders everything before it on its list (§4.4): the fill
+// after it waits for the copy signalled by nothing else.
+TEST_F(ListsTest, BarrierOrdersEarlierCommandsAndSignals) {
+  ze_command_list_handle_t list = immediate(card_);
+  void* d = device_alloc(4096, card_);
+  std::vector<unsigned char> back(4096, 0);
+  const unsigned char seven = 7;
+  ze_event_pool_handle_t p = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE);
+  ze_event_handle_t done = event(p, 0);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, d, &seven, 1, 4096, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, back.data(), d, 4096, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list, done, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(done, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(back[0], 7);
+  EXPECT_EQ(back[4095], 7);
+  EXPECT_EQ(mockdev::control::race_count(), 0u);
+}
+
+// Q-12..Q-14: regular lists recorded, closed, executed on a queue of their group.
+TEST_F(ListsTest, RegularListsOnACommandQueue) {
+  ze_command_list_desc_t ldesc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
+  ze_command_list_handle_t list = nullptr;
+  ASSERT_EQ(zeCommandListCreate(context_, card_, &ldesc, &list), ZE_RESULT_SUCCESS);
+  void* d = device_alloc(256, card_);
+  std::vector<unsigned char> src(256), back(256, 0);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(255 - i);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, d, src.data(), 256, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list, back.data(), d, 256, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(back[0], 0);  // nothing ran yet
+  ze_command_queue_desc_t qdesc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 0, 0, 0,
+                                ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS,
+                                ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
+  ze_command_queue_handle_t queue = nullptr;
+  ASSERT_EQ(zeCommandQueueCreate(context_, card_, &qdesc, &queue), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandQueueExecuteCommandLists(queue, 1, &list, nullptr),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT);  // not closed
+  ASSERT_EQ(zeCommandListClose(list), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandQueueExecuteCommandLists(queue, 0, &list, nullptr), ZE_RESULT_ERROR_INVALID_SIZE);
+  ze_command_list_desc_t copy_desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 1, 0};
+  ze_command_list_handle_t copy_list = nullptr;
+  ASSERT_EQ(zeCommandListCreate(context_, card_, &copy_desc, &copy_list), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListClose(copy_list), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandQueueExecuteCommandLists(queue, 1, &copy_list, nullptr),
+            ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE);
+  ASSERT_EQ(zeCommandQueueExecuteCommandLists(queue, 1, &list, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandQueueSynchronize(queue, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(back, src);
+  EXPECT_EQ(zeCommandQueueDestroy(queue), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandQueueSynchronize(queue, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+
+}  // namespace
+}  // namespace ze_objects_test

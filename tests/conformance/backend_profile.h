@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,6 +84,11 @@ struct BackendProfile {
   // The entry point whose mock call count proves a query did not initialise the driver:
   // "cuInit" (CUDA: NVML counts), "zeInit" (Level Zero: Sysman or a probe child counts).
   std::string init_entry_point;
+  // On the mock: how many driver init calls one successful runtime initialisation makes.
+  // CUDA: one cuInit. Level Zero over loader 1.8.12: two, because the loader's first zeInit
+  // calls the driver's zeInit once to check it (zelLoaderDriverCheck) and then forwards
+  // the caller's (mock_driver_feasibility.md §2.1).
+  std::uint64_t driver_init_calls_per_init = 1;
   // On the mock: whether the driver finished its initialisation in this process (CUDA:
   // cuInit succeeded; Level Zero: zeInit reached the driver, the control API has no finer
   // flag for it).
@@ -95,9 +101,8 @@ struct BackendProfile {
   // The driver code the mock's init fault uses and the name the runtime prints for it.
   int init_failure_code = 0;
   std::string init_failure_name;
-  // UUID text the runtime reports: "GPU-" + 36 characters on both (Level Zero's 16-byte
-  // uuid is spelled the same way), so the check is shared; kept as a field for a backend
-  // that spells it otherwise.
+  // UUID text the runtime reports: prefix + the 36-character 8-4-4-4-12 form. CUDA: "GPU-"
+  // (nvidia-smi's spelling); Level Zero: none (PyTorch XPU prints the 16 bytes bare).
   std::string uuid_prefix = "GPU-";
   // The device's compute capability, multiprocessor count and UUID come straight from the
   // machine file (CUDA attributes); Level Zero derives its own (tile UUIDs, EU counts), so
@@ -120,6 +125,9 @@ struct BackendProfile {
   // UUIDs select devices in the visibility variable (CUDA_VISIBLE_DEVICES=GPU-...); the
   // affinity mask has no UUID syntax.
   bool visibility_accepts_uuids = true;
+  // Rows (by name) that a known defect of the simulated driver makes fail on the mock: they
+  // skip there, loudly, naming the defect (they still run on real drivers).
+  std::map<std::string, std::string> known_mock_defects;
 };
 
 // Every profile this build knows, selected or not.

@@ -4,7 +4,8 @@
 // ZE_AFFINITY_MASK for itself (the physical list) and keeps ZE_FLAT_DEVICE_HIERARCHY (the
 // list is in the hierarchy the test runs under). It reports over a pipe:
 //   COUNT <n>
-//   UUID <GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx>   (one per device, zeDeviceGet order)
+//   UUID <xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx>   (one per device, zeDeviceGet order,
+//                                                 after the profile's uuid_prefix)
 //   ERROR <why>
 // Which driver: the first with a discrete GPU, else the first with an integrated one (the
 // backend's rule, level_zero_backend.h / spec Q-19).
@@ -14,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,11 +27,11 @@ namespace accel::test {
 
 namespace {
 
-std::string uuid_text(const ze_device_uuid_t& uuid) {
+std::string uuid_text(const ze_device_uuid_t& uuid, const std::string& prefix) {
   char text[64];
   const std::uint8_t* b = uuid.id;
   std::snprintf(text, sizeof text,
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                "%s%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", prefix.c_str(), b[0],
                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
                 b[14], b[15]);
   return text;
@@ -42,7 +44,7 @@ std::string ze_code(ze_result_t rc) {
 }
 
 // Runs in the probe child: the listing as text.
-std::string list_devices() {
+std::string list_devices(const std::string& prefix) {
   const char* path = std::getenv("ACCEL_LEVEL_ZERO_LOADER");
   const std::string file =
       path != nullptr && *path != '\0' ? std::string(path) : "libze_loader.so.1";
@@ -88,7 +90,7 @@ std::string list_devices() {
         return "ERROR zeDeviceGetProperties returned " + ze_code(rc) + "\n";
       }
       discrete = discrete || (props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) == 0;
-      uuids.push_back(uuid_text(props.uuid));
+      uuids.push_back(uuid_text(props.uuid, prefix));
     }
     if (chosen.empty() || (discrete && !chosen_discrete)) {
       chosen = uuids;
@@ -103,7 +105,14 @@ std::string list_devices() {
 
 }  // namespace
 
-PhysicalDevices level_zero_ground_truth(const BackendProfile&) {
+PhysicalDevices level_zero_ground_truth(const BackendProfile& profile) {
+  // Asked once per process and hierarchy, and inherited by forked children: a child forked
+  // after the runtime initialised (the fork table's poisoned children) can no longer ask
+  // the driver (its pid gate refuses, F-7), and the answer is the same devices anyway.
+  static auto* const kCache = new std::map<std::string, PhysicalDevices>;
+  const char* hierarchy = std::getenv("ZE_FLAT_DEVICE_HIERARCHY");
+  const std::string key = profile.name + "/" + (hierarchy != nullptr ? hierarchy : "<unset>");
+  if (auto found = kCache->find(key); found != kCache->end()) return found->second;
   PhysicalDevices result;
   int fds[2];
   if (pipe(fds) != 0) {
@@ -114,7 +123,7 @@ PhysicalDevices level_zero_ground_truth(const BackendProfile&) {
       [&] {
         close(fds[0]);
         unsetenv("ZE_AFFINITY_MASK");
-        const std::string text = list_devices();
+        const std::string text = list_devices(profile.uuid_prefix);
         ssize_t written = write(fds[1], text.data(), text.size());
         (void)written;
       },
@@ -143,6 +152,7 @@ PhysicalDevices level_zero_ground_truth(const BackendProfile&) {
     count = -1;
   }
   result.count = count;
+  if (count >= 0) kCache->emplace(key, result);
   return result;
 }
 

@@ -780,13 +780,16 @@ TEST_P(Memory, MemoryCallsInAPoisonedChildThrowForkError) {
   run_isolated([&p] {
     require_physical_devices(p, 1);
     DataPtr parent = allocate(1024);
+    const auto fork_error = [&p](const CaughtError& caught) {
+      return is_error(caught, ErrorKind::kFork, p.fork_message);
+    };
     const ChildStatus child = run_in_child([&] {
-      EXPECT_TRUE(is_fork_error(catch_error([] { DataPtr x = allocate(16); })));
-      EXPECT_TRUE(is_fork_error(catch_error([] { memory_stats(); })));
-      EXPECT_TRUE(is_fork_error(catch_error([] { empty_cache(); })));
-      EXPECT_TRUE(is_fork_error(catch_error([] { set_per_process_memory_fraction(0.5); })));
+      EXPECT_TRUE(fork_error(catch_error([] { DataPtr x = allocate(16); })));
+      EXPECT_TRUE(fork_error(catch_error([] { memory_stats(); })));
+      EXPECT_TRUE(fork_error(catch_error([] { empty_cache(); })));
+      EXPECT_TRUE(fork_error(catch_error([] { set_per_process_memory_fraction(0.5); })));
       EXPECT_FALSE(is_allocator_initialized());
-      EXPECT_TRUE(is_fork_error(catch_error([&] { parent.reset(); })));
+      EXPECT_TRUE(fork_error(catch_error([&] { parent.reset(); })));
     });
     EXPECT_TRUE(child.ok()) << child.describe();
     parent.reset();

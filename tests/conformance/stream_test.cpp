@@ -240,7 +240,8 @@ TEST_P(Streams, BadArgumentsNameTheValue) {
         is_error(catch_error([count] { current_stream(count); }), ErrorKind::kIndex, range));
     EXPECT_TRUE(is_error(catch_error([count] { Stream s(count); }), ErrorKind::kIndex, range));
     EXPECT_TRUE(is_error(catch_error([] { Stream s(0, 2); }), ErrorKind::kValue,
-                         "Expected cuda stream priority to be less than or equal to 0, got 2"));
+                         "Expected " + p.device_type_name +
+                             " stream priority to be less than or equal to 0, got 2"));
   });
 }
 

@@ -13,12 +13,15 @@ namespace {
 constexpr int kExitUsage = 2;
 
 constexpr const char* kFooter = R"(environment:
-  ACCEL_BACKEND          compiled backend to use, or "none" for no accelerator
+  ACCEL_BACKEND          compiled backend to use ("cuda", "xpu"), or "none" for no
+                         accelerator; unset: the first compiled backend that sees a device
   ACCEL_CUDA_DRIVER      CUDA driver file to load (default libcuda.so.1)
   ACCEL_NVML_LIBRARY     NVML file to load (default libnvidia-ml.so.1)
   MOCKDEV_MACHINE        simulated machine (file or preset) when the mock driver is loaded
   ACCEL_MOCKDEV_DIR      directory holding the mock driver files used by --machine
-  CUDA_VISIBLE_DEVICES   which devices the driver exposes
+  CUDA_VISIBLE_DEVICES   which devices the CUDA driver exposes
+  ZE_AFFINITY_MASK       which devices the Level Zero driver exposes
+  ZE_ENABLE_ALT_DRIVERS  Level Zero driver files the loader loads (--machine sets it)
 
 exit status: 0 success (also when no accelerator is available: CPU fallback),
              1 a runtime error, or fewer devices than --expect-devices,
@@ -50,6 +53,13 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
                         "run on the simulated hardware (mockdev) described by a machine file "
                         "or a preset (see `accel machines`)"))
       ->type_name("FILE|PRESET");
+  once(info->add_option("--backend", line.backend,
+                        "the accelerator to report on as the selected one (sets "
+                        "ACCEL_BACKEND); every compiled backend is listed either way"))
+      ->type_name("cuda|xpu|none");
+  once(info->add_flag("--selected-only", line.selected_only,
+                      "list the devices of the selected backend only (other backends' "
+                      "devices are listed by a child accel process each)"));
   once(info->add_option("--expect-devices", line.expect_devices,
                         "exit 1 when fewer than N devices are visible"))
       ->type_name("N")

@@ -2,7 +2,8 @@
 // The `accel` tool's command line: what the user asked for, parsed from argv with CLI11.
 //
 // Grammar:
-//   accel info [--json | --count] [--machine FILE|PRESET] [--expect-devices N]
+//   accel info [--json | --count] [--machine FILE|PRESET] [--backend NAME]
+//              [--selected-only] [--expect-devices N]
 //   accel machines [--show NAME]
 //   accel scenario ARGS...   (handed to the scenario runner, accel-scenario)
 //   accel replay ARGS...     (handed to the trace replayer, accel-replay)
@@ -25,6 +26,8 @@ struct CommandLine {
   bool json = false;                   // info --json
   bool count = false;                  // info --count: the number of devices only
   std::optional<std::string> machine;  // info --machine FILE|PRESET
+  std::optional<std::string> backend;  // info --backend NAME (checked when it runs)
+  bool selected_only = false;          // info --selected-only: no child per other backend
   std::optional<int> expect_devices;   // info --expect-devices N
   std::optional<std::string> show;     // machines --show NAME
   std::vector<std::string> scenario_args;  // scenario: every word after it, unparsed

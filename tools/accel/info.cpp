@@ -1,9 +1,22 @@
 #include "info.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <set>
 #include <utility>
 
@@ -32,6 +45,8 @@ namespace {
 constexpr const char* kKnownVariables[] = {
     "CUDA_VISIBLE_DEVICES",  "ACCEL_BACKEND",     "ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY",
     "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR", "MOCKDEV_MACHINE",
+    // Level Zero (xpu): which driver files the loader loads, and which devices it shows.
+    "ZE_ENABLE_ALT_DRIVERS", "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY",
 };
 
 std::optional<std::string> getenv_value(const char* name) {
@@ -62,7 +77,173 @@ std::optional<Error> raise_configuration_error(const BackendReport& report) {
   return std::nullopt;
 }
 
+// Note [Other backends' devices]
+// One accelerator serves a process (Note [Which accelerator] in accel/accelerator.h), so
+// this process walks the devices of the selected backend only; initialising a second
+// driver here would break that rule. Each other backend that reports devices is asked by
+// a child: this program again, `info --json --selected-only --backend NAME`, with the
+// same environment (so --machine's simulated machine too). posix_spawn runs no atfork
+// handler and the child is always reaped; a child that does not finish within
+// kChildSeconds is killed, and its failure becomes the section's devices_error, never an
+// exit of this program.
+constexpr int kChildSeconds = 60;
+
+struct ChildOutput {
+  int exit_status = -1;  // -1: did not exit normally (killed, or not started)
+  std::string out;
+  std::string err;
+  std::string failure;  // why it could not be run or finished
+};
+
+ChildOutput run_child(const std::vector<std::string>& args) {
+  ChildOutput result;
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) {
+    result.failure = "cannot find this program (/proc/self/exe): " + ec.message();
+    return result;
+  }
+  int out_pipe[2];
+  int err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    result.failure = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    result.failure = std::string("pipe: ") + std::strerror(errno);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return result;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+  std::vector<std::string> words = args;
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (spawned != 0) {
+    result.failure = std::string("cannot run ") + self + ": " + std::strerror(spawned);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return result;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kChildSeconds);
+  std::array<pollfd, 2> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}}};
+  std::array<std::string*, 2> sinks{&result.out, &result.err};
+  int open_fds = 2;
+  bool timed_out = false;
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    const int ready = poll(fds.data(), fds.size(), static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buffer[4096];
+      const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (pollfd& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
+  }
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    result.failure = "did not finish within " + std::to_string(kChildSeconds) + " s";
+  } else if (WIFEXITED(status)) {
+    result.exit_status = WEXITSTATUS(status);
+  } else {
+    result.failure = "ended by signal " + std::to_string(WTERMSIG(status));
+  }
+  return result;
+}
+
+std::string first_line(const std::string& text) {
+  const std::string line = text.substr(0, text.find('\n'));
+  return line.starts_with("accel: ") ? line.substr(7) : line;
+}
+
+// The devices of backend `name`, from a child that selects it.
+void walk_other_backend(BackendSection& section) {
+  const std::string& name = section.report.backend;
+  const ChildOutput child =
+      run_child({"accel", "info", "--json", "--selected-only", "--backend", name});
+  if (!child.failure.empty()) {
+    section.devices_error = "accel info --backend " + name + ": " + child.failure;
+    return;
+  }
+  std::optional<std::vector<DeviceRow>> rows = parse_device_rows(child.out);
+  if (!rows) {
+    section.devices_error = "accel info --backend " + name + " exited " +
+                            std::to_string(child.exit_status) +
+                            (child.err.empty() ? "" : ": " + first_line(child.err));
+    return;
+  }
+  section.devices = std::move(rows);
+}
+
+template <class T>
+std::optional<T> optional_field(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
 }  // namespace
+
+std::optional<std::vector<DeviceRow>> parse_device_rows(const std::string& json_text) {
+  const nlohmann::json json = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("devices") || !json["devices"].is_array()) {
+    return std::nullopt;
+  }
+  std::vector<DeviceRow> rows;
+  try {
+    for (const nlohmann::json& device : json["devices"]) {
+      DeviceRow row;
+      row.index = device.at("index").get<int>();
+      row.name = optional_field<std::string>(device, "name");
+      row.uuid = optional_field<std::string>(device, "uuid");
+      row.pci_bus_id = optional_field<std::string>(device, "pci_bus_id");
+      row.mig_mode = optional_field<std::string>(device, "mig_mode");
+      if (auto capability = optional_field<std::string>(device, "compute_capability")) {
+        const std::size_t dot = capability->find('.');
+        if (dot != std::string::npos) {
+          row.cc_major = std::atoi(capability->substr(0, dot).c_str());
+          row.cc_minor = std::atoi(capability->substr(dot + 1).c_str());
+        }
+      }
+      row.multiprocessors = optional_field<int>(device, "multiprocessors");
+      row.total_bytes = optional_field<std::uint64_t>(device, "total_memory_bytes");
+      row.free_bytes = optional_field<std::uint64_t>(device, "free_memory_bytes");
+      row.error = optional_field<std::string>(device, "error");
+      rows.push_back(std::move(row));
+    }
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+  return rows;
+}
 
 bool InfoReport::has_errors() const {
   return std::any_of(devices.begin(), devices.end(),
@@ -113,7 +294,8 @@ std::string short_uuid(const std::string& uuid) {
   return uuid.substr(0, group_end);
 }
 
-InfoReport collect_info(std::optional<std::string> machine, bool walk_devices) {
+InfoReport collect_info(std::optional<std::string> machine, bool walk_devices,
+                        bool walk_others) {
   InfoReport report;
   report.version = kVersionString;
   report.build = build_info();
@@ -127,6 +309,16 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices) {
     report.init_error = failure->what();
     if (!failure->driver_error_name().empty())
       report.init_error_name = failure->driver_error_name();
+  }
+  // Every compiled backend, once the selected one's configuration is known to be sound.
+  for (BackendReport& other : backend_reports()) {
+    BackendSection section;
+    section.report = std::move(other);
+    if (walk_devices && walk_others && !section.report.selected &&
+        section.report.device_count > 0) {
+      walk_other_backend(section);
+    }
+    report.backends.push_back(std::move(section));
   }
   if (!report.backend.available || !walk_devices) return report;
 

@@ -50,11 +50,21 @@ struct EnvironmentValue {
   std::optional<std::string> value;
 };
 
+// One compiled backend (accel::backend_reports()). The selected one's devices are the
+// report's `devices`; another backend's devices are listed by a child `accel` process
+// that selects it (Note [Other backends' devices] in info.cpp), nullopt when not asked.
+struct BackendSection {
+  BackendReport report;
+  std::optional<std::vector<DeviceRow>> devices;
+  std::optional<std::string> devices_error;  // why the child could not list them
+};
+
 struct InfoReport {
   std::string version;  // accel::kVersionString
   BuildInfo build;
   std::vector<EnvironmentValue> environment;
   BackendReport backend;               // accel::backend_report()
+  std::vector<BackendSection> backends;  // every compiled backend, in ACCEL_BACKENDS order
   std::optional<std::string> machine;  // the --machine value, when given
   // The driver's own version as the vendor prints it ("580.159.04",
   // BackendReport::driver_release); the driver component's `version` is the CUDA API level.
@@ -83,8 +93,14 @@ std::string short_uuid(const std::string& uuid);
 
 // Collects the report. Runtime errors land in the rows; accel::Error of kind kConfig
 // propagates (see the file comment). With walk_devices=false (`accel info --count`) the
-// device rows are not queried: backend.device_count is the answer.
-InfoReport collect_info(std::optional<std::string> machine, bool walk_devices = true);
+// device rows are not queried: backend.device_count is the answer. With walk_others,
+// each other available backend's devices are listed through a child `accel` process.
+InfoReport collect_info(std::optional<std::string> machine, bool walk_devices = true,
+                        bool walk_others = false);
+
+// The device rows of `accel info --json` output (its "devices" array); nullopt when the
+// text is not such output.
+std::optional<std::vector<DeviceRow>> parse_device_rows(const std::string& json_text);
 
 // True when the report shows the simulated driver refusing its machine: the mock's cuInit
 // answers CUDA_ERROR_INVALID_VALUE when MOCKDEV_MACHINE cannot be loaded (after printing

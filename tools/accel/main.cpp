@@ -5,10 +5,13 @@
 // accel::Error of kind kConfig from the runtime, a machine file the simulated driver
 // rejects, --machine in an install without the simulation).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "accel/accelerator.h"
 #include "accel/error.h"
 #include "command_line.h"
 #include "info.h"
@@ -40,14 +44,31 @@ int check_expected(const accel::tools::CommandLine& line, int found) {
   return kExitError;
 }
 
+// --backend NAME: set ACCEL_BACKEND before the first runtime call (the runtime selects its
+// backend once), then check the name against the compiled backends, which the runtime
+// lists even when it refuses the name. An unknown name is a usage error (exit 2) listing
+// them, in the tool's words rather than the variable's.
+void select_backend(const std::string& name) {
+  ::setenv("ACCEL_BACKEND", name.c_str(), 1);
+  const accel::BackendReport report = accel::backend_report();
+  const std::vector<std::string>& compiled = report.compiled_backends;
+  if (name == "none" || std::find(compiled.begin(), compiled.end(), name) != compiled.end()) {
+    return;
+  }
+  throw ConfigProblem{fmt::format("--backend {}: not a compiled backend (compiled backends: {}; "
+                                  "or none)",
+                                  name, compiled.empty() ? "none" : fmt::format("{}", fmt::join(compiled, ", ")))};
+}
+
 int run_info(const accel::tools::CommandLine& line) {
   if (line.machine) {
     // Before any runtime call: the runtime reads the driver variables when it first loads
     // the driver.
     (void)accel::tools::select_mock_machine(*line.machine);
   }
-  const accel::tools::InfoReport report =
-      accel::tools::collect_info(line.machine, /*walk_devices=*/!line.count);
+  if (line.backend) select_backend(*line.backend);
+  const accel::tools::InfoReport report = accel::tools::collect_info(
+      line.machine, /*walk_devices=*/!line.count, /*walk_others=*/!line.selected_only);
   if (line.machine && accel::tools::mock_rejected_machine(report)) {
     // The mock printed the file, line and field on stderr already.
     throw ConfigProblem{fmt::format(

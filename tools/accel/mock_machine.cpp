@@ -29,6 +29,9 @@
 #ifndef ACCEL_TOOLS_NVML_FACADE_NAME
 #define ACCEL_TOOLS_NVML_FACADE_NAME "libnvidia-ml.so.1"
 #endif
+#ifndef ACCEL_TOOLS_LEVEL_ZERO_DRIVER_NAME
+#define ACCEL_TOOLS_LEVEL_ZERO_DRIVER_NAME "libze_mock.so"
+#endif
 
 namespace accel::tools {
 namespace fs = std::filesystem;
@@ -150,6 +153,10 @@ MockSelection mock_selection(std::string facade_dir, std::string_view path_or_pr
           file));
     }
   }
+  // The Level Zero driver is optional: a build without the Level Zero headers has none,
+  // and then the simulated machine shows through CUDA only.
+  const fs::path level_zero = dir / ACCEL_TOOLS_LEVEL_ZERO_DRIVER_NAME;
+  if (fs::is_regular_file(level_zero, ec)) selection.level_zero_driver_path = level_zero.string();
   return selection;
 }
 
@@ -159,6 +166,11 @@ MockSelection select_mock_machine(std::string_view path_or_preset) {
   ::setenv("MOCKDEV_MACHINE", selection.machine.c_str(), 1);
   ::setenv("ACCEL_CUDA_DRIVER", selection.driver_path.c_str(), 1);
   ::setenv("ACCEL_NVML_LIBRARY", selection.nvml_path.c_str(), 1);
+  // The real Level Zero loader loads the mock driver instead of the installed ones, so
+  // the Intel devices of the same machine appear under xpu.
+  if (!selection.level_zero_driver_path.empty()) {
+    ::setenv("ZE_ENABLE_ALT_DRIVERS", selection.level_zero_driver_path.c_str(), 1);
+  }
   return selection;
 }
 

@@ -5,7 +5,9 @@
 // The tool never links mockdev: an `accel` process loads the mock only when --machine asks
 // for it, and then only the way any program would — the runtime dlopens the file named by
 // ACCEL_CUDA_DRIVER / ACCEL_NVML_LIBRARY, and the mock picks its machine from
-// MOCKDEV_MACHINE. `--machine` sets those three variables; the simulated driver itself
+// MOCKDEV_MACHINE; the real Level Zero loader loads the mock Level Zero driver named by
+// ZE_ENABLE_ALT_DRIVERS. `--machine` sets those variables (ZE_ENABLE_ALT_DRIVERS only when
+// the mock Level Zero driver was built beside the others); the simulated driver itself
 // validates the machine (its "mockdev: cannot load the simulated machine: ..." line on
 // stderr names the file, line and field) and the tool turns that failure into exit 2.
 // select_mock_machine must run before the first runtime call, because the runtime reads
@@ -37,6 +39,9 @@ struct MockSelection {
   std::string facade_dir;   // where the mock libcuda.so.1 / libnvidia-ml.so.1 live
   std::string driver_path;  // <facade_dir>/libcuda.so.1
   std::string nvml_path;    // <facade_dir>/libnvidia-ml.so.1
+  // <facade_dir>/libze_mock.so when that file exists (a build with the Level Zero
+  // headers); empty otherwise.
+  std::string level_zero_driver_path;
 };
 
 // The directory holding the mock driver facades: $ACCEL_MOCKDEV_DIR if set; else
@@ -50,7 +55,8 @@ std::string mock_facade_directory();
 MockSelection mock_selection(std::string facade_dir, std::string_view path_or_preset);
 
 // mock_selection(mock_facade_directory(), ...), then sets MOCKDEV_MACHINE,
-// ACCEL_CUDA_DRIVER and ACCEL_NVML_LIBRARY for this process.
+// ACCEL_CUDA_DRIVER, ACCEL_NVML_LIBRARY and, when there is a mock Level Zero driver,
+// ZE_ENABLE_ALT_DRIVERS for this process.
 MockSelection select_mock_machine(std::string_view path_or_preset);
 
 // The directory of the preset machine files: <dir of this executable>/../<datadir>/accel/

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <sstream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -56,6 +58,58 @@ std::string build_line(const BuildInfo& build) {
                      build.cuda_abi_checked ? "yes" : "no");
 }
 
+std::string component_text(const BackendComponent& c) {
+  const std::string state = !c.loaded          ? "not loaded"
+                            : c.version.empty() ? "loaded"
+                                                : fmt::format("loaded, version {}", c.version);
+  return fmt::format("{} ({})", c.path.empty() ? "(none)" : c.path, state);
+}
+
+std::string count_text(const BackendReport& b) {
+  return b.count_source.empty() || b.count_source == "none"
+             ? fmt::format("{}", b.device_count)
+             : fmt::format("{} (from {})", b.device_count, b.count_source);
+}
+
+void print_devices(std::ostream& out, const std::vector<DeviceRow>& devices) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"index", "name", "uuid", "pci bus id", "capability", "SMs", "MIG",
+                  "total memory", "free memory"});
+  for (const DeviceRow& row : devices) {
+    const std::string capability =
+        row.cc_major && row.cc_minor ? fmt::format("{}.{}", *row.cc_major, *row.cc_minor) : "-";
+    rows.push_back({std::to_string(row.index), or_dash(row.name),
+                    row.uuid ? short_uuid(*row.uuid) : "-", or_dash(row.pci_bus_id), capability,
+                    or_dash(row.multiprocessors), or_dash(row.mig_mode),
+                    row.total_bytes ? format_bytes(*row.total_bytes) : "-",
+                    row.free_bytes ? format_bytes(*row.free_bytes) : "-"});
+    // The error on its own line, under the name.
+    if (row.error) rows.push_back({fmt::format("{:<{}}error: {}", "", 7, *row.error)});
+  }
+  print_table(out, rows);
+}
+
+// A compiled backend that does not serve this process (Note [Which accelerator]): its
+// own report, and its devices as a child `accel` that selected it listed them.
+void print_other_backend(std::ostream& out, const BackendSection& section) {
+  const BackendReport& b = section.report;
+  out << fmt::format("backend {} (not selected; --backend {} selects it):\n", b.backend,
+                     b.backend);
+  field(out, "  available", b.available ? "yes" : fmt::format("no ({})", b.unavailable_reason));
+  if (!b.config_error.empty()) field(out, "  config error", b.config_error);
+  for (const BackendComponent& c : b.components) field(out, "  " + c.role, component_text(c));
+  field(out, "  device count", count_text(b));
+  if (section.devices_error) {
+    field(out, "  devices", fmt::format("not listed: {}", *section.devices_error));
+  } else if (section.devices) {
+    out << "  devices:\n";
+    std::ostringstream table;
+    print_devices(table, *section.devices);
+    std::istringstream lines(table.str());
+    for (std::string line; std::getline(lines, line);) out << "  " << line << '\n';
+  }
+}
+
 }  // namespace
 
 std::string format_bytes(std::uint64_t bytes) {
@@ -90,41 +144,21 @@ void render_text(const InfoReport& report, std::ostream& out) {
   field(out, "available", b.available ? "yes" : fmt::format("no ({})", b.unavailable_reason));
   // One line per component the backend loads, labelled with its role: any backend
   // renders without this program knowing which one it is.
-  for (const BackendComponent& c : b.components) {
-    std::string state = !c.loaded          ? "not loaded"
-                        : c.version.empty() ? "loaded"
-                                            : fmt::format("loaded, version {}", c.version);
-    field(out, c.role, fmt::format("{} ({})", c.path.empty() ? "(none)" : c.path, state));
-  }
+  for (const BackendComponent& c : b.components) field(out, c.role, component_text(c));
   if (report.driver_version) field(out, "driver version", *report.driver_version);
-  field(out, "device count",
-        b.count_source.empty() || b.count_source == "none"
-            ? fmt::format("{}", b.device_count)
-            : fmt::format("{} (from {})", b.device_count, b.count_source));
+  field(out, "device count", count_text(b));
 
   if (!b.available) {
     // The contract of `accel info` without a usable accelerator: say so, and that
     // programs following the device-selection pattern will run on the CPU.
     out << "fallback: cpu\n";
-    return;
+  } else {
+    out << "devices:\n";
+    print_devices(out, report.devices);
   }
-
-  out << "devices:\n";
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"index", "name", "uuid", "pci bus id", "capability", "SMs", "MIG",
-                  "total memory", "free memory"});
-  for (const DeviceRow& row : report.devices) {
-    const std::string capability =
-        row.cc_major && row.cc_minor ? fmt::format("{}.{}", *row.cc_major, *row.cc_minor) : "-";
-    rows.push_back({std::to_string(row.index), or_dash(row.name),
-                    row.uuid ? short_uuid(*row.uuid) : "-", or_dash(row.pci_bus_id), capability,
-                    or_dash(row.multiprocessors), or_dash(row.mig_mode),
-                    row.total_bytes ? format_bytes(*row.total_bytes) : "-",
-                    row.free_bytes ? format_bytes(*row.free_bytes) : "-"});
-    // The error on its own line, under the name.
-    if (row.error) rows.push_back({fmt::format("{:<{}}error: {}", "", 7, *row.error)});
+  for (const BackendSection& section : report.backends) {
+    if (!section.report.selected) print_other_backend(out, section);
   }
-  print_table(out, rows);
 }
 
 }  // namespace accel::tools

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace accel::tools {
@@ -24,6 +26,25 @@ TEST(MockSelection, AnInstallWithoutMockdevSaysSo) {
             "this accel install has no simulated hardware (mockdev): --machine needs it (no "
             "mock driver file /nonexistent-accel-dir/libcuda.so.1; build mockdev, or set "
             "ACCEL_MOCKDEV_DIR)");
+}
+
+// The mock Level Zero driver is optional beside the CUDA facades: found when present
+// (then --machine sets ZE_ENABLE_ALT_DRIVERS to it), empty when this build has none.
+// The file names are the facades' default names (tools/CMakeLists.txt).
+TEST(MockSelection, FindsTheLevelZeroDriverBesideTheFacadesWhenBuilt) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "accel_mock_selection_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* name : {"libcuda.so.1", "libnvidia-ml.so.1"}) std::ofstream(dir / name) << "x";
+  MockSelection without = mock_selection(dir.string(), "mixed_vendors");
+  EXPECT_EQ(without.driver_path, (dir / "libcuda.so.1").string());
+  EXPECT_EQ(without.level_zero_driver_path, "");
+  std::ofstream(dir / "libze_mock.so") << "x";
+  MockSelection with = mock_selection(dir.string(), "mixed_vendors");
+  EXPECT_EQ(with.level_zero_driver_path, (dir / "libze_mock.so").string());
+  EXPECT_EQ(with.machine, "mixed_vendors");
+  fs::remove_all(dir);
 }
 
 TEST(Presets, ShowUnknownNamesThePresets) {

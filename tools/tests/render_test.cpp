@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace accel::tools {
 namespace {
@@ -174,9 +176,130 @@ TEST(RenderJson, CarriesEverythingTheTextShowsWithNullForUnknowns) {
        "compute_capability": "8.0", "multiprocessors": null, "mig_mode": null,
        "total_memory_bytes": null, "free_memory_bytes": null,
        "error": "get_memory_info: failed"}],
-    "current_device": 0
+    "current_device": 0,
+    "backends": []
   })");
   EXPECT_EQ(json, expected) << out.str();
+}
+
+// Two compiled backends: cuda serves the process, xpu's devices came from a child.
+InfoReport two_backend_report() {
+  InfoReport report = available_report();
+  report.devices.pop_back();
+  report.backend.compiled_backends = {"cuda", "xpu"};
+  report.backend.selected = true;
+  BackendSection cuda;
+  cuda.report = report.backend;
+  BackendSection xpu;
+  xpu.report.backend = "xpu";
+  xpu.report.compiled_backends = {"cuda", "xpu"};
+  xpu.report.available = true;
+  xpu.report.components = {{"loader", "/l/libze_loader.so.1", true, "1.8.12"}};
+  xpu.report.count_source = "probe child";
+  xpu.report.device_count = 1;
+  DeviceRow tile;
+  tile.index = 0;
+  tile.name = "Intel GPU Max";
+  tile.total_bytes = 64ULL << 30;
+  tile.free_bytes = 63ULL << 30;
+  xpu.devices = std::vector<DeviceRow>{tile};
+  report.backends = {cuda, xpu};
+  return report;
+}
+
+TEST(RenderText, OtherBackendsAfterTheSelectedOne) {
+  std::ostringstream out;
+  render_text(two_backend_report(), out);
+  const std::string text = out.str();
+  const std::string tail =
+      "devices:\n"
+      "  index  name   uuid          pci bus id        capability  SMs  MIG       "
+      "total memory  free memory\n"
+      "  0      GPU A  GPU-1c9b5fc9  00000000:00:06.0  8.0         108  Disabled  "
+      "40.00 GiB     39.00 GiB\n"
+      "backend xpu (not selected; --backend xpu selects it):\n"
+      "  available:    yes\n"
+      "  loader:       /l/libze_loader.so.1 (loaded, version 1.8.12)\n"
+      "  device count: 1 (from probe child)\n"
+      "  devices:\n"
+      "    index  name           uuid  pci bus id  capability  SMs  MIG  total memory  "
+      "free memory\n"
+      "    0      Intel GPU Max  -     -           -           -    -    64.00 GiB     "
+      "63.00 GiB\n";
+  ASSERT_GE(text.size(), tail.size());
+  EXPECT_EQ(text.substr(text.size() - tail.size()), tail) << text;
+  EXPECT_NE(text.find("\nbackend:        cuda (compiled: cuda, xpu)\n"), std::string::npos);
+}
+
+TEST(RenderText, OtherBackendWhoseChildFailedSaysWhy) {
+  InfoReport report = two_backend_report();
+  report.backends[1].devices.reset();
+  report.backends[1].devices_error = "accel info --backend xpu exited 2: boom";
+  std::ostringstream out;
+  render_text(report, out);
+  EXPECT_NE(out.str().find("\n  device count: 1 (from probe child)\n"
+                           "  devices:      not listed: accel info --backend xpu exited 2: "
+                           "boom\n"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(RenderJson, BackendsArrayHasEveryBackend) {
+  std::ostringstream out;
+  render_json(two_backend_report(), out);
+  const nlohmann::json json = nlohmann::json::parse(out.str());
+  ASSERT_EQ(json["backends"].size(), 2u) << out.str();
+  const nlohmann::json& cuda = json["backends"][0];
+  EXPECT_EQ(cuda["backend"], "cuda");
+  EXPECT_EQ(cuda["selected"], true);
+  EXPECT_EQ(cuda["devices"], json["devices"]);  // the selected one's rows, once more
+  EXPECT_EQ(cuda["count_source"], "nvml");
+  const nlohmann::json expected_xpu = nlohmann::json::parse(R"({
+    "backend": "xpu", "selected": false, "available": true, "unavailable_reason": null,
+    "config_error": null,
+    "components": [{"role": "loader", "path": "/l/libze_loader.so.1", "loaded": true,
+                    "version": "1.8.12"}],
+    "device_count": 1, "count_source": "probe child",
+    "devices": [{"index": 0, "name": "Intel GPU Max", "uuid": null, "uuid_short": null,
+                 "pci_bus_id": null, "compute_capability": null, "multiprocessors": null,
+                 "mig_mode": null, "total_memory_bytes": 68719476736,
+                 "free_memory_bytes": 67645734912, "error": null}],
+    "devices_error": null
+  })");
+  EXPECT_EQ(json["backends"][1], expected_xpu) << out.str();
+  // The top-level keys still describe the selected backend.
+  EXPECT_EQ(json["backend"], "cuda");
+  EXPECT_EQ(json["compiled_backends"], nlohmann::json::parse(R"(["cuda", "xpu"])"));
+}
+
+// The child's JSON reads back into the same rows (the parent lists another backend's
+// devices from it).
+TEST(ParseDeviceRows, RoundTripsTheJsonRows) {
+  std::ostringstream out;
+  render_json(available_report(), out);
+  const std::optional<std::vector<DeviceRow>> rows = parse_device_rows(out.str());
+  ASSERT_TRUE(rows.has_value());
+  ASSERT_EQ(rows->size(), 2u);
+  const DeviceRow& a = (*rows)[0];
+  EXPECT_EQ(a.index, 0);
+  EXPECT_EQ(a.name, "GPU A");
+  EXPECT_EQ(a.uuid, "GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148");
+  EXPECT_EQ(a.pci_bus_id, "00000000:00:06.0");
+  EXPECT_EQ(a.mig_mode, "Disabled");
+  EXPECT_EQ(a.cc_major, 8);
+  EXPECT_EQ(a.cc_minor, 0);
+  EXPECT_EQ(a.multiprocessors, 108);
+  EXPECT_EQ(a.total_bytes, 40ULL << 30);
+  EXPECT_EQ(a.free_bytes, 39ULL << 30);
+  EXPECT_EQ(a.error, std::nullopt);
+  const DeviceRow& b = (*rows)[1];
+  EXPECT_EQ(b.index, 1);
+  EXPECT_EQ(b.uuid, std::nullopt);
+  EXPECT_EQ(b.total_bytes, std::nullopt);
+  EXPECT_EQ(b.error, "get_memory_info: failed");
+  EXPECT_FALSE(parse_device_rows("accel: no").has_value());
+  EXPECT_FALSE(parse_device_rows(R"({"devices": [{"name": "no index"}]})").has_value());
+  EXPECT_FALSE(parse_device_rows(R"({"version": "0.1.0"})").has_value());
 }
 
 TEST(RenderJson, NoEmptyStringsBesideNulls) {

@@ -2,11 +2,12 @@
 // The simulated machine: what hardware mockdev pretends to be, read from a machine file.
 //
 // A machine file is YAML (read with yaml-cpp), named by MOCKDEV_MACHINE as a path or as a
-// built-in preset name (4xh100, 8xh100, 2xa100, 1xa100, mixed, none). The format is
-// documented in docs/MACHINE_FILES.md (installed as share/doc/accel/MACHINE_FILES.md); the
-// presets as files are scenarios/machines/<preset>.yaml (installed as
-// share/accel/machines/<preset>.yaml). The same machine serves the CUDA facade and the
-// NVML facade, so both always agree.
+// built-in preset name (4xh100, 8xh100, 2xa100, 1xa100, mixed, none, 2xmax1550,
+// laptop_igpu, mixed_vendors). The format is documented in docs/MACHINE_FILES.md
+// (installed as share/doc/accel/MACHINE_FILES.md); the presets as files are
+// scenarios/machines/<preset>.yaml (installed as share/accel/machines/<preset>.yaml). The
+// same machine serves the CUDA, NVML and Level Zero facades (each sees its vendor's
+// devices), so they always agree.
 // Values only; parsing is pure (no global state) and thread-safe.
 
 #include <cstdlib>
@@ -112,7 +113,7 @@ struct StickyError {
   int device = 0;
   int code = 0;
   std::uint64_t after_calls = 0;
-  Api api = Api::kCuda;  // only CUDA has calls that touch a device so far
+  Api api = Api::kCuda;  // kCuda (an NVIDIA device) or kLevelZero (an Intel device)
 };
 
 // Memory faults of one physical device from the machine's installation (`faults.memory`;
@@ -272,12 +273,13 @@ inline std::string_view machine_name_from_environment() {
   return value != nullptr && value[0] != '\0' ? std::string_view(value) : kDefaultPreset;
 }
 
-// Driver result code from a name ("CUDA_ERROR_OUT_OF_MEMORY", "NVML_ERROR_UNKNOWN") or a
-// decimal number; nullopt if neither.
+// Driver result code from a name ("CUDA_ERROR_OUT_OF_MEMORY", "NVML_ERROR_UNKNOWN",
+// "ZE_RESULT_ERROR_DEVICE_LOST") or a decimal number; nullopt if neither.
 std::optional<int> parse_result_code(std::string_view text);
 
 // The same, restricted to the names of one API's result codes (a CUDA name for Api::kCuda);
-// numbers are accepted for every API.
+// numbers are accepted for every API, and for Api::kLevelZero also in hex ("0x78000001",
+// as ze_result_t values are written).
 std::optional<int> parse_result_code(Api api, std::string_view text);
 
 }  // namespace mockdev

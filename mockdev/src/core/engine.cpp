@@ -112,6 +112,7 @@ void install_machine(MachineSpec machine, std::optional<std::string> config_erro
   e.init_errors = {};
   e.init_errors[static_cast<std::size_t>(Api::kCuda)] = faults.driver_init_error;
   e.init_errors[static_cast<std::size_t>(Api::kNvml)] = faults.nvml_init_error;
+  e.init_errors[static_cast<std::size_t>(Api::kLevelZero)] = faults.level_zero_init_error;
   e.observers = make_observers(e.machine);
   if (!e.observers.empty() && g_observers_pid == 0) std::atexit(flush_observers_at_exit);
   g_observers_pid = current_pid();

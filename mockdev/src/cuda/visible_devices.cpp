@@ -55,8 +55,10 @@ bool uuid_starts_with(const std::string& uuid, std::string_view digits) {
   return true;
 }
 
+// `candidates`: the physical indices of the devices CUDA serves (its NVIDIA devices).
 VisibleSelection select_uuid_list(const std::vector<std::string_view>& entries,
-                                  const std::vector<DeviceSpec>& devices) {
+                                  const std::vector<DeviceSpec>& devices,
+                                  const std::vector<int>& candidates_by_ordinal) {
   const std::string_view prefix = entries.front().substr(0, 4);
   const bool mig = prefix == "MIG-";
   std::vector<std::string_view> candidates;
@@ -72,11 +74,11 @@ VisibleSelection select_uuid_list(const std::vector<std::string_view>& entries,
     const std::string_view digits = candidate.substr(4);
     int match = -1;
     int matches = 0;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      const DeviceSpec& d = devices[i];
+    for (int i : candidates_by_ordinal) {
+      const DeviceSpec& d = devices[static_cast<std::size_t>(i)];
       const std::string& uuid = mig && !d.mig_uuid.empty() ? d.mig_uuid : d.uuid;
       if (uuid_starts_with(uuid, digits)) {
-        match = static_cast<int>(i);
+        match = i;
         ++matches;
       }
     }
@@ -92,15 +94,21 @@ VisibleSelection select_uuid_list(const std::vector<std::string_view>& entries,
 
 VisibleSelection select_visible_devices(std::optional<std::string_view> value,
                                         const std::vector<DeviceSpec>& devices) {
-  const int count = static_cast<int>(devices.size());
+  // CUDA serves the NVIDIA devices only, in file order: ordinal n is the n-th NVIDIA
+  // device, and a UUID names NVIDIA devices only; the selection is of physical indices.
+  std::vector<int> nvidia;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].vendor == Vendor::kNvidia) nvidia.push_back(static_cast<int>(i));
+  }
+  const int count = static_cast<int>(nvidia.size());
   VisibleSelection out;
   if (!value) {
-    for (int i = 0; i < count; ++i) out.devices.push_back(i);
+    out.devices = nvidia;
     return out;
   }
   const std::vector<std::string_view> entries = split(*value);
   const std::string_view head = entries.front().substr(0, 4);
-  if (head == "GPU-" || head == "MIG-") return select_uuid_list(entries, devices);
+  if (head == "GPU-" || head == "MIG-") return select_uuid_list(entries, devices, nvidia);
   std::vector<int> parsed;
   std::unordered_set<int> seen;
   for (std::string_view entry : entries) {
@@ -111,7 +119,7 @@ VisibleSelection select_visible_devices(std::optional<std::string_view> value,
   }
   for (int ordinal : parsed) {
     if (ordinal >= count) break;
-    out.devices.push_back(ordinal);
+    out.devices.push_back(nvidia[static_cast<std::size_t>(ordinal)]);
   }
   return out;
 }

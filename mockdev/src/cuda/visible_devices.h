@@ -4,6 +4,9 @@
 // the value (duplicates are found with hash sets), so any value a fuzzer makes is cheap.
 //
 // Note [Driver visible-device rules]
+// Only the machine's NVIDIA devices are candidates (Intel devices are Level Zero's): an
+// ordinal n is the n-th NVIDIA device in file order, a UUID is matched against NVIDIA
+// devices only, and the result holds physical (machine-file) indices.
 // The value is a comma list; entries are not trimmed. If its first entry starts with "GPU-"
 // or "MIG-", it is a UUID list: entries are read until the first one without that prefix;
 // a repeated entry hides every device; each entry then selects the one device whose UUID
@@ -66,8 +69,8 @@ struct VisibleSelection {
   bool repeated = false;     // empty because a device was named twice
 };
 
-// The devices visible under `value` (nullopt: the variable is unset) on a machine with
-// `devices`, by Note [Driver visible-device rules].
+// The physical indices of the NVIDIA devices visible under `value` (nullopt: the variable
+// is unset) on a machine with `devices`, by Note [Driver visible-device rules].
 VisibleSelection select_visible_devices(std::optional<std::string_view> value,
                                         const std::vector<DeviceSpec>& devices);
 

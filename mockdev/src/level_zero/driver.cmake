@@ -5,10 +5,7 @@ target_sources(mockdev PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ze_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_state.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ze_sysman.cpp
-  # PLACEHOLDER: empty fills of the objects work; the integrator removes this line (and the
-  # file) once objects.cmake lists the real ones.
-  ${CMAKE_CURRENT_LIST_DIR}/ze_objects_pending.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/ze_sysman.cpp)
 
 # The driver file the loader opens: MODULE, exactly libze_mock.so, hidden visibility, a
 # fixed version script exporting only the *ProcAddrTable getters, -z nodelete (FEAS §2.4),

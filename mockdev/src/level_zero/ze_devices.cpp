@@ -112,8 +112,8 @@ bool build_devices(ZeState& s, std::string& why) {
     return false;
   }
   // Sysman order (D-4, S-9) is machine-file order among Intel cards.
+  const std::vector<int> plain = intel_cards();
   auto ordinal_of = [&](int card) {
-    std::vector<int> plain = intel_cards();
     return static_cast<int>(std::find(plain.begin(), plain.end(), card) - plain.begin());
   };
   std::vector<ZeDevice*> roots(cards.size(), nullptr);  // COMBINED: the card behind its tiles

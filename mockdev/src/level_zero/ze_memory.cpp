@@ -17,10 +17,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "core/engine.h"
 #include "core/memory.h"
 #include "core/pinned_host.h"
+#include "core/timeline.h"
 #include "core/virtual_memory.h"
 #include "level_zero/ze_objects.h"
 #include "level_zero/ze_tables.h"
@@ -105,7 +107,14 @@ void release(const ZeAllocation& a, ZeDevice* device) MOCKDEV_ZE_LOCKED {
     return;
   }
   core::remove_pinned(a.storage);
-  std::free(reinterpret_cast<void*>(a.storage));
+  // Host bytes are real memory that a pending copy or fill writes when it executes (Q-15
+  // puts the burden on the caller, but nothing may crash): while any work is pending the
+  // block is kept, and freed by a later free once the engine is idle.
+  std::vector<std::uint64_t>& kept = objects().retired_host;
+  kept.push_back(a.storage);
+  if (core::timeline_stats().pending != 0 || !objects().stalled.empty()) return;
+  for (std::uint64_t block : kept) std::free(reinterpret_cast<void*>(block));
+  kept.clear();
 }
 
 // M-1..M-4.

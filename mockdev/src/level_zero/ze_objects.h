@@ -167,6 +167,7 @@ struct ObjectsState {
   std::map<std::pair<int, int>, std::uint64_t> tile_used;  // (card, tile) -> bytes (M-3)
   std::uint64_t next_allocation_id = 1;
   std::vector<Stream*> stalled;  // streams with deferred commands
+  std::vector<std::uint64_t> retired_host;  // freed host blocks kept while work was pending
 };
 ObjectsState& objects() MOCKDEV_ZE_LOCKED;
 

@@ -83,7 +83,8 @@ const char* nvmlErrorString(nvmlReturn_t result) {
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
   if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  *count = static_cast<unsigned int>(core::engine().machine.devices.size());
+  // The NVIDIA devices only (nvml_state.cpp): Intel devices are Level Zero's.
+  *count = static_cast<unsigned int>(nvml_state().handles.size());
   return NVML_SUCCESS;
 }
 
@@ -120,10 +121,9 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) 
 nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
   if (uuid == nullptr || device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   const NvmlState& s = nvml_state();
-  const auto& devices = core::engine().machine.devices;
-  for (std::size_t i = 0; i < devices.size() && i < s.handles.size(); ++i) {
-    if (devices[i].uuid == uuid) {
-      *device = s.handles[i];
+  for (accel::nvml_abi::nvmlDevice_st* handle : s.handles) {
+    if (spec(handle->physical_device).uuid == uuid) {
+      *device = handle;
       return NVML_SUCCESS;
     }
   }

@@ -1,6 +1,6 @@
 #pragma once
 // The NVML adapter's own state: per-process initialisation (pid and reference count) and
-// the device handles it hands out (one per physical device, never freed: Note [Leaky
+// the device handles it hands out (one per NVIDIA device of the machine, in file order, never freed: Note [Leaky
 // state] in core/engine.h). It starts afresh whenever the core installs a machine.
 // Thread safety: reachable only with the engine lock held (Note [Engine lock]).
 
@@ -24,7 +24,7 @@ struct NvmlState {
   std::uint64_t generation = 0;  // the core machine generation this state belongs to
   pid_t pid = 0;                 // the process that initialised NVML (a child must again)
   int refs = 0;                  // nvmlInit minus nvmlShutdown calls in that process
-  std::vector<accel::nvml_abi::nvmlDevice_st*> handles;  // by physical device
+  std::vector<accel::nvml_abi::nvmlDevice_st*> handles;  // by NVML index (NVIDIA devices)
 };
 
 NvmlState& nvml_state() MOCKDEV_REQUIRES(core::g_engine_mutex);

@@ -36,7 +36,17 @@ namespace accel {
 // answer false / 0; current_accelerator(true) throws it; backend_report() carries it in
 // `config_error`.
 
-// The accelerator this build selected (ACCEL_BACKEND among the compiled backends), as a
+// Note [Which accelerator]
+// With several backends compiled in (cuda, xpu), one accelerator serves the process, as
+// in PyTorch: ACCEL_BACKEND when set ("cuda", "xpu", or "none"; another value is a
+// configuration error); otherwise a compiled backend whose configuration is broken (a
+// driver file the user named that does not work), so that its error surfaces instead of
+// a quiet switch to another backend; otherwise the first compiled backend (cuda before
+// xpu) with a visible device, counted fork-safely without initialising any driver;
+// otherwise the first compiled backend. The choice is made once, on the first runtime
+// call, and never changes (backend_registry.h in the runtime sources has the details).
+
+// The accelerator this build selected (Note [Which accelerator]), as a
 // Device without an index; nullopt when there is none. Throws kConfig for an unknown
 // ACCEL_BACKEND or a malformed ACCEL_REQUIRE_DEVICES. With check_available=true, also
 // nullopt when nothing is installed or no device is visible, and throws the
@@ -159,8 +169,25 @@ struct BackendReport {
   std::string config_error;
   ErrorKind config_error_kind = ErrorKind::kConfig;  // meaningful when config_error is set
   int required_devices = 0;  // ACCEL_REQUIRE_DEVICES (0: unset or no requirement)
+
+  // backend_reports(): true for the backend serving this process (Note [Which
+  // accelerator]). backend_report() sets it when a backend serves the process.
+  bool selected = false;
 };
+// The report of the accelerator serving this process; `backend` is "none" when there is
+// none (ACCEL_BACKEND=none, no backend compiled, or a configuration error).
 BackendReport backend_report() noexcept;
+
+// One report per compiled backend, in ACCEL_BACKENDS order (cuda, then xpu), each with
+// `backend` and `compiled_backends` set. The backend serving the process has
+// `selected` true and is exactly backend_report()'s answer; the others come from fresh
+// backend instances, so their `required_devices` is 0 and their count is the fork-safe
+// one. None is selected when no accelerator serves the process (ACCEL_BACKEND=none or a
+// configuration error: backend_report() says which). A test override whose backend is
+// not compiled in is appended, selected. Never initialises the runtime or a driver (it
+// may load the backends' libraries, and xpu may count in a probe child); never throws:
+// empty when memory runs out.
+std::vector<BackendReport> backend_reports() noexcept;
 
 // Whether `device` can access the memory of `peer` directly (torch.cuda's
 // can_device_access_peer): the driver's peer matrix. False when device == peer, as the

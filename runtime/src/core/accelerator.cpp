@@ -201,6 +201,7 @@ BackendReport backend_report() noexcept {
     std::vector<std::string> compiled = std::move(report.compiled_backends);
     report = state.backend()->report();
     report.backend = state.backend()->name();
+    report.selected = true;
     report.compiled_backends = std::move(compiled);
     report.required_devices = state.required_devices();
     if (report.config_error.empty() && report.device_count < state.required_devices()) {

@@ -87,9 +87,16 @@ namespace runtime_internal {
 constinit std::atomic<RuntimeState*> g_top{nullptr};
 
 RuntimeState* create_default_state() {
+  {
+    std::lock_guard lock(g_stack_mutex);
+    if (g_default != nullptr) return g_top.load(std::memory_order_acquire);
+  }
+  // Note [Which accelerator] (backend_registry.h): selection may fork a backend's probe
+  // child, whose atfork prepare handler takes g_stack_mutex, so it runs unlocked. Two
+  // threads may both select; the second one's selection is dropped below.
+  BackendSelection selection = select_backend_from_environment();
   std::lock_guard lock(g_stack_mutex);
   if (g_default == nullptr) {
-    BackendSelection selection = select_backend_from_environment();
     Result<int> required = required_devices_from_environment();
     std::optional<Status> error = std::move(selection.error);
     if (!error && !required.ok()) error = required.status();

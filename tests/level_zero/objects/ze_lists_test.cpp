@@ -125,9 +125,20 @@ TEST_F(ListsTest, TwoListsWithoutAnEventRace) {
   EXPECT_EQ(mockdev::control::race_count(), 1u);
 }
 
-// A barrier without wait events orders everything before it on its list (§4.4): the fill
-// after it waits for the copy signalled by nothing else.
-TEST_F(ListsTest, BarrierOrdersEarlierCommandsAndSignals) {
+// The adversarial schedule runs nothing until a host wait needs it, so only the
+// dependencies the driver gave an operation make earlier work run before it.
+class AdversarialListsTest : public ZeObjectsTest {
+ protected:
+  mockdev::MachineSpec machine() override {
+    mockdev::MachineSpec m = one_card_two_tiles();
+    m.streams.schedule = mockdev::StreamSettings::Schedule::kAdversarial;
+    return m;
+  }
+};
+
+// A barrier without wait events orders everything before it on its list (§4.4): waiting
+// for the barrier's event runs the fill and the copy before it.
+TEST_F(AdversarialListsTest, BarrierOrdersEarlierCommandsAndSignals) {
   ze_command_list_handle_t list = immediate(card_);
   void* d = device_alloc(4096, card_);
   std::vector<unsigned char> back(4096, 0);
@@ -140,9 +151,50 @@ TEST_F(ListsTest, BarrierOrdersEarlierCommandsAndSignals) {
   ASSERT_EQ(zeCommandListAppendMemoryCopy(list, back.data(), d, 4096, nullptr, 0, nullptr),
             ZE_RESULT_SUCCESS);
   ASSERT_EQ(zeCommandListAppendBarrier(list, done, 0, nullptr), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventQueryStatus(done), ZE_RESULT_NOT_READY);  // nothing ran yet
+  EXPECT_EQ(back[0], 0);
   ASSERT_EQ(zeEventHostSynchronize(done, UINT64_MAX), ZE_RESULT_SUCCESS);
   EXPECT_EQ(back[0], 7);
   EXPECT_EQ(back[4095], 7);
+  EXPECT_EQ(mockdev::control::race_count(), 0u);
+}
+
+// Not just the previous command: every command since the last fence.
+TEST_F(AdversarialListsTest, BarrierWaitsForEveryEarlierCommand) {
+  ze_command_list_handle_t list = immediate(card_);
+  auto* first = static_cast<unsigned char*>(host_alloc(64));
+  auto* second = static_cast<unsigned char*>(host_alloc(64));
+  first[0] = second[0] = 0;
+  const unsigned char one = 1;
+  const unsigned char two = 2;
+  ze_event_handle_t done = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, first, &one, 1, 64, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list, second, &two, 1, 64, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list, done, 0, nullptr), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(first[0], 0);  // nothing ran yet
+  ASSERT_EQ(zeEventHostSynchronize(done, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(first[63], 1);
+  EXPECT_EQ(second[63], 2);
+}
+
+// A command waiting for another list's event runs that list's signalling command first.
+TEST_F(AdversarialListsTest, WaitEventPullsTheSignallingCommand) {
+  ze_event_pool_handle_t p = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE);
+  ze_event_handle_t produced = event(p, 0);
+  ze_event_handle_t consumed = event(p, 1);
+  ze_command_list_handle_t producer = immediate(card_);
+  ze_command_list_handle_t consumer = immediate(card_);
+  void* d = device_alloc(4096, card_);
+  std::vector<unsigned char> back(4096, 0);
+  const unsigned char value = 0x42;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(producer, d, &value, 1, 4096, produced, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(consumer, back.data(), d, 4096, consumed, 1, &produced),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(consumed, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(back[4095], 0x42);
   EXPECT_EQ(mockdev::control::race_count(), 0u);
 }
 

@@ -81,13 +81,13 @@ TEST_F(MockMachineFileLimits, AMissingFileSaysNoSuchFile) {
   std::string path = (dir_ / "missing.yaml").string();
   EXPECT_EQ(error_of(path), path +
                                 ": machine: expected a machine file or a preset (4xh100, 8xh100, "
-                                "2xa100, 1xa100, mixed, none), got '" +
+                                "2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu, mixed_vendors), got '" +
                                 path + "' (no such file)");
   // A path through something that is not a directory is missing too (ENOTDIR).
   std::string through_file = write("plain.yaml", "x") + "/machine.yaml";
   EXPECT_EQ(error_of(through_file), through_file +
                                         ": machine: expected a machine file or a preset (4xh100, "
-                                        "8xh100, 2xa100, 1xa100, mixed, none), got '" +
+                                        "8xh100, 2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu, mixed_vendors), got '" +
                                         through_file + "' (no such file)");
 }
 
@@ -100,7 +100,7 @@ TEST_F(MockMachineFileLimits, FileLevelErrorsHaveLineZeroAndNoLineInTheMessage) 
     EXPECT_EQ(e.line(), 0);
     EXPECT_STREQ(e.what(),
                  "no/such.yaml: machine: expected a machine file or a preset (4xh100, 8xh100, "
-                 "2xa100, 1xa100, mixed, none), got 'no/such.yaml' (no such file)");
+                 "2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu, mixed_vendors), got 'no/such.yaml' (no such file)");
   }
 }
 

@@ -25,9 +25,10 @@ std::string error_of(std::string_view yaml) {
   return "(no error)";
 }
 
-TEST(MockPresets, NamesAreTheDocumentedSix) {
+TEST(MockPresets, NamesAreTheDocumentedNine) {
   EXPECT_EQ(preset_names(),
-            (std::vector<std::string>{"4xh100", "8xh100", "2xa100", "1xa100", "mixed", "none"}));
+            (std::vector<std::string>{"4xh100", "8xh100", "2xa100", "1xa100", "mixed", "none",
+                                      "2xmax1550", "laptop_igpu", "mixed_vendors"}));
   EXPECT_EQ(kDefaultPreset, "1xa100");
   EXPECT_FALSE(preset_yaml("3xh100").has_value());
 }
@@ -99,8 +100,8 @@ TEST(MockPresets, GeneratedUuidsArePinnedAndWellSpread) {
       first_five.insert(d.uuid.substr(4, 5));
     }
   }
-  EXPECT_EQ(uuids, 17);
-  EXPECT_EQ(first_five.size(), 17u);  // every preset device differs in its first 5 digits
+  EXPECT_EQ(uuids, 24);  // 17 NVIDIA, 7 Intel (whose UUIDs are generated the same way)
+  EXPECT_EQ(first_five.size(), 24u);  // every preset device differs in its first 5 digits
   EXPECT_GE(first_digit.size(), 8u);
   // Devices 0..63 of one machine, and device 0 of 64 machines.
   std::set<std::string> by_index, by_machine;
@@ -213,15 +214,15 @@ TEST(MockMachineFile, BadSizesAreRejectedWithTheValue) {
 
 TEST(MockMachineFile, UnknownKeysAreErrorsAtTheirLine) {
   EXPECT_EQ(error_of("name: x\ndevices: []\ncolour: red\n"),
-            "m.yaml:3: (document): expected one of the keys name, driver_version, devices, faults, "
-            "streams, topology, got 'colour'");
+            "m.yaml:3: (document): expected one of the keys name, driver_version, level_zero, "
+            "devices, faults, streams, topology, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices:\n  - name: d\n    memory: 1GiB\n    colour: red\n"),
-            "m.yaml:5: devices[0]: expected one of the keys name, memory, compute_capability, "
-            "multiprocessors, uuid, pci_bus_id, mig_uuid, count, attributes, "
-            "allocation_granularity, context_reserve, got 'colour'");
+            "m.yaml:5: devices[0]: expected one of the keys name, vendor, memory, "
+            "compute_capability, multiprocessors, uuid, pci_bus_id, mig_uuid, count, attributes, "
+            "allocation_granularity, context_reserve, tiles, integrated, level_zero, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  driver_int: 3\n"),
-            "m.yaml:4: faults: expected one of the keys driver_init, nvml_init, calls, sticky, "
-            "memory, got 'driver_int'");
+            "m.yaml:4: faults: expected one of the keys driver_init, nvml_init, level_zero_init, "
+            "calls, sticky, memory, got 'driver_int'");
   EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  calls:\n    - {entry: cuInit, nth: 1, "
                      "code: 3, when: now}\n"),
             "m.yaml:5: faults.calls[0]: expected one of the keys entry, nth, code, got 'when'");
@@ -359,7 +360,7 @@ TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
     FAIL() << "no error";
   } catch (const MachineFileError& e) {
     EXPECT_STREQ(e.what(),
-                 "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none) "
+                 "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu, mixed_vendors) "
                  "or a machine file, got '4xh10' (no such preset or file)");
   }
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
@@ -495,8 +496,8 @@ TEST(MockMachineFile, FaultsNameTheirApi) {
   EXPECT_EQ(m.faults.sticky[0].api, Api::kCuda);
   EXPECT_EQ(m.faults.sticky[1].api, Api::kCuda);
   EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 0, code: 700, api: nvml}\n"),
-            "m.yaml:6: faults.sticky[0].api: expected an API whose calls touch a device (cuda), "
-            "got 'nvml'");
+            "m.yaml:6: faults.sticky[0].api: expected an API whose calls touch a device (cuda, "
+            "level_zero), got 'nvml'");
   EXPECT_EQ(error_of(head + "  sticky:\n    - {device: 0, code: NVML_ERROR_GPU_IS_LOST}\n"),
             "m.yaml:6: faults.sticky[0].code: expected a non-zero CUDA result code (name or "
             "number), got 'NVML_ERROR_GPU_IS_LOST'");

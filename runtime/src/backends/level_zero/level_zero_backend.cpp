@@ -139,14 +139,14 @@ Status LevelZeroBackend::no_device_status(const std::string& why) {
 Status LevelZeroBackend::init_failure(ze_result_t rc) {
   const ZeLoaderLoad& load = loader_load();
   const auto alt_drivers = environment_value(kAltDriversVariable);
-  const auto mask = environment_value(kAffinityMaskVariable);
   Status failure;
-  // I-4: zeInit fails when no driver is installed, when the mask hides every device
-  // (UNINITIALIZED), or when devices cannot be opened. Only a driver or loader the user
-  // named themselves makes that an error; a mask that selects nothing is "no device", as
-  // CUDA_VISIBLE_DEVICES is.
+  // I-4: zeInit answers UNINITIALIZED when no driver is usable or no GPU is visible (none
+  // installed, none of this vendor, or a mask that hides every device): "no device", as
+  // CUDA_VISIBLE_DEVICES hiding everything is. Another code (e.g. INSUFFICIENT_PERMISSIONS:
+  // devices that cannot be opened) from a loader or driver the user named is their setting
+  // failing: an error. From the default installation it is still "no device" (CPU fallback).
   const bool named = load.variable != nullptr || alt_drivers.has_value();
-  if (named && !(mask && rc == ZE_RESULT_ERROR_UNINITIALIZED)) {
+  if (named && rc != ZE_RESULT_ERROR_UNINITIALIZED) {
     Status base = ze_status(rc, "zeInit");
     std::string which = alt_drivers ? "the Level Zero driver named by " +
                                           std::string(kAltDriversVariable) + "='" +
@@ -157,6 +157,9 @@ Status LevelZeroBackend::init_failure(ze_result_t rc) {
                      base.detail());
   } else {
     failure = no_device_status("zeInit returned " + ze_result_text(rc));
+    // What the driver says for these values is the count from now on (fork-safe callers
+    // and report() included).
+    counts_.add(count_cache_key(), ForkSafeCount{0, "driver", failure.message()});
   }
   if (init_failure_.load(std::memory_order_acquire) == nullptr) {
     auto* fresh = new Status(failure);
@@ -177,7 +180,6 @@ Result<int> LevelZeroBackend::driver_device_count() noexcept {
     if (rc != ZE_RESULT_SUCCESS) {
       Status failure = init_failure(rc);
       if (failure.kind() != ErrorKind::kUnavailable) return failure;
-      counts_.add(key, ForkSafeCount{0, "driver", failure.message()});
       return 0;
     }
     Result<DeviceChoice> choice = choose_devices(*api);
@@ -433,6 +435,9 @@ BackendReport LevelZeroBackend::report() noexcept {
     if (initialized_.load(std::memory_order_acquire)) {
       report.count_source = "driver";
       count = static_cast<int>(devices_.size());
+    } else if (const Status* failure = init_failure_.load(std::memory_order_acquire)) {
+      report.count_source = "driver";  // zeInit ran here and failed: no device
+      report.unavailable_reason = failure->message();
     } else {
       count = fork_safe_device_count();
       std::optional<ForkSafeCount> found = counts_.find(count_cache_key());

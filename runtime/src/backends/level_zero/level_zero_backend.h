@@ -161,8 +161,9 @@ class LevelZeroBackend final : public Backend {
   // zeInit(0) at most once per process (I-5); its result. Sets ZES_ENABLE_SYSMAN first
   // where needed (S-3).
   ze_result_t ze_init_once() noexcept;
-  // The Status a failed zeInit (or an empty device list) means (I-4): kUnavailable "No XPU
-  // devices are available (...)", or kDriver when a loader or driver the user named failed.
+  // The Status a failed zeInit means (I-4): kUnavailable "No XPU devices are available
+  // (zeInit returned ...)", or kDriver when a loader or driver the user named failed with
+  // another code than UNINITIALIZED.
   // Remembered for report(). Throws only std::bad_alloc.
   Status init_failure(ze_result_t rc);
   Status no_device_status(const std::string& why);

@@ -231,8 +231,11 @@ Result<bool> QueueState::wait_slot(std::unique_lock<std::mutex>& lock, Slot* slo
   const ze_event_handle_t event = slot->event;
   const ZeApi& api = backend.api();
   lock.unlock();
-  // the 1.4 loader has no zeCommandListHostSynchronize; waiting on the last command's
-  // event waits for everything before it (Note [Level Zero streams]).
+  // waiting on the last command's event waits for everything before it (Note [Level
+  // Zero streams]). zeCommandListHostSynchronize (spec 1.6, absent from the 1.4 loader) is
+  // not used even where it exists: this wait is equivalent under the chain and, unlike it,
+  // does not touch the list, which another thread may be appending to meanwhile (Q-9: one
+  // thread per list at a time).
   const ze_result_t rc =
       block ? api.zeEventHostSynchronize(event, UINT64_MAX) : api.zeEventQueryStatus(event);
   lock.lock();

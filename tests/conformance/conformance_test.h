@@ -73,4 +73,24 @@ std::string profile_param_name(const ::testing::TestParamInfo<const BackendProfi
     }                                                                                     \
   } while (0)
 
+// Skips (in the parent) a test whose subject the profile's backend does not have, with the
+// profile field's reason (Note [Backend branches] in backend_profile.h).
+#define ACCEL_REQUIRE_BRANCH(field, why)                                                  \
+  do {                                                                                    \
+    if (!profile().field) {                                                               \
+      GTEST_SKIP() << "SKIPPED on profile " << profile().name << ": " #field " = false: " \
+                   << (why);                                                              \
+    }                                                                                     \
+  } while (0)
+
+// The test queues its own work or checks counts through CUDA driver entry points.
+#define ACCEL_REQUIRE_CUDA_DRIVER_CALLS() \
+  ACCEL_REQUIRE_BRANCH(has_cuda_driver_calls, profile().driver_calls_missing)
+
+// The test captures graphs.
+#define ACCEL_REQUIRE_GRAPHS()                                                           \
+  ACCEL_REQUIRE_BRANCH(has_graphs, "the backend has no stream capture (Level Zero: no "  \
+                                   "capture API; Graph::capture_begin is refused, see "  \
+                                   "Graphs.CaptureIsRefusedWhereTheBackendHasNoGraphs)")
+
 }  // namespace accel::test

@@ -21,6 +21,7 @@ const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversari
 
 TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     require_physical_devices(p, 2);
     Event event;
@@ -46,6 +47,7 @@ TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
 
 TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
@@ -69,6 +71,7 @@ TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
 
 TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated(
       [&p] {
         require_physical_devices(p, 1);
@@ -101,6 +104,7 @@ TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
 
 TEST_P(Events, ElapsedTimeBetweenTwoTimingEvents) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     const DriverCalls driver = require_driver_calls();
@@ -140,6 +144,7 @@ TEST_P(Events, ElapsedTimeErrorsInPyTorchsOrder) {
 
 TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
@@ -166,6 +171,7 @@ TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
 
 TEST_P(Events, ElapsedTimeAcrossDevicesIsTheDriversError) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     require_physical_devices(p, 2);
     Event a(EventOptions{.enable_timing = true});

@@ -270,8 +270,8 @@ TEST_P(Fork, ChildOfAnUninitialisedParentCanInitialise) {
       set_device_index(count - 1);
       EXPECT_EQ(current_device_index(), count - 1);
       if (p.on_mock) {
-      EXPECT_TRUE(mockdev::control::driver_initialized());
-    }
+        EXPECT_TRUE(p.mock_driver_initialized());
+      }
     });
     EXPECT_TRUE(child.ok()) << "child " << child.describe();
     EXPECT_FALSE(is_initialized()) << "the child's init() is not the parent's";
@@ -293,6 +293,50 @@ TEST_P(Fork, GrandchildOfAnInitialisedParentIsPoisonedToo) {
       EXPECT_TRUE(grandchild.ok()) << "grandchild " << grandchild.describe();
     });
     EXPECT_TRUE(child.ok()) << "child " << child.describe();
+  });
+}
+
+// The "done when" for the fork-safe count: the parent asks device_count() (the
+// backend's fork-safe path: NVML for CUDA; Sysman or a short-lived probe child for Level
+// Zero), which must neither initialise the runtime nor reach the driver's init in the
+// parent's process (mock: its call count stays 0); then it forks, and the child
+// initialises, selects the last device, allocates and frees device memory, and exits 0.
+TEST_P(Fork, ForksAfterDeviceCountAndInitialisesInTheChild) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    const int count = require_physical_devices(p, 1);
+    ASSERT_EQ(device_count(), count);
+    ASSERT_TRUE(is_available());
+    ASSERT_FALSE(is_initialized()) << "device_count() initialised the parent";
+    if (p.on_mock) {
+      ASSERT_EQ(mockdev::control::call_count(p.init_entry_point), 0u)
+          << "device_count() reached " << p.init_entry_point << " in the parent's process";
+    }
+    const ChildStatus child = run_in_child(
+        [&p, count] {
+          ASSERT_FALSE(is_in_bad_fork()) << "a parent that only counted poisons no child";
+          init();
+          ASSERT_TRUE(is_initialized());
+          ASSERT_EQ(device_count(), count);
+          set_device_index(count - 1);
+          EXPECT_EQ(current_device_index(), count - 1);
+          void* block = raw_alloc(1 << 20);
+          EXPECT_NE(block, nullptr);
+          EXPECT_EQ(memory_allocated(count - 1), 1 << 20);
+          raw_delete(block);
+          if (p.on_mock) {
+            EXPECT_GE(mockdev::control::call_count(p.init_entry_point), 1u);
+            EXPECT_TRUE(p.mock_driver_initialized());
+          }
+        },
+        30);
+    EXPECT_TRUE(child.ok()) << "child " << child.describe();
+    EXPECT_FALSE(is_initialized()) << "the child's init() is not the parent's";
+    EXPECT_FALSE(is_in_bad_fork());
+    if (p.on_mock) {
+      EXPECT_EQ(mockdev::control::call_count(p.init_entry_point), 0u)
+          << "the child's driver calls are not the parent's";
+    }
   });
 }
 

@@ -34,6 +34,7 @@ SegmentSnapshot segment_of(std::uintptr_t pointer) {
 
 TEST_P(GraphPools, CaptureAllocatesFromThePrivatePoolAndFreesAreNotReusedEagerly) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     set_device_index(0);
@@ -74,6 +75,7 @@ TEST_P(GraphPools, CaptureAllocatesFromThePrivatePoolAndFreesAreNotReusedEagerly
 
 TEST_P(GraphPools, ReleasingTheGraphReleasesThePoolAtTheNextEmptyCache) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     set_device_index(0);
@@ -99,6 +101,7 @@ TEST_P(GraphPools, ReleasingTheGraphReleasesThePoolAtTheNextEmptyCache) {
 
 TEST_P(GraphPools, GeneratedHandleSharesOnePoolBetweenTwoGraphs) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     set_device_index(0);
@@ -134,6 +137,7 @@ TEST_P(GraphPools, GeneratedHandleSharesOnePoolBetweenTwoGraphs) {
 
 TEST_P(GraphPools, DestroyingAGraphReleasesItsPoolToo) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     set_device_index(0);

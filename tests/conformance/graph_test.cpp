@@ -17,6 +17,7 @@ using Graphs = ConformanceTest;
 
 TEST_P(Graphs, ReplayRepeatsTheCapturedWork) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     const DriverCalls driver = require_driver_calls();
@@ -47,6 +48,7 @@ TEST_P(Graphs, ReplayRepeatsTheCapturedWork) {
 
 TEST_P(Graphs, KeepGraphInstantiatesOnFirstReplay) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     const DriverCalls driver = require_driver_calls();
@@ -72,6 +74,7 @@ TEST_P(Graphs, KeepGraphInstantiatesOnFirstReplay) {
 
 TEST_P(Graphs, PyTorchsErrors) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     Graph graph;
@@ -87,6 +90,7 @@ TEST_P(Graphs, PyTorchsErrors) {
 
 TEST_P(Graphs, SynchronisingDuringCaptureInvalidatesIt) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     const Stream side(0);
@@ -110,6 +114,27 @@ TEST_P(Graphs, SynchronisingDuringCaptureInvalidatesIt) {
     graph.capture_end();
     graph.replay();
     side.synchronize();
+  });
+}
+
+// The other side of has_graphs (Note [Backend branches]): a backend without capture refuses
+// it with a clear kUnsupported error naming itself, before touching any stream.
+TEST_P(Graphs, CaptureIsRefusedWhereTheBackendHasNoGraphs) {
+  const BackendProfile& p = profile();
+  if (p.has_graphs) {
+    GTEST_SKIP() << "SKIPPED on profile " << p.name
+                 << ": has_graphs = true: the capture tests above cover it";
+  }
+  run_isolated([&p] {
+    require_physical_devices(p, 1);
+    const Stream side(0);
+    StreamGuard guard(side);
+    Graph graph;
+    const CaughtError caught = catch_error([&graph] { graph.capture_begin(); });
+    EXPECT_TRUE(is_error_containing(caught, ErrorKind::kUnsupported,
+                                    "the " + p.device_type_name +
+                                        " backend does not support graphs"))
+        << caught.describe();
   });
 }
 

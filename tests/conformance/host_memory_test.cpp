@@ -33,7 +33,7 @@ TEST_P(HostMemory, EmptyHostCacheBeforeAnythingIsANoOp) {
     EXPECT_EQ(host_memory_stats(), MemoryStats{});
     EXPECT_FALSE(is_initialized());
     if (p.on_mock) {
-      EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
+      EXPECT_EQ(mockdev::control::call_count(p.init_entry_point), 0u);
     }
   });
 }
@@ -81,6 +81,7 @@ TEST_P(HostMemory, HostMemoryStatsArithmetic) {
 // stream's work has completed; then it is.
 TEST_P(HostMemory, PinnedBlockIsReusedOnlyAfterItsStreamsWork) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the stream's work back with the adversarial schedule");
   run_isolated(
       [&p] {

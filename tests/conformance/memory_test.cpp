@@ -75,7 +75,7 @@ TEST_P(Memory, StatsBeforeInitialisationAreEmptyAndInitialiseNothing) {
     EXPECT_TRUE(memory_snapshot().segments.empty());
     EXPECT_FALSE(is_initialized());
     if (p.on_mock) {
-      EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
+      EXPECT_EQ(mockdev::control::call_count(p.init_entry_point), 0u);
     }
   });
 }
@@ -216,6 +216,7 @@ TEST_P(Memory, PeaksEqualCurrentAfterEmptyCacheAndResets) {
 // test_cuda.test_out_of_memory.
 TEST_P(Memory, OutOfMemoryMessageReportAndTheDeviceStaysUsable) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     const DriverCalls driver = require_driver_calls();
@@ -298,6 +299,7 @@ TEST_P(Memory, OutOfMemoryRetryReleasesTheCacheAndRetries) {
 // test_cuda.test_set_per_process_memory_fraction.
 TEST_P(Memory, SetPerProcessMemoryFraction) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     EXPECT_TRUE(is_error(catch_error([] { set_per_process_memory_fraction(-0.1); }),
@@ -381,6 +383,7 @@ void record_stream_case(const BackendProfile& p, std::size_t offset) {
 
 TEST_P(Memory, RecordStreamDelaysReuseUntilTheStreamsWorkIsDone) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the side stream's work back with the adversarial schedule");
   run_isolated([&p] { record_stream_case(p, 0); }, kAdversarial);
 }
@@ -388,6 +391,7 @@ TEST_P(Memory, RecordStreamDelaysReuseUntilTheStreamsWorkIsDone) {
 // test_cuda.test_record_stream_on_shifted_view.
 TEST_P(Memory, RecordStreamOnAShiftedViewProtectsTheWholeBlock) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the side stream's work back with the adversarial schedule");
   run_isolated([&p] { record_stream_case(p, 256); }, kAdversarial);
 }
@@ -454,6 +458,7 @@ TEST_P(Memory, DataPtrDestructorFailureIsAWarning) {
 // events must not make the allocator run out of memory; the OOM path waits for them.
 TEST_P(Memory, RecordStreamOomWaitsForPendingBlocks) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the side stream's work back with the adversarial schedule");
   run_isolated(
       [&p] {
@@ -657,7 +662,7 @@ TEST_P(Memory, MalformedAllocConfFailsInitialisationNamingTheToken) {
         EXPECT_FALSE(is_initialized());
         EXPECT_FALSE(is_allocator_initialized());
         if (p.on_mock) {
-          EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
+          EXPECT_EQ(mockdev::control::call_count(p.init_entry_point), 0u);
         }
       },
       {{"ACCEL_ALLOC_CONF", "max_split_size_mb:lots"}, {"PYTORCH_ALLOC_CONF", std::nullopt}});
@@ -737,6 +742,7 @@ TEST_P(Memory, SnapshotHistoryAndDump) {
 // virtual-memory API; empty_cache unmaps and releases them.
 TEST_P(Memory, ExpandableSegmentsMapPagesThroughTheDriver) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("counts the simulated driver's virtual-memory calls");
   run_isolated(
       [&p] {
@@ -774,13 +780,16 @@ TEST_P(Memory, MemoryCallsInAPoisonedChildThrowForkError) {
   run_isolated([&p] {
     require_physical_devices(p, 1);
     DataPtr parent = allocate(1024);
+    const auto fork_error = [&p](const CaughtError& caught) {
+      return is_error(caught, ErrorKind::kFork, p.fork_message);
+    };
     const ChildStatus child = run_in_child([&] {
-      EXPECT_TRUE(is_fork_error(catch_error([] { DataPtr x = allocate(16); })));
-      EXPECT_TRUE(is_fork_error(catch_error([] { memory_stats(); })));
-      EXPECT_TRUE(is_fork_error(catch_error([] { empty_cache(); })));
-      EXPECT_TRUE(is_fork_error(catch_error([] { set_per_process_memory_fraction(0.5); })));
+      EXPECT_TRUE(fork_error(catch_error([] { DataPtr x = allocate(16); })));
+      EXPECT_TRUE(fork_error(catch_error([] { memory_stats(); })));
+      EXPECT_TRUE(fork_error(catch_error([] { empty_cache(); })));
+      EXPECT_TRUE(fork_error(catch_error([] { set_per_process_memory_fraction(0.5); })));
       EXPECT_FALSE(is_allocator_initialized());
-      EXPECT_TRUE(is_fork_error(catch_error([&] { parent.reset(); })));
+      EXPECT_TRUE(fork_error(catch_error([&] { parent.reset(); })));
     });
     EXPECT_TRUE(child.ok()) << child.describe();
     parent.reset();

@@ -19,6 +19,7 @@ using Peers = ConformanceTest;
 
 TEST_P(Peers, ADeviceIsNeverItsOwnPeerAndTheMatrixIsTheDrivers) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     promise_live_objects(promise_nothing_alive("peer queries create no context"));
     const int count = require_physical_devices(p, 1);
@@ -77,6 +78,7 @@ TEST_P(Peers, IndicesOutsideTheDeviceCountNameTheValue) {
 }
 
 TEST_P(Peers, MachinesWithoutPeersAnswerFalseEverywhere) {
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("the machine's topology");
   const BackendProfile& p = profile();
   run_isolated([&p] {
@@ -106,6 +108,7 @@ TEST_P(Peers, TheVisibleDeviceMappingApplies) {
 }
 
 TEST_P(Peers, ADriverFailureIsADriverErrorNamingTheDevice) {
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("a scripted driver fault");
   const BackendProfile& p = profile();
   run_isolated([&p] {

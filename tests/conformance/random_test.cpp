@@ -45,7 +45,7 @@ TEST_P(Random, SeedingBeforeInitIsDeferredAndDoesNotInitialise) {
     random::set_rng_state(state_bytes(5, 6), count - 1);
     EXPECT_FALSE(is_initialized()) << "a deferred setter initialised";
     if (p.on_mock) {
-      EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
+      EXPECT_EQ(mockdev::control::call_count(p.init_entry_point), 0u);
     }
     EXPECT_EQ(random::initial_seed(), 42u);
     EXPECT_EQ(random::get_rng_state(0), state_bytes(42, 0));

@@ -53,6 +53,7 @@ TEST_P(Streams, DefaultAndPoolStreamsOfEveryDevice) {
 
 TEST_P(Streams, PoolIsMadeOnceAndHandsOutItsStreamsRoundRobin) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("counts the simulated driver's queues");
   run_isolated([&p] {
     require_physical_devices(p, 1);
@@ -97,6 +98,7 @@ TEST_P(Streams, SetStreamSwitchesDeviceAndGuardsRestoreBothDevices) {
 
 TEST_P(Streams, QueryAndSynchronizeFollowTheQueuedWork) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
@@ -121,6 +123,7 @@ TEST_P(Streams, QueryAndSynchronizeFollowTheQueuedWork) {
 
 TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated(
       [&p] {
         require_physical_devices(p, 1);
@@ -152,6 +155,7 @@ TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
 
 TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("the adversarial schedule makes the missing dependency visible");
   run_isolated(
       [&p] {
@@ -183,6 +187,7 @@ TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
 
 TEST_P(Streams, SynchronizeWaitsForEveryStreamOfTheDevice) {
   const BackendProfile& p = profile();
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
@@ -220,7 +225,7 @@ TEST_P(Streams, SynchronizeWithAnIndexBeforeInitialisationDoesNothing) {
     synchronize(0);
     EXPECT_FALSE(is_initialized());
     if (p.on_mock) {
-      EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
+      EXPECT_EQ(mockdev::control::call_count(p.init_entry_point), 0u);
     }
   });
 }
@@ -235,7 +240,8 @@ TEST_P(Streams, BadArgumentsNameTheValue) {
         is_error(catch_error([count] { current_stream(count); }), ErrorKind::kIndex, range));
     EXPECT_TRUE(is_error(catch_error([count] { Stream s(count); }), ErrorKind::kIndex, range));
     EXPECT_TRUE(is_error(catch_error([] { Stream s(0, 2); }), ErrorKind::kValue,
-                         "Expected cuda stream priority to be less than or equal to 0, got 2"));
+                         "Expected " + p.device_type_name +
+                             " stream priority to be less than or equal to 0, got 2"));
   });
 }
 

@@ -1,7 +1,9 @@
 // Conformance: the visible-devices variable, once per backend profile, against whatever
-// devices the profile has (the physical UUIDs come from NVML, bypassing the runtime). For
-// each value: the fork-safe count before initialisation (mock: without cuInit), the count
-// after init(), and which physical device each visible index is. The full table of
+// devices the profile has (the physical UUIDs come from the profile's ground truth: NVML,
+// or the Level Zero loader in a throw-away child, bypassing the runtime). For each value:
+// the fork-safe count before initialisation (mock: without cuInit/zeInit), the count after
+// init(), and which physical device each visible index is. The values and what they must
+// show are the profile's visibility_rows: the rules differ per backend. The full table of
 // CUDA_VISIBLE_DEVICES spellings on a machine with chosen UUIDs is in
 // visible_devices_test.cpp (simulated hardware only).
 #include <gtest/gtest.h>
@@ -18,21 +20,18 @@ namespace {
 
 using Visibility = ConformanceTest;
 
+// Runs one row in the current (child) process: the visibility variable is set to `value`
+// now, after the ground truth was asked; `expected` holds indices into it.
 void check_visible(const BackendProfile& profile, const std::string& value,
-                   const std::vector<int>& expected, int minimum_devices) {
-  std::string error;
-  const std::vector<std::string> uuids = physical_device_uuids(profile, &error);
-  if (uuids.empty()) fail_in_child("cannot ask the physical devices' UUIDs: " + error);
-  if (static_cast<int>(uuids.size()) < minimum_devices) {
-    skip_in_child("needs at least " + std::to_string(minimum_devices) + " devices, profile " +
-                  profile.name + " has " + std::to_string(uuids.size()));
-  }
-  const std::string shown = profile.visibility_variable + "='" + value + "'";
+                   const std::vector<int>& expected, const std::vector<std::string>& uuids,
+                   const std::string& why) {
+  setenv(profile.visibility_variable.c_str(), value.c_str(), 1);
+  const std::string shown = profile.visibility_variable + "='" + value + "' (" + why + ")";
   EXPECT_EQ(device_count(), static_cast<int>(expected.size())) << shown << " before init";
   EXPECT_EQ(is_available(), !expected.empty()) << shown;
   EXPECT_FALSE(is_initialized());
   if (profile.on_mock) {
-    EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u) << shown;
+    EXPECT_EQ(mockdev::control::call_count(profile.init_entry_point), 0u) << shown;
   }
   if (expected.empty()) return;  // init() with no device fails; nothing more to compare
   init();
@@ -43,76 +42,94 @@ void check_visible(const BackendProfile& profile, const std::string& value,
   }
 }
 
+// The ground truth in this child's environment (the row's hierarchy), at least `minimum`.
+std::vector<std::string> require_uuids(const BackendProfile& profile, int minimum) {
+  const PhysicalDevices devices = physical_devices(profile);
+  if (devices.count < 0) fail_in_child("cannot ask the physical devices: " + devices.error);
+  if (devices.count < minimum) {
+    skip_in_child("needs at least " + std::to_string(minimum) + " devices, profile " +
+                  profile.name + " has " + std::to_string(devices.count));
+  }
+  return devices.uuids;
+}
+
 TEST_P(Visibility, UnsetShowsEveryDevice) {
   const BackendProfile& p = profile();
   run_isolated(
       [&p] {
-        const int count = require_physical_devices(p, 1);
-        std::vector<int> all;
-        for (int i = 0; i < count; ++i) all.push_back(i);
-        std::string error;
-        const std::vector<std::string> uuids = physical_device_uuids(p, &error);
-        ASSERT_EQ(static_cast<int>(uuids.size()), count) << error;
+        const std::vector<std::string> uuids = require_uuids(p, 1);
+        const int count = static_cast<int>(uuids.size());
         EXPECT_EQ(device_count(), count);
         init();
+        ASSERT_EQ(device_count(), count);
         for (int i = 0; i < count; ++i) EXPECT_EQ(get_device_properties(i).uuid, uuids[i]);
       },
       {{p.visibility_variable, std::nullopt}});
 }
 
-TEST_P(Visibility, ReorderedOrdinals) {
-  const BackendProfile& p = profile();
-  run_isolated([&p] { check_visible(p, "1,0", {1, 0}, 2); }, {{p.visibility_variable, "1,0"}});
-}
-
-TEST_P(Visibility, DuplicateOrdinalHidesEveryDevice) {
-  const BackendProfile& p = profile();
-  run_isolated([&p] { check_visible(p, "0,0", {}, 1); }, {{p.visibility_variable, "0,0"}});
-}
-
-TEST_P(Visibility, NegativeOrdinalEndsTheList) {
-  const BackendProfile& p = profile();
-  run_isolated([&p] { check_visible(p, "1,-1,0", {1}, 2); }, {{p.visibility_variable, "1,-1,0"}});
-}
-
-TEST_P(Visibility, EmptyValueHidesEveryDevice) {
-  const BackendProfile& p = profile();
-  run_isolated([&p] { check_visible(p, "", {}, 1); }, {{p.visibility_variable, ""}});
-}
-
-// The list is cut at the first ordinal that is not a device. Run with the machine's own
-// count, so it holds on any machine.
-TEST_P(Visibility, OrdinalPastTheLastDeviceCutsTheList) {
-  const BackendProfile& p = profile();
-  run_isolated([&p] {
-    const int count = require_physical_devices(p, 2);
-    const std::string value = "1," + std::to_string(count) + ",0";
-    setenv(p.visibility_variable.c_str(), value.c_str(), 1);
-    check_visible(p, value, {1}, 2);
-  });
-}
-
 TEST_P(Visibility, UuidSelectsThatDevice) {
   const BackendProfile& p = profile();
-  run_isolated([&p] {
-    const int count = require_physical_devices(p, 2);
-    std::string error;
-    const std::vector<std::string> uuids = physical_device_uuids(p, &error);
-    ASSERT_EQ(static_cast<int>(uuids.size()), count) << error;
-    const std::string value = uuids[count - 1] + "," + uuids[0];
-    setenv(p.visibility_variable.c_str(), value.c_str(), 1);
-    check_visible(p, value, {count - 1, 0}, 2);
-  });
+  ACCEL_REQUIRE_BRANCH(visibility_accepts_uuids,
+                       "the variable has no UUID syntax (ZE_AFFINITY_MASK takes N and N.M)");
+  run_isolated(
+      [&p] {
+        const std::vector<std::string> uuids = require_uuids(p, 2);
+        const int count = static_cast<int>(uuids.size());
+        check_visible(p, uuids[count - 1] + "," + uuids[0], {count - 1, 0}, uuids,
+                      "a UUID names that device");
+      },
+      {{p.visibility_variable, std::nullopt}});
 }
 
-// Issue 5, item 6: the runtime's parser saturated ordinals at INT_MAX, so two distinct
-// out-of-range ordinals looked like duplicates (count 0 before initialisation, 1 after).
-// An out-of-range ordinal ends the list; the real driver agrees (docs/HARDWARE.md).
-TEST_P(Visibility, HugeDistinctOrdinalsAreNotDuplicates) {
-  const BackendProfile& p = profile();
-  run_isolated([&p] { check_visible(p, "0,3000000000,4000000000", {0}, 1); },
-               {{p.visibility_variable, "0,3000000000,4000000000"}});
+// The rows of the profile's visibility table (visibility_rows: CUDA_VISIBLE_DEVICES rows vs
+// ZE_AFFINITY_MASK rows), one test each: Conformance/VisibilityTable.Row/<profile>_<row>.
+using RowParam = std::pair<const BackendProfile*, std::size_t>;
+
+std::vector<RowParam> all_rows() {
+  std::vector<RowParam> rows;
+  for (const BackendProfile* profile : selected_profiles()) {
+    for (std::size_t i = 0; i < profile->visibility_rows.size(); ++i) rows.emplace_back(profile, i);
+  }
+  return rows;
 }
+
+class VisibilityTable : public ::testing::TestWithParam<RowParam> {};
+
+TEST_P(VisibilityTable, Row) {
+  const BackendProfile& p = *GetParam().first;
+  const VisibilityRow& row = p.visibility_rows.at(GetParam().second);
+  if (const auto defect = p.known_mock_defects.find(row.name);
+      defect != p.known_mock_defects.end()) {
+    GTEST_SKIP() << "SKIPPED on profile " << p.name << ": KNOWN DEFECT of the simulated driver: "
+                 << defect->second;
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> environment = {
+      {p.visibility_variable, std::nullopt}};
+  for (const auto& [name, value] : row.environment) environment.emplace_back(name, value);
+  run_isolated(
+      p,
+      [&p, &row] {
+        const std::vector<std::string> uuids = require_uuids(p, row.minimum_devices);
+        const int count = static_cast<int>(uuids.size());
+        std::string value = row.value;
+        if (const std::size_t at = value.find("<N>"); at != std::string::npos) {
+          value.replace(at, 3, std::to_string(count));
+        }
+        std::vector<int> expected = row.expected;
+        if (expected == std::vector<int>{-1}) {  // every device
+          expected.clear();
+          for (int i = 0; i < count; ++i) expected.push_back(i);
+        }
+        check_visible(p, value, expected, uuids, row.why);
+      },
+      environment);
+}
+
+INSTANTIATE_TEST_SUITE_P(Conformance, VisibilityTable, ::testing::ValuesIn(all_rows()),
+                         [](const ::testing::TestParamInfo<RowParam>& info) {
+                           return info.param.first->name + "_" +
+                                  info.param.first->visibility_rows.at(info.param.second).name;
+                         });
 
 ACCEL_INSTANTIATE_CONFORMANCE(Visibility);
 

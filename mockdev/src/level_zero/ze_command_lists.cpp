@@ -241,9 +241,9 @@ ze_result_t append_barrier(ze_command_list_handle_t handle, ze_event_handle_t si
 }
 
 ze_result_t append_signal_event(ze_command_list_handle_t handle, ze_event_handle_t event) {
-  if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
   return append("zeCommandListAppendSignalEvent", handle, event, 0, nullptr,
                 [&](_ze_command_list_handle_t&, Command& c) {
+                  if (c.signal == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
                   c.kind = CommandKind::kSignal;
                   return ZE_RESULT_SUCCESS;
                 });

@@ -202,9 +202,12 @@ bool is_reachable(const _ze_event_handle_t& event) {
 }
 
 // E-6: a second in-flight signal, or a signal of a signalled event that was not reset.
+// A device reset appended in between (still to run) makes the reuse legal.
 void attach_signal(_ze_event_handle_t& event, core::OpId op, std::uint64_t duration_ns,
                    ZeDevice* device) {
-  if (event.signal_op != 0 && !core::is_complete(event.signal_op)) {
+  if (event.pending_resets > 0) {
+    // reset before reuse, as E-6 asks
+  } else if (event.signal_op != 0 && !core::is_complete(event.signal_op)) {
     report("E-6: two in-flight commands signal " + event_name(event));
   } else if (is_signalled(event)) {
     report("E-6: a command signals " + event_name(event) +

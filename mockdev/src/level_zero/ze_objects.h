@@ -147,6 +147,7 @@ struct _ze_event_handle_t {
   mockdev::core::OpId signal_op = 0;         // the signalling command's operation (0: none)
   std::uint64_t signal_duration_ns = 0;      // its duration: start = end - duration (E-7)
   mockdev::level_zero::ZeDevice* signal_device = nullptr;  // whose ticks it records
+  int pending_resets = 0;  // device resets enqueued and not yet run (E-6 checks)
 };
 
 struct _ze_physical_mem_handle_t {

@@ -50,9 +50,14 @@ void run_host_copy(std::uintptr_t dst, std::uintptr_t src, std::uintptr_t bytes)
   std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
 }
 
+// A device reset (AppendEventReset) clears the signal it was ordered after; a signal
+// attached after the reset was appended (its operation is newer) stays.
 MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
-void run_event_reset(std::uintptr_t event, std::uintptr_t, std::uintptr_t) {
-  reset_event(*reinterpret_cast<_ze_event_handle_t*>(event));
+void run_event_reset(std::uintptr_t event_address, std::uintptr_t signal_at_append,
+                     std::uintptr_t) {
+  auto& event = *reinterpret_cast<_ze_event_handle_t*>(event_address);
+  --event.pending_resets;
+  if (event.signal_op == signal_at_append) reset_event(event);
 }
 
 struct TimestampJob {
@@ -182,6 +187,8 @@ core::OpId enqueue_command(Stream& s, const Command& c, ze_result_t* code) MOCKD
       desc.action.kind = core::ActionKind::kLockedCall;
       desc.action.call = run_event_reset;
       desc.action.args[0] = reinterpret_cast<std::uintptr_t>(c.target);
+      desc.action.args[1] = c.target->signal_op;
+      ++c.target->pending_resets;
       break;
     case CommandKind::kTimestamp: {
       // An ordering-only marker whose end time is the timestamp, then the write.

@@ -179,6 +179,21 @@ TEST_F(AdversarialListsTest, BarrierWaitsForEveryEarlierCommand) {
   EXPECT_EQ(second[63], 2);
 }
 
+// E-5, E-6: signal, device reset, signal again on an IN_ORDER list is legal reuse (nothing
+// reported), and when the work finally runs the later signal survives the reset.
+TEST_F(AdversarialListsTest, DeviceResetBetweenSignalsKeepsTheLaterSignal) {
+  ze_event_handle_t e = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
+  ze_command_list_handle_t list = immediate(card_, 0x2);
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(zeCommandListAppendSignalEvent(list, e), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendEventReset(list, e), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendSignalEvent(list, e), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
+  ASSERT_EQ(zeEventHostSynchronize(e, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventQueryStatus(e), ZE_RESULT_SUCCESS);
+}
+
 // A command waiting for another list's event runs that list's signalling command first.
 TEST_F(AdversarialListsTest, WaitEventPullsTheSignallingCommand) {
   ze_event_pool_handle_t p = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE);

@@ -14,6 +14,7 @@
 #include "core/runtime.h"
 #include "mockdev/control.h"
 #include "mockdev/memory.h"
+#include "mockdev/races.h"
 #include "mockdev/streams.h"
 
 namespace accel {
@@ -60,7 +61,19 @@ void copy(const Stream& stream, void* to, const void* from, std::size_t bytes) {
   ASSERT_TRUE(status.ok()) << status.message();
 }
 
-TEST(XpuQueuesApi, TheAcceleratorIsXpuOnTheAdversarialSchedule) {
+// Every test also checks that the mock saw no misuse: no race and no "mockdev: level
+// zero:" report (E-6 event reuse while a signal is pending, deadlocked waits).
+class XpuQueuesApi : public ::testing::Test {
+ protected:
+  void SetUp() override { ::testing::internal::CaptureStderr(); }
+  void TearDown() override {
+    const std::string errors = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(errors.find("mockdev: level zero:"), std::string::npos) << errors;
+    EXPECT_EQ(mockdev::control::race_count(), 0u) << errors;
+  }
+};
+
+TEST_F(XpuQueuesApi, TheAcceleratorIsXpuOnTheAdversarialSchedule) {
   ASSERT_EQ(device_count(), 4);
   EXPECT_EQ(current_accelerator()->type(), DeviceType::kXPU);
   EXPECT_EQ(mockdev::streams::settings().schedule, mockdev::StreamSettings::Schedule::kAdversarial);
@@ -68,7 +81,7 @@ TEST(XpuQueuesApi, TheAcceleratorIsXpuOnTheAdversarialSchedule) {
 
 // The caching allocator takes a 2 MiB segment for a small block from zeMemAllocDevice and
 // gives it back on empty_cache; the mock's accounting sees both.
-TEST(XpuQueuesApi, CachingAllocatorSegmentsAreDriverAllocations) {
+TEST_F(XpuQueuesApi, CachingAllocatorSegmentsAreDriverAllocations) {
   set_device_index(1);
   const std::uint64_t before = mockdev::control::memory_usage(0).allocation_bytes;
   {
@@ -88,7 +101,7 @@ TEST(XpuQueuesApi, CachingAllocatorSegmentsAreDriverAllocations) {
 
 // M-2 + the allocator: the driver's UNSUPPORTED_SIZE is "no room", so the caller gets
 // PyTorch's OutOfMemoryError with the device's capacity, not a driver error.
-TEST(XpuQueuesApi, OutOfMemoryErrorFromTheCachingAllocator) {
+TEST_F(XpuQueuesApi, OutOfMemoryErrorFromTheCachingAllocator) {
   set_device_index(0);
   DataPtr existing = allocate(1024);
   const std::size_t huge = 100 * kGiB;
@@ -112,7 +125,7 @@ TEST(XpuQueuesApi, OutOfMemoryErrorFromTheCachingAllocator) {
 
 // expandable_segments:True over zeVirtualMem*: one reservation, 2 MiB pages of physical
 // memory mapped into it, unmapped and destroyed by empty_cache.
-TEST(XpuQueuesApi, ExpandableSegmentsMapPagesThroughTheVirtualMemoryApi) {
+TEST_F(XpuQueuesApi, ExpandableSegmentsMapPagesThroughTheVirtualMemoryApi) {
   set_allocator_settings("expandable_segments:True");
   set_device_index(0);
   {
@@ -139,7 +152,7 @@ TEST(XpuQueuesApi, ExpandableSegmentsMapPagesThroughTheVirtualMemoryApi) {
 
 // The pinned host allocator over zeMemAllocHost: cached after the free, returned by
 // empty_host_cache.
-TEST(XpuQueuesApi, PinnedHostAllocatorUsesHostAllocations) {
+TEST_F(XpuQueuesApi, PinnedHostAllocatorUsesHostAllocations) {
   const std::uint64_t before = mockdev::control::pinned_host_bytes();
   {
     HostPtr host = allocate_host(kMiB);
@@ -152,14 +165,14 @@ TEST(XpuQueuesApi, PinnedHostAllocatorUsesHostAllocations) {
   EXPECT_EQ(mockdev::control::pinned_host_bytes(), before);
 }
 
-TEST(XpuQueuesApi, MemoryInfoTotalIsTheTile) {
+TEST_F(XpuQueuesApi, MemoryInfoTotalIsTheTile) {
   const MemoryInfo info = get_memory_info(2);
   EXPECT_EQ(info.total_bytes, 64 * kGiB);
   EXPECT_LE(info.free_bytes, info.total_bytes);
   EXPECT_GT(info.free_bytes, 0u);
 }
 
-TEST(XpuQueuesApi, StreamPrioritiesArePyTorchXpus) {
+TEST_F(XpuQueuesApi, StreamPrioritiesArePyTorchXpus) {
   EXPECT_EQ(priority_range(0), (std::pair<int, int>{0, -1}));
   const Stream high(0, -1);
   EXPECT_EQ(high.priority(), -1);
@@ -169,7 +182,7 @@ TEST(XpuQueuesApi, StreamPrioritiesArePyTorchXpus) {
 }
 
 // Stream order on a pool stream: fill, overwrite, copy out; nothing runs before the wait.
-TEST(XpuQueuesApi, StreamOrderAndSynchronize) {
+TEST_F(XpuQueuesApi, StreamOrderAndSynchronize) {
   set_device_index(0);
   const Stream stream(0);
   DataPtr data = allocate(4096);
@@ -185,7 +198,7 @@ TEST(XpuQueuesApi, StreamOrderAndSynchronize) {
 
 // Cross-stream wait through the public API: the consumer's copy waits for the producer's
 // fill through the event; only the consumer is synchronised.
-TEST(XpuQueuesApi, WaitStreamOrdersTheConsumer) {
+TEST_F(XpuQueuesApi, WaitStreamOrdersTheConsumer) {
   set_device_index(0);
   const Stream producer(0);
   const Stream consumer(0, -1);
@@ -204,7 +217,7 @@ TEST(XpuQueuesApi, WaitStreamOrdersTheConsumer) {
 // adversarial schedule the work runs at the host wait, long after its launch latency has
 // passed, so only the transfer (bytes at the memset bandwidth) separates the two records;
 // exact up to one 52.083 ns tick.
-TEST(XpuQueuesApi, EventsAndElapsedTime) {
+TEST_F(XpuQueuesApi, EventsAndElapsedTime) {
   set_device_index(0);
   const Stream stream(0);
   EventOptions timing;
@@ -225,7 +238,7 @@ TEST(XpuQueuesApi, EventsAndElapsedTime) {
   EXPECT_NEAR(begin.elapsed_time(end), expected_ns / 1e6, 52.083e-6);
 }
 
-TEST(XpuQueuesApi, GraphsAreUnsupported) {
+TEST_F(XpuQueuesApi, GraphsAreUnsupported) {
   set_device_index(0);
   const Stream stream(0);
   detail::Status status = xpu_backend().begin_capture(0, detail::StreamHandle{stream.native_handle()},
@@ -235,7 +248,7 @@ TEST(XpuQueuesApi, GraphsAreUnsupported) {
   EXPECT_EQ(status.message(), "begin_capture: the xpu backend does not support graphs");
 }
 
-TEST(XpuQueuesApi, PeerAccessThroughTheApi) {
+TEST_F(XpuQueuesApi, PeerAccessThroughTheApi) {
   EXPECT_TRUE(can_device_access_peer(0, 1));
   EXPECT_FALSE(can_device_access_peer(2, 2));
 }

@@ -16,6 +16,7 @@
 #include "mockdev/control.h"
 #include "mockdev/machine.h"
 #include "mockdev/memory.h"
+#include "mockdev/races.h"
 #include "mockdev/streams.h"
 
 namespace accel::detail::level_zero {
@@ -29,6 +30,16 @@ constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
 class QueuesTest : public ::testing::Test {
  protected:
+  // Every test also checks that the mock saw no misuse: no unordered conflicting accesses
+  // (its race detector) and no "mockdev: level zero:" report on stderr (E-6 event reuse
+  // while a signal is pending, deadlocked waits).
+  void SetUp() override { ::testing::internal::CaptureStderr(); }
+  void TearDown() override {
+    const std::string errors = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(errors.find("mockdev: level zero:"), std::string::npos) << errors;
+    EXPECT_EQ(mockdev::control::race_count(), 0u) << errors;
+  }
+
   // Installs the machine (with `schedule`) and brings the backend up.
   void start(StreamSettings::Schedule schedule = StreamSettings::Schedule::kEager) {
     MachineSpec machine = mockdev::load_machine("2xmax1550");
@@ -428,6 +439,22 @@ TEST_F(QueuesTest, SlotsAreRecycledAfterObservedCompletion) {
     }
   }
   EXPECT_LE(queues().slots_in_use(), 64u);
+}
+
+// E-6: on the adversarial schedule nothing completes before a host wait, so no slot may
+// be reused while 200 records are pending (the pools grow instead: the mock would report a
+// reset of an event whose signal is pending); after the wait they all come back.
+TEST_F(QueuesTest, PendingSlotsAreNeverReused) {
+  start(StreamSettings::Schedule::kAdversarial);
+  const StreamHandle s = stream(0);
+  Result<EventHandle> event = backend().create_event(0, EventOptions{});
+  ASSERT_TRUE(event.ok());
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(backend().record_event(0, *event, s).ok());
+  EXPECT_GE(queues().slots_in_use(), 200u);
+  ASSERT_TRUE(backend().synchronize_stream(0, s).ok());
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(backend().record_event(0, *event, s).ok());
+  ASSERT_TRUE(backend().synchronize_stream(0, s).ok());
+  EXPECT_LE(queues().slots_in_use(), 256u);  // the first run's pools served the second
 }
 
 TEST_F(QueuesTest, StreamsSpreadOverTheComputeEngines) {

@@ -24,6 +24,22 @@ std::string usage_error(std::vector<std::string> args) {
   return outcome.error;
 }
 
+// --backend is taken as written (main() checks it against the compiled backends when it
+// runs); --selected-only turns off the child per other backend.
+TEST(CommandLine, ParsesBackendSelection) {
+  CommandLine line = parse({"info"});
+  EXPECT_FALSE(line.backend.has_value());
+  EXPECT_FALSE(line.selected_only);
+  line = parse({"info", "--backend", "xpu", "--selected-only", "--json"});
+  EXPECT_EQ(line.backend, "xpu");
+  EXPECT_TRUE(line.selected_only);
+  EXPECT_TRUE(line.json);
+  line = parse({"info", "--backend=rocm"});
+  EXPECT_EQ(line.backend, "rocm");
+  EXPECT_EQ(usage_error({"info", "--backend", "cuda", "--backend", "xpu"}),
+            "accel: --backend given more than once\nRun 'accel info --help' for usage.\n");
+}
+
 TEST(CommandLine, ParsesInfoOptions) {
   CommandLine line = parse({"info"});
   EXPECT_EQ(line.command, Command::kInfo);

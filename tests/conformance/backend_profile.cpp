@@ -134,6 +134,7 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.driver_init_calls_per_init = 2;
   profile.init_failure_code = 0x78000001;  // ZE_RESULT_ERROR_UNINITIALIZED
   profile.init_failure_name = "ZE_RESULT_ERROR_UNINITIALIZED";
+  profile.init_failure_kind = ErrorKind::kUnavailable;
   // Level Zero has no stream capture: Graph::capture_begin is kUnsupported (spec §4 has no
   // capture; PyTorch XPU graphs are not in the torch.accelerator surface either).
   profile.has_graphs = false;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "accel/device.h"
+#include "accel/error.h"
 #include "mockdev/machine.h"
 
 namespace accel::test {
@@ -98,7 +99,10 @@ struct BackendProfile {
   // whose zeInit failed and never asks it again (mock_driver_feasibility.md §2), so the
   // process stays without devices.
   bool init_failure_is_retryable = true;
-  // The driver code the mock's init fault uses and the name the runtime prints for it.
+  // The driver code the mock's init fault uses, the name the runtime prints for it and the
+  // error kind: CUDA kDriver; Level Zero kUnavailable ("No XPU devices are available"),
+  // because ZE_RESULT_ERROR_UNINITIALIZED is also how a driver says it has no device (I-4).
+  ErrorKind init_failure_kind = ErrorKind::kDriver;
   int init_failure_code = 0;
   std::string init_failure_name;
   // UUID text the runtime reports: prefix + the 36-character 8-4-4-4-12 form. CUDA: "GPU-"

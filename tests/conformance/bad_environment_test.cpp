@@ -113,7 +113,8 @@ TEST(BadEnvironment, UnknownBackendNameIsAConfigError) {
   run_case([] {
     setenv("ACCEL_BACKEND", "rocm", 1);
     const std::string message =
-        "ACCEL_BACKEND: unknown backend 'rocm' (compiled backends: cuda; or 'none')";
+        "ACCEL_BACKEND: unknown backend 'rocm' (compiled backends: "
+        ACCEL_CONFORMANCE_COMPILED_BACKENDS "; or 'none')";
     expect_misconfiguration(ErrorKind::kConfig, message);
     EXPECT_TRUE(is_error(catch_error([] { current_accelerator(); }), ErrorKind::kConfig, message));
     set_device_index(-1);  // still a no-op

@@ -104,7 +104,7 @@ TEST_P(LazyInit, DriverInitFailureKeepsTheQueue) {
     bool ran = false;
     lazy_call([&ran] { ran = true; });
     const CaughtError caught = catch_error([] { init(); });
-    EXPECT_TRUE(is_error_containing(caught, ErrorKind::kDriver, p.init_failure_name))
+    EXPECT_TRUE(is_error_containing(caught, p.init_failure_kind, p.init_failure_name))
         << caught.describe();
     EXPECT_FALSE(ran);
     EXPECT_FALSE(is_initialized());

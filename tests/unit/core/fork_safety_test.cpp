@@ -60,6 +60,9 @@ void preload_driver_libraries() {
       _exit(kPreloadFailed);
     }
   }
+  // Backend selection also asks the Level Zero backend for its configuration, which opens
+  // the Level Zero loader when it is installed: the same dlopen race, kept out the same way.
+  (void)dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 }
 
 // One round of the creation race, in a fresh child process P of the test (so P has never

@@ -91,8 +91,7 @@ ze_result_t list_create_immediate(ze_context_handle_t hcontext, ze_device_handle
     list->ordinal = desc->ordinal;
     list->fill_pattern_limit = group.pattern_limit;
     init_stream(list->stream, device, *desc, "immediate list");
-    add_handle(list, HandleKind::kCommandList);
-    context->children.push_back(list);
+    add_child(context, list, HandleKind::kCommandList);
     *out = list;
     return ZE_RESULT_SUCCESS;
   });
@@ -118,8 +117,7 @@ ze_result_t list_create(ze_context_handle_t hcontext, ze_device_handle_t hdevice
     list->in_order = (desc->flags & kListInOrder) != 0;
     list->stream.device = device;
     list->stream.card = device->card;
-    add_handle(list, HandleKind::kCommandList);
-    context->children.push_back(list);
+    add_child(context, list, HandleKind::kCommandList);
     *out = list;
     return ZE_RESULT_SUCCESS;
   });
@@ -129,7 +127,7 @@ ze_result_t list_destroy(ze_command_list_handle_t handle) {
   return call("zeCommandListDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_list_handle_t* list = find_handle(handle, HandleKind::kCommandList);
     if (list == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    std::erase(list->context->children, static_cast<void*>(list));
+    remove_child(list->context, list);
     destroy_list(list);
     return ZE_RESULT_SUCCESS;
   });
@@ -311,8 +309,7 @@ ze_result_t queue_create(ze_context_handle_t hcontext, ze_device_handle_t hdevic
     queue->context = context;
     queue->ordinal = desc->ordinal;
     init_stream(queue->stream, device, *desc, "command queue");
-    add_handle(queue, HandleKind::kCommandQueue);
-    context->children.push_back(queue);
+    add_child(context, queue, HandleKind::kCommandQueue);
     *out = queue;
     return ZE_RESULT_SUCCESS;
   });
@@ -322,7 +319,7 @@ ze_result_t queue_destroy(ze_command_queue_handle_t handle) {
   return call("zeCommandQueueDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_queue_handle_t* queue = find_handle(handle, HandleKind::kCommandQueue);
     if (queue == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    std::erase(queue->context->children, static_cast<void*>(queue));
+    remove_child(queue->context, queue);
     destroy_queue(queue);
     return ZE_RESULT_SUCCESS;
   });

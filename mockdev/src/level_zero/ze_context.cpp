@@ -32,6 +32,15 @@ void add_handle(const void* handle, HandleKind kind) {
   objects().kinds[handle] = kind;
 }
 
+void add_child(_ze_context_handle_t* context, void* object, HandleKind kind) {
+  add_handle(object, kind);
+  context->children.push_back(object);
+}
+
+void remove_child(_ze_context_handle_t* context, void* object) {
+  std::erase(context->children, object);
+}
+
 void remove_handle(const void* handle) {
   unregister_handle(handle);
   objects().kinds.erase(handle);

@@ -56,8 +56,7 @@ ze_result_t pool_create(ze_context_handle_t hcontext, const ze_event_pool_desc_t
     pool->flags = desc->flags;
     pool->slots.assign(desc->count, nullptr);
     pool->device = first;
-    add_handle(pool, HandleKind::kEventPool);
-    context->children.push_back(pool);
+    add_child(context, pool, HandleKind::kEventPool);
     *out = pool;
     return ZE_RESULT_SUCCESS;
   });
@@ -67,7 +66,7 @@ ze_result_t pool_destroy(ze_event_pool_handle_t handle) {
   return call("zeEventPoolDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_pool_handle_t* pool = find_handle(handle, HandleKind::kEventPool);
     if (pool == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    std::erase(pool->context->children, static_cast<void*>(pool));
+    remove_child(pool->context, pool);
     destroy_pool(pool);
     return ZE_RESULT_SUCCESS;
   });

@@ -175,6 +175,10 @@ ObjectsState& objects() MOCKDEV_ZE_LOCKED;
 // The registry (ze_state.h) plus the kind of each object handle.
 void add_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
 void remove_handle(const void* handle) MOCKDEV_ZE_LOCKED;
+// An object made in `context`: registered as `kind` and listed among the context's children
+// (zeContextDestroy drops them); remove_child only takes it off that list.
+void add_child(_ze_context_handle_t* context, void* object, HandleKind kind) MOCKDEV_ZE_LOCKED;
+void remove_child(_ze_context_handle_t* context, void* object) MOCKDEV_ZE_LOCKED;
 // Whether `handle` is a live handle of `kind` (never dereferences it otherwise).
 bool is_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
 template <typename T>

@@ -102,8 +102,7 @@ ze_result_t physical_create(ze_context_handle_t hcontext, ze_device_handle_t hde
     physical->context = context;
     physical->handle = *handle;
     physical->bytes = desc->size;
-    add_handle(physical, HandleKind::kPhysicalMem);
-    context->children.push_back(physical);
+    add_child(context, physical, HandleKind::kPhysicalMem);
     *out = physical;
     return ZE_RESULT_SUCCESS;
   });
@@ -119,7 +118,7 @@ ze_result_t physical_destroy(ze_context_handle_t hcontext, ze_physical_mem_handl
     }
     core::release_physical(physical->handle);
     remove_handle(physical);
-    std::erase(context->children, static_cast<void*>(physical));
+    remove_child(context, physical);
     return ZE_RESULT_SUCCESS;
   });
 }

@@ -25,6 +25,20 @@ namespace {
 using mockdev::MachineSpec;
 using mockdev::StreamSettings;
 
+// A failed result with exactly this kind and message (the gtest message shows both sides).
+template <class T>
+::testing::AssertionResult fails_with(const Result<T>& result, ErrorKind kind,
+                                      const std::string& message) {
+  if (result.ok()) return ::testing::AssertionFailure() << "succeeded; expected: " << message;
+  if (result.status().kind() == kind && result.status().message() == message) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "failed with kind " << static_cast<int>(result.status().kind())
+                                       << " and \"" << result.status().message()
+                                       << "\"; expected kind " << static_cast<int>(kind)
+                                       << " and \"" << message << "\"";
+}
+
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
@@ -124,11 +138,9 @@ TEST_F(QueuesTest, AllocateAndFreeAreSeenByTheMockAccounting) {
 TEST_F(QueuesTest, AllocationAboveTheCapIsOutOfMemoryWithTheDriversText) {
   start();
   Result<DevicePointer> pointer = backend().allocate(0, 100 * kGiB);
-  ASSERT_FALSE(pointer.ok());
-  EXPECT_EQ(pointer.status().kind(), ErrorKind::kOutOfMemory);
-  EXPECT_EQ(pointer.status().message(),
+  EXPECT_TRUE(fails_with(pointer, ErrorKind::kOutOfMemory,
             "allocate: zeMemAllocDevice: Level Zero error ZE_RESULT_ERROR_UNSUPPORTED_SIZE "
-            "(0x78000009) (device=0)");
+            "(0x78000009) (device=0)"));
 }
 
 // M-3: a full tile says OUT_OF_DEVICE_MEMORY.
@@ -137,11 +149,9 @@ TEST_F(QueuesTest, AllocationOnAFullTileIsOutOfMemory) {
   Result<DevicePointer> first = backend().allocate(3, 40 * kGiB);
   ASSERT_TRUE(first.ok()) << first.status().message();
   Result<DevicePointer> second = backend().allocate(3, 40 * kGiB);
-  ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.status().kind(), ErrorKind::kOutOfMemory);
-  EXPECT_EQ(second.status().message(),
+  EXPECT_TRUE(fails_with(second, ErrorKind::kOutOfMemory,
             "allocate: zeMemAllocDevice: Level Zero error ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY "
-            "(0x70000003) (device=3)");
+            "(0x70000003) (device=3)"));
   // The other tile of the card still has room.
   Result<DevicePointer> other = backend().allocate(2, 40 * kGiB);
   ASSERT_TRUE(other.ok()) << other.status().message();
@@ -408,10 +418,8 @@ TEST_F(QueuesTest, ElapsedTimeNeedsTimingEvents) {
   ASSERT_TRUE(backend().record_event(0, *timed, s).ok());
   ASSERT_TRUE(backend().synchronize_stream(0, s).ok());
   Result<float> ms = backend().event_elapsed_time(0, *plain, *timed);
-  ASSERT_FALSE(ms.ok());
-  EXPECT_EQ(ms.status().kind(), ErrorKind::kValue);
-  EXPECT_EQ(ms.status().message(),
-            "Both events must be created with argument 'enable_timing=True'.");
+  EXPECT_TRUE(fails_with(ms, ErrorKind::kValue,
+            "Both events must be created with argument 'enable_timing=True'."));
 }
 
 TEST_F(QueuesTest, InterprocessEventsAreRefused) {
@@ -419,10 +427,8 @@ TEST_F(QueuesTest, InterprocessEventsAreRefused) {
   EventOptions options;
   options.interprocess = true;
   Result<EventHandle> event = backend().create_event(3, options);
-  ASSERT_FALSE(event.ok());
-  EXPECT_EQ(event.status().kind(), ErrorKind::kUnsupported);
-  EXPECT_EQ(event.status().message(),
-            "create_event: the xpu backend does not support interprocess events (device=3)");
+  EXPECT_TRUE(fails_with(event, ErrorKind::kUnsupported,
+            "create_event: the xpu backend does not support interprocess events (device=3)"));
 }
 
 // Note [Event slots]: slots come back once the host saw their work complete, so a long
@@ -492,22 +498,18 @@ TEST_F(QueuesTest, MemoryInfoFailsWhenSysmanFails) {
   start();
   mockdev::control::fail_call("zesMemoryGetState", 1, ZE_RESULT_ERROR_DEVICE_LOST);
   Result<MemoryInfo> info = backend().memory_info(0);
-  ASSERT_FALSE(info.ok());
-  EXPECT_EQ(info.status().kind(), ErrorKind::kDriver);
-  EXPECT_EQ(info.status().message(),
+  EXPECT_TRUE(fails_with(info, ErrorKind::kDriver,
             "memory_info: zesMemoryGetState: Level Zero error ZE_RESULT_ERROR_DEVICE_LOST "
-            "(0x70000001) (device=0)");
+            "(0x70000001) (device=0)"));
 }
 
 // More physical memory than the card has (the mock accounts physical memory per card).
 TEST_F(QueuesTest, PhysicalMemoryBeyondTheCardIsOutOfMemory) {
   start();
   Result<PhysicalMemoryHandle> memory = backend().create_physical_memory(0, 200 * kGiB);
-  ASSERT_FALSE(memory.ok());
-  EXPECT_EQ(memory.status().kind(), ErrorKind::kOutOfMemory);
-  EXPECT_EQ(memory.status().message(),
+  EXPECT_TRUE(fails_with(memory, ErrorKind::kOutOfMemory,
             "create_physical_memory: zePhysicalMemCreate: Level Zero error "
-            "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (0x70000003) (device=0)");
+            "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (0x70000003) (device=0)"));
 }
 
 TEST_F(QueuesTest, ElapsedTimeOfEventsOfTwoDevicesIsAValueError) {
@@ -521,11 +523,9 @@ TEST_F(QueuesTest, ElapsedTimeOfEventsOfTwoDevicesIsAValueError) {
   ASSERT_TRUE(backend().synchronize_device(0).ok());
   ASSERT_TRUE(backend().synchronize_device(1).ok());
   Result<float> ms = backend().event_elapsed_time(0, *first, *second);
-  ASSERT_FALSE(ms.ok());
-  EXPECT_EQ(ms.status().kind(), ErrorKind::kValue);
-  EXPECT_EQ(ms.status().message(),
+  EXPECT_TRUE(fails_with(ms, ErrorKind::kValue,
             "event_elapsed_time: the events belong to devices 0 and 1; timestamps of two "
-            "devices cannot be compared");
+            "devices cannot be compared"));
 }
 
 // Four threads, each with its own stream and buffer, fill, record, wait and copy out

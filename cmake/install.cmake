@@ -48,9 +48,11 @@ if(accel_exported_targets)
           DESTINATION "${ACCEL_INSTALL_CMAKEDIR}")
 endif()
 
-# The facades are loaded by path at run time (ACCEL_CUDA_DRIVER), never linked, so they are
+# The facades are loaded by path at run time (ACCEL_CUDA_DRIVER; the Level Zero loader through
+# ZE_ENABLE_ALT_DRIVERS, which `accel --machine` sets to libze_mock.so found next to
+# libcuda.so.1), never linked, so they are
 # not exported targets. Their INSTALL_RPATH ($ORIGIN/../..) finds lib/libmockdev.so.
-foreach(facade IN ITEMS mockdev_cuda mockdev_nvml)
+foreach(facade IN ITEMS mockdev_cuda mockdev_nvml mockdev_level_zero)
   if(TARGET ${facade})
     install(TARGETS ${facade} LIBRARY DESTINATION "${ACCEL_MOCKDEV_INSTALL_DIR}")
   endif()

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "core/keep_forever.h"
 #include "core/memory.h"
 #include "level_zero/ze_objects.h"
 #include "level_zero/ze_tables.h"
@@ -28,6 +29,9 @@ ObjectsState& objects() {
 }
 
 void add_handle(const void* handle, HandleKind kind) {
+  // Note [Leaky state]: object handles are never freed; a destroyed one only leaves the
+  // registry, so it is kept on purpose, not leaked.
+  core::keep_forever(handle);
   register_handle(handle);
   objects().kinds[handle] = kind;
 }

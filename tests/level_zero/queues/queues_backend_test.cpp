@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -49,6 +50,8 @@ class QueuesTest : public ::testing::Test {
   // while a signal is pending, deadlocked waits).
   void SetUp() override { ::testing::internal::CaptureStderr(); }
   void TearDown() override {
+    // Events are destroyed by their owner (the SPI's rule): here, the fixture.
+    for (EventHandle event : events_) (void)backend().destroy_event(event_devices_[event.value], event);
     const std::string errors = ::testing::internal::GetCapturedStderr();
     EXPECT_EQ(errors.find("mockdev: level zero:"), std::string::npos) << errors;
     EXPECT_EQ(mockdev::control::race_count(), 0u) << errors;
@@ -69,6 +72,19 @@ class QueuesTest : public ::testing::Test {
   }
 
   LevelZeroBackend& backend() { return static_cast<LevelZeroBackend&>(*backend_); }
+  // The backend's create_event / destroy_event; what a test leaves, TearDown destroys.
+  Result<EventHandle> create_event(int index, EventOptions options) {
+    Result<EventHandle> event = backend().create_event(index, options);
+    if (event.ok()) {
+      events_.push_back(*event);
+      event_devices_[event->value] = index;
+    }
+    return event;
+  }
+  Status destroy_event(int index, EventHandle event) {
+    std::erase(events_, event);
+    return backend().destroy_event(index, event);
+  }
   QueueState& queues() { return *backend().queues(); }
   const ZeApi& ze() { return backend().api(); }
 
@@ -109,6 +125,8 @@ class QueuesTest : public ::testing::Test {
   }
 
   std::unique_ptr<Backend> backend_;
+  std::vector<EventHandle> events_;               // created by create_event, not destroyed
+  std::map<std::uintptr_t, int> event_devices_;  // their devices
 };
 
 // ---- memory ------------------------------------------------------------------------------
@@ -301,7 +319,7 @@ TEST_F(QueuesTest, CrossStreamWaitOrdersTheSecondStream) {
   const StreamHandle consumer = stream(0, -1);
   void* a = device_memory(0, 1024);
   std::uint8_t* host = host_memory(1024);
-  Result<EventHandle> event = backend().create_event(0, EventOptions{});
+  Result<EventHandle> event = create_event(0, EventOptions{});
   ASSERT_TRUE(event.ok());
   fill(0, producer, a, 0x77, 1024);
   ASSERT_TRUE(backend().record_event(0, *event, producer).ok());
@@ -314,7 +332,7 @@ TEST_F(QueuesTest, CrossStreamWaitOrdersTheSecondStream) {
   Result<bool> done = backend().query_event(0, *event);
   ASSERT_TRUE(done.ok());
   EXPECT_TRUE(*done);
-  ASSERT_TRUE(backend().destroy_event(0, *event).ok());
+  ASSERT_TRUE(destroy_event(0, *event).ok());
 }
 
 TEST_F(QueuesTest, CrossDeviceWait) {
@@ -323,7 +341,7 @@ TEST_F(QueuesTest, CrossDeviceWait) {
   const StreamHandle consumer = stream(2);
   void* a = device_memory(0, 512);
   std::uint8_t* host = host_memory(512);
-  Result<EventHandle> event = backend().create_event(0, EventOptions{});
+  Result<EventHandle> event = create_event(0, EventOptions{});
   ASSERT_TRUE(event.ok());
   fill(0, producer, a, 0x31, 512);
   ASSERT_TRUE(backend().record_event(0, *event, producer).ok());
@@ -337,7 +355,7 @@ TEST_F(QueuesTest, EventQueryAndSynchronizeFollowTheWork) {
   start(StreamSettings::Schedule::kAdversarial);
   const StreamHandle s = stream(1);
   void* a = device_memory(1, 1024);
-  Result<EventHandle> event = backend().create_event(1, EventOptions{});
+  Result<EventHandle> event = create_event(1, EventOptions{});
   ASSERT_TRUE(event.ok());
   Result<bool> unrecorded = backend().query_event(1, *event);
   ASSERT_TRUE(unrecorded.ok());
@@ -363,8 +381,8 @@ TEST_F(QueuesTest, ElapsedTimeIsTheFillsVirtualDuration) {
   void* a = device_memory(0, bytes);
   EventOptions timing;
   timing.enable_timing = true;
-  Result<EventHandle> begin = backend().create_event(0, timing);
-  Result<EventHandle> end = backend().create_event(0, timing);
+  Result<EventHandle> begin = create_event(0, timing);
+  Result<EventHandle> end = create_event(0, timing);
   ASSERT_TRUE(begin.ok() && end.ok());
   ASSERT_TRUE(backend().record_event(0, *begin, s).ok());
   fill(0, s, a, 3, bytes);
@@ -392,8 +410,8 @@ TEST_F(QueuesTest, ElapsedTimeAcrossTheCounterWrap) {
   void* a = device_memory(0, bytes);
   EventOptions timing;
   timing.enable_timing = true;
-  Result<EventHandle> begin = backend().create_event(0, timing);
-  Result<EventHandle> end = backend().create_event(0, timing);
+  Result<EventHandle> begin = create_event(0, timing);
+  Result<EventHandle> end = create_event(0, timing);
   ASSERT_TRUE(begin.ok() && end.ok());
   ASSERT_TRUE(backend().record_event(0, *begin, s).ok());
   fill(0, s, a, 3, bytes);
@@ -410,10 +428,10 @@ TEST_F(QueuesTest, ElapsedTimeAcrossTheCounterWrap) {
 TEST_F(QueuesTest, ElapsedTimeNeedsTimingEvents) {
   start();
   const StreamHandle s = stream(0);
-  Result<EventHandle> plain = backend().create_event(0, EventOptions{});
+  Result<EventHandle> plain = create_event(0, EventOptions{});
   EventOptions timing;
   timing.enable_timing = true;
-  Result<EventHandle> timed = backend().create_event(0, timing);
+  Result<EventHandle> timed = create_event(0, timing);
   ASSERT_TRUE(backend().record_event(0, *plain, s).ok());
   ASSERT_TRUE(backend().record_event(0, *timed, s).ok());
   ASSERT_TRUE(backend().synchronize_stream(0, s).ok());
@@ -426,7 +444,7 @@ TEST_F(QueuesTest, InterprocessEventsAreRefused) {
   start();
   EventOptions options;
   options.interprocess = true;
-  Result<EventHandle> event = backend().create_event(3, options);
+  Result<EventHandle> event = create_event(3, options);
   EXPECT_TRUE(fails_with(event, ErrorKind::kUnsupported,
             "create_event: the xpu backend does not support interprocess events (device=3)"));
 }
@@ -436,7 +454,7 @@ TEST_F(QueuesTest, InterprocessEventsAreRefused) {
 TEST_F(QueuesTest, SlotsAreRecycledAfterObservedCompletion) {
   start();
   const StreamHandle s = stream(0);
-  Result<EventHandle> event = backend().create_event(0, EventOptions{});
+  Result<EventHandle> event = create_event(0, EventOptions{});
   ASSERT_TRUE(event.ok());
   for (int i = 0; i < 1000; ++i) {
     ASSERT_TRUE(backend().record_event(0, *event, s).ok());
@@ -453,7 +471,7 @@ TEST_F(QueuesTest, SlotsAreRecycledAfterObservedCompletion) {
 TEST_F(QueuesTest, PendingSlotsAreNeverReused) {
   start(StreamSettings::Schedule::kAdversarial);
   const StreamHandle s = stream(0);
-  Result<EventHandle> event = backend().create_event(0, EventOptions{});
+  Result<EventHandle> event = create_event(0, EventOptions{});
   ASSERT_TRUE(event.ok());
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(backend().record_event(0, *event, s).ok());
   EXPECT_GE(queues().slots_in_use(), 200u);
@@ -516,8 +534,8 @@ TEST_F(QueuesTest, ElapsedTimeOfEventsOfTwoDevicesIsAValueError) {
   start();
   EventOptions timing;
   timing.enable_timing = true;
-  Result<EventHandle> first = backend().create_event(0, timing);
-  Result<EventHandle> second = backend().create_event(1, timing);
+  Result<EventHandle> first = create_event(0, timing);
+  Result<EventHandle> second = create_event(1, timing);
   ASSERT_TRUE(backend().record_event(0, *first, StreamHandle{}).ok());
   ASSERT_TRUE(backend().record_event(1, *second, StreamHandle{}).ok());
   ASSERT_TRUE(backend().synchronize_device(0).ok());

@@ -23,7 +23,8 @@ set(ACCEL_MOCKDEV_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/accel/mockdev")
 
 set(accel_exported_targets "")
 if(TARGET accel_runtime)
-  list(APPEND accel_exported_targets accel_runtime)
+  # accel_common travels with the static runtime archive, which links it.
+  list(APPEND accel_exported_targets accel_common accel_runtime)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/runtime/include/accel"
           DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
           FILES_MATCHING PATTERN "*.h")

@@ -5,34 +5,14 @@
 #include <charconv>
 #include <set>
 
+#include "accel_common/edit_distance.h"
 #include "step_registry.h"
 
 namespace accel::scenario {
-namespace {
-
-// Levenshtein distance, letters compared without regard to case.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
 
 std::string closest_names(std::string_view name, const std::vector<std::string>& known) {
   std::vector<std::pair<std::size_t, std::string>> ranked;
-  for (const std::string& k : known) ranked.emplace_back(edit_distance(name, k), k);
+  for (const std::string& k : known) ranked.emplace_back(accel::common::edit_distance(name, k), k);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string list;

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "accel_abi/cuda_driver.h"
+#include "accel_common/edit_distance.h"
 #include "core/architecture_defaults.h"
 #include "core/device_ids.h"
 #include "machine/api_codes.h"
@@ -84,10 +85,10 @@ std::vector<std::string> close_attribute_keys(std::string_view key) {
     std::string key;
   };
   std::vector<Candidate> close;
-  const std::size_t limit = std::max<std::size_t>(2, key.size() / 3);
+  const std::size_t limit = accel::common::close_distance_limit(key);
   for (const Named& n : kAttributes) {
     std::string k = lower(n.name);
-    std::size_t d = machine_file::edit_distance(key, k);
+    std::size_t d = accel::common::edit_distance(key, k);
     if (d <= limit) close.push_back({d, std::move(k)});
   }
   std::sort(close.begin(), close.end(), [](const Candidate& a, const Candidate& b) {

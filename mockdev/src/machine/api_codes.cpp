@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "accel_abi/cuda_driver.h"
+#include "accel_common/edit_distance.h"
 #include "accel_abi/nvml.h"
 #include "cuda/entry_points.h"
 #include "machine/level_zero_names.h"
@@ -148,24 +149,6 @@ std::optional<EntryPointName> resolve_entry_point(std::string_view name) {
   return std::nullopt;
 }
 
-// Levenshtein distance, comparing letters without regard to case.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const std::size_t substitute = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 std::vector<std::string_view> close_entry_points(std::string_view name) {
   // One candidate per entry point, near by its nearer name; a close CUDA entry point is
   // listed by its base name, then its exported symbol.
@@ -175,9 +158,10 @@ std::vector<std::string_view> close_entry_points(std::string_view name) {
     std::string_view second;  // empty when the entry point has one name
   };
   std::vector<Candidate> close;
-  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  const std::size_t limit = accel::common::close_distance_limit(name);
   auto consider = [&](std::string_view base, std::string_view symbol) {
-    const std::size_t d = std::min(edit_distance(name, base), edit_distance(name, symbol));
+    const std::size_t d = std::min(accel::common::edit_distance(name, base),
+                                   accel::common::edit_distance(name, symbol));
     if (d <= limit) close.push_back({d, base, base == symbol ? std::string_view() : symbol});
   };
   for (const cuda::EntryInfo& e : cuda::kEntries) {

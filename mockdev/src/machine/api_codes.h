@@ -29,10 +29,6 @@ std::optional<EntryPointName> resolve_entry_point(std::string_view name);
 // table's order.
 std::vector<std::string_view> level_zero_entry_points();
 
-// Levenshtein distance between two names, comparing letters without regard to case (used
-// for "closest:" suggestions).
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
 // The entry points closest to an unknown `name` by edit distance (ignoring case; an entry
 // point is as near as the nearer of its two names): those within max(2, size/3) edits,
 // nearest first, then by name; at most 3, each as its base name then, when it differs,

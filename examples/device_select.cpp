@@ -8,8 +8,8 @@
 //   outputs     = model(inputs)
 //   check that model, inputs and outputs share one device type, then report them.
 //
-// accel has no tensor library and no device allocator yet, so the data of this example
-// lives in host memory and the arithmetic runs on the host. What is real: the device
+// accel has no tensor library, so the data of this example lives in host memory and the
+// arithmetic runs on the host. What is real: the device
 // choice, the runtime initialisation it implies, and the device each value is *placed*
 // on: placing a value on the accelerator selects that device with a DeviceIndexGuard
 // (initialising the runtime, creating its context) and books the bytes to it in a small
@@ -23,7 +23,9 @@
 //
 // Usage: device_select [--input-device DEVICE] [--verbose]
 // Exit status: 0 aligned, 1 a device mismatch or a runtime error, 2 a usage error or a
-// misconfiguration (accel::Error of kind kConfig).
+// misconfiguration: anything but "nothing installed" that keeps current_accelerator(true)
+// from answering (accel::Error of kind kConfig, or kDriver for a driver that is there and
+// fails).
 #include <accel/accel.h>
 
 #include <algorithm>
@@ -174,8 +176,18 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  std::optional<accel::Device> accelerator;
   try {
-    const std::optional<accel::Device> accelerator = accel::current_accelerator(true);
+    accelerator = accel::current_accelerator(true);
+  } catch (const accel::Error& e) {
+    const bool misconfigured =
+        e.kind() == accel::ErrorKind::kConfig || e.kind() == accel::ErrorKind::kDriver;
+    std::cerr << (misconfigured ? "device_select: configuration error: " : "RuntimeError: ")
+              << e.what() << '\n';
+    return misconfigured ? 2 : 1;
+  }
+
+  try {
     const accel::Device device = accelerator.value_or(accel::Device(accel::DeviceType::kCPU));
 
     const Linear model(3, 2, device);
@@ -198,13 +210,6 @@ int main(int argc, char** argv) {
       }
     }
     return 0;
-  } catch (const accel::Error& e) {
-    if (e.kind() == accel::ErrorKind::kConfig) {
-      std::cerr << "device_select: configuration error: " << e.what() << '\n';
-      return 2;
-    }
-    std::cerr << "RuntimeError: " << e.what() << '\n';
-    return 1;
   } catch (const std::exception& e) {
     std::cerr << "RuntimeError: " << e.what() << '\n';
     return 1;

@@ -48,8 +48,8 @@ std::string not_regular(std::string_view what, const std::string& path, FileType
 
 std::string too_large(std::string_view what, const std::string& path, std::uint64_t size,
                       std::uint64_t max_bytes) {
-  return prefix(what, path) + "is " + format_size(size) + ", more than the " +
-         format_size(max_bytes) + " a " + std::string(what) + " may have";
+  return prefix(what, path) + "is " + format_size(size) + ", over the limit of " +
+         format_size(max_bytes);
 }
 
 std::string errno_text(std::string_view what, const std::string& path, const char* verb,
@@ -184,6 +184,12 @@ std::string check_library_file(const std::string& path, std::uint64_t max_bytes,
                                std::string_view what) noexcept {
   try {
     if (path.find('/') == std::string::npos) return "";
+    // Only what dlopen must not be given is refused here; a path that cannot be opened at
+    // all is left to dlopen, whose own words ("cannot open shared object file: ...") say why.
+    if (UniqueFd probe(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)); !probe) {
+      struct stat st {};
+      if (errno != ENXIO || ::stat(path.c_str(), &st) != 0) return "";
+    }
     OpenedFile file = open_for_reading(path, max_bytes, what);
     return std::move(file.error);
   } catch (...) {

@@ -104,9 +104,12 @@ void expect_misconfiguration(ErrorKind kind, const std::string& message) {
   EXPECT_FALSE(report.available);
 }
 
-std::string driver_path() {
-  const char* path = std::getenv("ACCEL_CUDA_DRIVER");
-  return path != nullptr ? path : "";
+// What the simulated NVML's refusal of its machine becomes (nvmlInit_v2 answers
+// NVML_ERROR_UNKNOWN for a machine the simulation cannot load).
+std::string nvml_failure() {
+  const char* path = std::getenv("ACCEL_NVML_LIBRARY");
+  return "NVML cannot count devices: nvmlInit_v2: Unknown Error (nvml=" +
+         std::string(path != nullptr ? path : "") + ", code=NVML_ERROR_UNKNOWN)";
 }
 
 TEST(BadEnvironment, UnknownBackendNameIsAConfigError) {
@@ -200,19 +203,18 @@ TEST(BadEnvironment, NonDriverLibraryAsDriverIsAConfigError) {
 TEST(BadEnvironment, UnknownMachinePresetIsADriverError) {
   run_case([] {
     setenv("MOCKDEV_MACHINE", "4xh1000", 1);
-    // The runtime does not know the simulated driver: it reports what the driver answered
-    // (cuInit: CUDA_ERROR_INVALID_VALUE), and the driver printed the cause on stderr.
-    expect_misconfiguration(ErrorKind::kDriver,
-                            "cuInit: CUDA error: invalid argument (driver=CUDA_ERROR_INVALID_VALUE)"
-                            ": the CUDA driver named by ACCEL_CUDA_DRIVER='" +
-                                driver_path() + "' failed to initialise");
+    // The runtime does not know the simulated driver: it reports what the drivers answered,
+    // NVML first (nvmlInit_v2: NVML_ERROR_UNKNOWN: an NVML that is there and fails, Note [A
+    // broken NVML is not "nothing installed"]), and the driver printed the cause on stderr.
+    expect_misconfiguration(ErrorKind::kDriver, nvml_failure());
     EXPECT_TRUE(mockdev::control::config_error().has_value());
+    EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
     try {
       init();
       ADD_FAILURE() << "init() returned";
     } catch (const Error& e) {
-      EXPECT_EQ(e.driver_code(), 1);
-      EXPECT_EQ(e.driver_error_name(), "CUDA_ERROR_INVALID_VALUE");
+      EXPECT_EQ(e.driver_code(), 999);
+      EXPECT_EQ(e.driver_error_name(), "NVML_ERROR_UNKNOWN");
     }
   });
 }
@@ -226,10 +228,7 @@ TEST(BadEnvironment, InvalidMachineFileIsADriverError) {
     ASSERT_EQ(write(fd, yaml.data(), yaml.size()), static_cast<ssize_t>(yaml.size()));
     close(fd);
     setenv("MOCKDEV_MACHINE", path, 1);
-    expect_misconfiguration(ErrorKind::kDriver,
-                            "cuInit: CUDA error: invalid argument (driver=CUDA_ERROR_INVALID_VALUE)"
-                            ": the CUDA driver named by ACCEL_CUDA_DRIVER='" +
-                                driver_path() + "' failed to initialise");
+    expect_misconfiguration(ErrorKind::kDriver, nvml_failure());
     unlink(path);
   });
 }

@@ -56,23 +56,33 @@ std::optional<std::string> getenv_value(const char* name) {
 }
 
 // Note [Configuration errors]
-// The runtime reports a misconfiguration (ACCEL_BACKEND names no compiled backend, a
-// driver path that does not exist, a machine file the simulated driver rejects) as
-// accel::Error of kind kConfig from every call that needs the device. backend_report()
-// never throws; it carries the same message in `config_error`, raised here as that error.
+// Only "nothing installed" is a CPU fallback (Note [Misconfiguration is an error] in
+// accel/accelerator.h). Anything else that keeps the accelerator from working is the
+// report's `error`, shown first, and the tool exits 2: an accel::Error of kind kConfig (a
+// bad variable, driver path or machine file), the backend's broken configuration from
+// backend_report() (an NVML that loads but fails: kDriver), and any failure of a call that
+// needs the device other than kUnavailable (a driver that fails to initialise, such as the
+// simulated driver refusing its machine). The tool may initialise the runtime, so it asks
+// such a call whenever a backend serves the process, available or not: a driver whose NVML
+// counts devices but which cannot initialise is found here, not in every device row.
 
-// Raises the runtime's configuration error, if any. When the accelerator is unavailable,
-// asks a call that needs the device (it initialises the runtime, which the tool may do):
-// kConfig propagates; "nothing installed" (kUnavailable and the like) is the CPU fallback.
-// Returns that call's other error, if any.
-std::optional<Error> raise_configuration_error(const BackendReport& report) {
-  if (!report.config_error.empty()) throw Error(ErrorKind::kConfig, report.config_error);
-  if (report.available) return std::nullopt;
+// The first error that keeps the accelerator from working; nullopt when it works or when
+// nothing is installed (then `*fallback_reason` says why, when a device call said more).
+std::optional<InfoError> find_error(const BackendReport& report, std::string* fallback_reason,
+                                    std::string* fallback_error_name) {
+  if (report.backend == "none" && report.config_error.empty()) return std::nullopt;
+  // The call raises the configuration error too, with the driver's code in its detail.
   try {
     (void)current_device_index();
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::kConfig) throw;
-    return e;
+    if (e.kind() != ErrorKind::kUnavailable) {
+      return InfoError{e.kind(), e.what(), e.driver_error_name()};
+    }
+    *fallback_reason = e.what();
+    *fallback_error_name = e.driver_error_name();
+  }
+  if (!report.config_error.empty()) {
+    return InfoError{report.config_error_kind, report.config_error, ""};
   }
   return std::nullopt;
 }
@@ -301,16 +311,29 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices,
   report.build = build_info();
   report.environment = environment_in_effect();
   report.machine = std::move(machine);
-  report.backend = backend_report();
-  if (!report.backend.driver_release.empty()) {
-    report.driver_version = report.backend.driver_release;
+  try {
+    report.backend = backend_report();
+    if (!report.backend.driver_release.empty()) {
+      report.driver_version = report.backend.driver_release;
+    }
+    std::string reason;
+    std::string name;
+    report.error = find_error(report.backend, &reason, &name);
+    if (!reason.empty()) report.init_error = reason;
+    if (!name.empty()) report.init_error_name = name;
+  } catch (const Error& e) {  // kConfig and the like from the runtime's first use
+    report.error = InfoError{e.kind(), e.what(), e.driver_error_name()};
   }
-  if (std::optional<Error> failure = raise_configuration_error(report.backend)) {
-    report.init_error = failure->what();
-    if (!failure->driver_error_name().empty())
-      report.init_error_name = failure->driver_error_name();
+  if (report.error) {
+    // Nothing works: the backend table says what was tried, no device is walked.
+    report.backend.available = false;
+    if (report.backend.unavailable_reason.empty()) {
+      report.backend.unavailable_reason = report.error->message;
+    }
+    walk_devices = false;
+    walk_others = false;
   }
-  // Every compiled backend, once the selected one's configuration is known to be sound.
+  // Every compiled backend.
   for (BackendReport& other : backend_reports()) {
     BackendSection section;
     section.report = std::move(other);
@@ -355,10 +378,6 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices,
     if (e.kind() == ErrorKind::kConfig) throw;
   }
   return report;
-}
-
-bool mock_rejected_machine(const InfoReport& report) {
-  return !report.backend.available && report.init_error_name == "CUDA_ERROR_INVALID_VALUE";
 }
 
 }  // namespace accel::tools

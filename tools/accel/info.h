@@ -1,13 +1,14 @@
 #pragma once
 // What `accel info` reports, collected through the public runtime API only.
 //
-// collect_info() asks backend_report() first (which never initialises the runtime), and
-// only when the accelerator is available walks the devices with get_device_properties()
-// and get_memory_info(), which do initialise it. A failure on one device is recorded in
-// its row (the row keeps what was learned before the failure, its name included) rather
-// than aborting the report. A configuration error (accel::Error of kind kConfig: a bad
-// variable, driver path or machine file) is never a row: it propagates, and the tool
-// exits 2. Values only; call from one thread.
+// collect_info() asks backend_report() first (which never initialises the runtime), then,
+// whenever a backend serves the process, one call that needs the device (it initialises
+// the runtime, which this tool may do), and only when that works walks the devices with
+// get_device_properties() and get_memory_info(). A failure on one device is recorded in its
+// row (the row keeps what was learned before the failure, its name included) rather than
+// aborting the report. A configuration or driver error (Note [Configuration errors] in
+// info.cpp) is never a row: it is the report's `error`, and the tool exits 2. Values only;
+// call from one thread.
 
 #include <cstdint>
 #include <optional>
@@ -59,6 +60,13 @@ struct BackendSection {
   std::optional<std::string> devices_error;  // why the child could not list them
 };
 
+// What keeps the accelerator from working (Note [Configuration errors] in info.cpp).
+struct InfoError {
+  ErrorKind kind = ErrorKind::kConfig;
+  std::string message;      // accel::Error's text
+  std::string driver_error;  // the driver's error name, e.g. "CUDA_ERROR_INVALID_VALUE"; or ""
+};
+
 struct InfoReport {
   std::string version;  // accel::kVersionString
   BuildInfo build;
@@ -71,10 +79,13 @@ struct InfoReport {
   std::optional<std::string> driver_version;
   std::vector<DeviceRow> devices;  // empty when unavailable
   std::optional<int> current_device;
-  // When unavailable: why a call that needs the device failed (accel::Error's message and
-  // its driver error name, e.g. "CUDA_ERROR_INVALID_VALUE"); nullopt when none failed.
+  // When nothing is installed: why a call that needs the device failed (accel::Error's
+  // message, kUnavailable, and its driver error name); nullopt when none failed.
   std::optional<std::string> init_error;
   std::optional<std::string> init_error_name;
+  // A configuration or driver error: the tool shows it first and exits 2. Then
+  // backend.available is false and no device is listed.
+  std::optional<InfoError> error;
 
   // True when any device row carries an error.
   bool has_errors() const;
@@ -91,8 +102,8 @@ std::vector<EnvironmentValue> environment_in_effect();
 // way a person tells devices apart; a UUID without dashes is returned whole.
 std::string short_uuid(const std::string& uuid);
 
-// Collects the report. Runtime errors land in the rows; accel::Error of kind kConfig
-// propagates (see the file comment). With walk_devices=false (`accel info --count`) the
+// Collects the report. Per-device failures land in the rows; a configuration or driver
+// error is the report's `error` (see the file comment); never throws accel::Error. With walk_devices=false (`accel info --count`) the
 // device rows are not queried: backend.device_count is the answer. With walk_others,
 // each other available backend's devices are listed through a child `accel` process.
 InfoReport collect_info(std::optional<std::string> machine, bool walk_devices = true,
@@ -102,9 +113,5 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices = 
 // text is not such output.
 std::optional<std::vector<DeviceRow>> parse_device_rows(const std::string& json_text);
 
-// True when the report shows the simulated driver refusing its machine: the mock's cuInit
-// answers CUDA_ERROR_INVALID_VALUE when MOCKDEV_MACHINE cannot be loaded (after printing
-// "mockdev: cannot load the simulated machine: ..." on stderr). Meaningful with --machine.
-bool mock_rejected_machine(const InfoReport& report);
 
 }  // namespace accel::tools

@@ -16,6 +16,7 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,21 +61,51 @@ void select_backend(const std::string& name) {
                                   name, compiled.empty() ? "none" : fmt::format("{}", fmt::join(compiled, ", ")))};
 }
 
+// Note [Saying what the user did]
+// The runtime's messages name the variables it read ("the CUDA driver named by
+// ACCEL_CUDA_DRIVER='<path>' failed to initialise"). Under --machine the user set none of
+// them: this tool did. So the message is shown with each assignment the tool made rewritten
+// as the option that made it ("--machine 4xh100 ('<path>')"), after a lead naming the
+// option; the simulated driver's own line above it (mockdev: ...) names the machine file's
+// line or the variable that is wrong.
+std::string as_user_did(std::string message, const std::optional<accel::tools::MockSelection>& mock) {
+  if (!mock) return message;
+  const std::pair<const char*, const std::string*> assignments[] = {
+      {"ACCEL_CUDA_DRIVER", &mock->driver_path},
+      {"ACCEL_NVML_LIBRARY", &mock->nvml_path},
+      {"ZE_ENABLE_ALT_DRIVERS", &mock->level_zero_driver_path},
+  };
+  for (const auto& [variable, value] : assignments) {
+    if (value->empty()) continue;
+    const std::string set = fmt::format("{}='{}'", variable, *value);
+    const std::string by_option = fmt::format("--machine {} ('{}')", mock->machine, *value);
+    for (std::size_t at = message.find(set); at != std::string::npos;
+         at = message.find(set, at + by_option.size())) {
+      message.replace(at, set.size(), by_option);
+    }
+  }
+  return fmt::format("--machine {}: the simulated hardware did not start: {}", mock->machine,
+                     message);
+}
+
 int run_info(const accel::tools::CommandLine& line) {
+  std::optional<accel::tools::MockSelection> mock;
   if (line.machine) {
     // Before any runtime call: the runtime reads the driver variables when it first loads
     // the driver.
-    (void)accel::tools::select_mock_machine(*line.machine);
+    mock = accel::tools::select_mock_machine(*line.machine);
   }
   if (line.backend) select_backend(*line.backend);
-  const accel::tools::InfoReport report = accel::tools::collect_info(
+  accel::tools::InfoReport report = accel::tools::collect_info(
       line.machine, /*walk_devices=*/!line.count, /*walk_others=*/!line.selected_only);
-  if (line.machine && accel::tools::mock_rejected_machine(report)) {
-    // The mock printed the file, line and field on stderr already.
-    throw ConfigProblem{fmt::format(
-        "--machine {}: the simulated driver rejected the machine (see the mockdev line "
-        "above): {}",
-        *line.machine, report.init_error.value_or("cuInit failed"))};
+  if (report.error) {
+    // Note [Configuration errors] (info.cpp): the error first, exit 2; --json still
+    // writes its document, with the error in it, for programs that read it.
+    report.error->message = as_user_did(report.error->message, mock);
+    std::cerr << "accel: " << report.error->message << '\n';
+    std::cerr.flush();
+    if (line.json && !line.count) accel::tools::render_json(report, std::cout);
+    return kExitConfig;
   }
   if (line.count) {
     const int count = report.backend.available ? report.backend.device_count : 0;

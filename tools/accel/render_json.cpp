@@ -94,7 +94,12 @@ void render_json(const InfoReport& report, std::ostream& out) {
   json["driver_version"] = or_null(report.driver_version);
   json["device_count"] = b.device_count;
   json["count_source"] = or_null(b.count_source == "none" ? std::string() : b.count_source);
-  json["fallback"] = b.available ? Json(nullptr) : Json("cpu");
+  // Only "nothing installed" falls back to the CPU; an error is no fallback.
+  json["fallback"] = b.available || report.error ? Json(nullptr) : Json("cpu");
+  json["error"] = report.error ? Json{{"kind", std::string(to_string(report.error->kind))},
+                                      {"message", report.error->message},
+                                      {"driver_error", or_null(report.error->driver_error)}}
+                               : Json(nullptr);
   json["devices"] = devices_json(report.devices);
   json["current_device"] = or_null(report.current_device);
   // Every compiled backend (Note [Which accelerator]); the keys above describe the

@@ -167,6 +167,7 @@ TEST(RenderJson, CarriesEverythingTheTextShowsWithNullForUnknowns) {
     "device_count": 2,
     "count_source": "nvml",
     "fallback": null,
+    "error": null,
     "devices": [
       {"index": 0, "name": "GPU A", "uuid": "GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148",
        "uuid_short": "GPU-1c9b5fc9", "pci_bus_id": "00000000:00:06.0",

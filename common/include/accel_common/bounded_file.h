@@ -100,9 +100,11 @@ OpenedFile open_for_reading(const std::string& path, std::uint64_t max_bytes,
 FileContents read_file(const std::string& path, std::uint64_t max_bytes,
                        std::string_view what) noexcept;
 
-// For a library about to be dlopen()ed: "" when `path` is a bare name (no '/': the dynamic
-// linker searches for it) or a regular file of at most `max_bytes`; otherwise the reason.
-// Follows symbolic links, as dlopen does.
+// For a library about to be dlopen()ed: the reason when `path` names what dlopen must not be
+// given (a FIFO, a device, a directory, a socket, a regular file over `max_bytes`); "" for a
+// bare name (no '/': the dynamic linker searches for it), a regular file within the limit,
+// or a path that cannot be opened at all (dlopen's own error then says why). Follows
+// symbolic links, as dlopen does.
 std::string check_library_file(const std::string& path, std::uint64_t max_bytes,
                                std::string_view what) noexcept;
 

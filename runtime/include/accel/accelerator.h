@@ -28,9 +28,12 @@ namespace accel {
 // error: an unknown ACCEL_BACKEND, an explicitly set ACCEL_CUDA_DRIVER or
 // ACCEL_NVML_LIBRARY naming a file that is missing or not a usable library, a malformed
 // ACCEL_REQUIRE_DEVICES, or fewer visible devices than ACCEL_REQUIRE_DEVICES asks for
-// (kConfig, naming the variable and its value); and a driver that loads but fails to
-// initialise, e.g. the simulated driver given a bad machine file (kDriver, with the
-// driver's code). Every call that needs the device throws it; is_available() and
+// (kConfig, naming the variable and its value); and a driver that is there but does not
+// work, whoever installed it (kDriver, with the driver's code): an NVML that loads but
+// fails (anything but NVML_ERROR_DRIVER_NOT_LOADED, "no kernel driver"), a cuInit failing
+// with anything but CUDA_ERROR_NO_DEVICE (remembered: the driver stays failed), a zeInit
+// failing with anything but ZE_RESULT_ERROR_UNINITIALIZED; the simulated drivers given a
+// bad machine file do all three. Every call that needs the device throws it; is_available() and
 // device_count() stay non-throwing, print it once per process on stderr
 // ("accel: warning: <message>", as PyTorch warns when CUDA initialisation fails) and
 // answer false / 0; current_accelerator(true) throws it; backend_report() carries it in

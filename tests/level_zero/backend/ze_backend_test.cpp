@@ -5,7 +5,9 @@
 #include "backends/level_zero/level_zero_backend.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -422,6 +424,57 @@ TEST(ZeProbeCountTest, ProbeChildCountsWithoutInitialisingThisProcess) {
   EXPECT_EQ(report.components[1].role, "driver");
   EXPECT_EQ(report.components[1].path, alt_drivers());
   EXPECT_FALSE(report.components[1].loaded);  // only the probe children loaded it
+}
+
+// I-4: only UNINITIALIZED means "no device". A probe child whose zeInit fails otherwise
+// gives no count (-1), so the core asks the driver itself, which raises the error; a count
+// of 0 there would be a quiet CPU fallback.
+TEST(ZeProbeCountTest, AFailingDriverGivesNoCountRatherThanZero) {
+  mockdev::MachineSpec machine = mockdev::load_machine("2xmax1550");
+  machine.faults.level_zero_init_error = ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS;
+  mockdev::control::reset(machine);
+  auto backend = create_level_zero_backend();
+  EXPECT_EQ(backend->fork_safe_device_count(), -1);
+  BackendReport report = backend->report();
+  EXPECT_FALSE(report.available);
+  EXPECT_EQ(report.unavailable_reason,
+            "the fork-safe count failed (Sysman: the loader does not export zesInit (Sysman "
+            "needs loader 1.9 or newer); zeInit failed in the probe child: "
+            "ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS (0x70010000))");
+  Result<int> count = backend->driver_device_count();
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.status().kind(), ErrorKind::kDriver);
+}
+
+// ZE_ENABLE_ALT_DRIVERS naming a file that is not there, or a FIFO: the loader would skip
+// the first quietly ("no device") and block on the second; both are configuration errors.
+TEST(ZeConfigurationTest, AltDriversMustNameRegularFiles) {
+  char pattern[] = "/tmp/accel_ze_alt_XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string missing = std::string(pattern) + "/libze_missing.so";
+  const std::string fifo = std::string(pattern) + "/libze_fifo.so";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  {
+    ScopedEnv driver("ZE_ENABLE_ALT_DRIVERS", missing.c_str());
+    auto backend = create_level_zero_backend();
+    Status status = backend->configuration_status();
+    EXPECT_EQ(status.kind(), ErrorKind::kConfig);
+    EXPECT_EQ(status.message(), "ZE_ENABLE_ALT_DRIVERS='" + missing +
+                                    "' names no usable Level Zero driver: the Level Zero driver '" +
+                                    missing + "': cannot open: No such file or directory");
+  }
+  {
+    const std::string both = alt_drivers() + "," + fifo;
+    ScopedEnv driver("ZE_ENABLE_ALT_DRIVERS", both.c_str());
+    auto backend = create_level_zero_backend();
+    Status status = backend->initialize();
+    EXPECT_EQ(status.kind(), ErrorKind::kConfig);
+    EXPECT_EQ(status.message(), "ZE_ENABLE_ALT_DRIVERS='" + both +
+                                    "' names no usable Level Zero driver: the Level Zero driver '" +
+                                    fifo + "': is a FIFO (named pipe), not a regular file");
+  }
+  unlink(fifo.c_str());
+  rmdir(pattern);
 }
 
 TEST(ZeProbeCountTest, CountIsCachedPerEnvironment) {

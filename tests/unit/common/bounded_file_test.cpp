@@ -59,7 +59,7 @@ TEST_F(BoundedFileTest, RefusesAFileOverTheLimitNamingBothSizes) {
   FileContents contents = read_file(file, 1024, "scenario file");
   EXPECT_FALSE(contents.ok());
   EXPECT_EQ(contents.error, "scenario file '" + file +
-                                "': is 2 KiB, more than the 1 KiB a scenario file may have");
+                                "': is 2 KiB, over the limit of 1 KiB");
   EXPECT_EQ(contents.text, "");
 }
 
@@ -107,6 +107,12 @@ TEST_F(BoundedFileTest, LibraryCheckSkipsBareNamesAndChecksPaths) {
             "ACCEL_CUDA_DRIVER '" + pipe + "': is a FIFO (named pipe), not a regular file");
   const std::string file = write("lib.so", "not elf");
   EXPECT_EQ(check_library_file(file, kMaxLibraryBytes, "ACCEL_CUDA_DRIVER"), "");
+  EXPECT_EQ(check_library_file(file, 3, "ACCEL_CUDA_DRIVER"),
+            "ACCEL_CUDA_DRIVER '" + file + "': is 7 bytes, over the limit of 3 bytes");
+  // What cannot be opened at all is left to dlopen, which names the problem itself.
+  EXPECT_EQ(check_library_file(path("missing.so"), kMaxLibraryBytes, "ACCEL_CUDA_DRIVER"), "");
+  EXPECT_EQ(check_library_file(dir_.string(), kMaxLibraryBytes, "ACCEL_CUDA_DRIVER"),
+            "ACCEL_CUDA_DRIVER '" + dir_.string() + "': is a directory, not a regular file");
 }
 
 TEST_F(BoundedFileTest, LibraryCheckFollowsSymbolicLinks) {

@@ -5,6 +5,8 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <optional>
@@ -314,6 +316,102 @@ TEST(CudaBackendTest, MissingNvmlChosenByCodeFallsBackToTheDriverCount) {
   EXPECT_EQ(*count, 4);
   EXPECT_EQ(cu_init_calls(), 1u);
   EXPECT_TRUE(backend->initialize().ok());
+}
+
+// Note [A broken NVML is not "nothing installed"]: an NVML that loads and fails (here the
+// simulated one with an init fault, as when it refuses its machine) breaks the backend's
+// configuration: kDriver with NVML's code, from configuration_status(), initialize() and
+// the report, without initialising the driver.
+TEST(CudaBackendTest, FailingNvmlIsADriverErrorNotACpuFallback) {
+  mockdev::MachineSpec machine = mockdev::load_machine("4xh100");
+  machine.faults.nvml_init_error = 999;  // NVML_ERROR_UNKNOWN
+  mockdev::control::reset(machine);
+  auto backend = create_cuda_backend();
+  const std::string message =
+      "NVML cannot count devices: nvmlInit_v2: Unknown Error (nvml=" +
+      std::string(std::getenv("ACCEL_NVML_LIBRARY")) + ", code=NVML_ERROR_UNKNOWN)";
+  Status configuration = backend->configuration_status();
+  EXPECT_EQ(configuration.kind(), ErrorKind::kDriver);
+  EXPECT_EQ(configuration.message(), message);
+  EXPECT_EQ(configuration.detail().driver_error_name, "NVML_ERROR_UNKNOWN");
+  EXPECT_EQ(configuration.detail().driver_code, 999);
+  Status status = backend->initialize();
+  EXPECT_EQ(status.kind(), ErrorKind::kDriver);
+  EXPECT_EQ(status.message(), message);
+  BackendReport report = backend->report();
+  EXPECT_EQ(report.config_error, message);
+  EXPECT_EQ(report.config_error_kind, ErrorKind::kDriver);
+  EXPECT_FALSE(report.available);
+  EXPECT_EQ(report.unavailable_reason, message);
+  EXPECT_EQ(report.count_source, "none");
+  EXPECT_EQ(cu_init_calls(), 0u);
+}
+
+// NVML_ERROR_DRIVER_NOT_LOADED is "no kernel driver": not a configuration error by itself;
+// the count falls back to the driver, which says what it says.
+TEST(CudaBackendTest, NvmlWithoutAKernelDriverFallsBackToTheDriverCount) {
+  mockdev::MachineSpec machine = mockdev::load_machine("4xh100");
+  machine.faults.nvml_init_error = 9;  // NVML_ERROR_DRIVER_NOT_LOADED
+  mockdev::control::reset(machine);
+  auto backend = create_cuda_backend();
+  EXPECT_TRUE(backend->configuration_status().ok());
+  EXPECT_EQ(backend->fork_safe_device_count(), -1);
+  Result<int> count = backend->driver_device_count();
+  ASSERT_TRUE(count.ok()) << count.status().message();
+  EXPECT_EQ(*count, 4);
+}
+
+// A driver whose cuInit failed is broken until a retry succeeds: the remembered failure is
+// the configuration's state (so is_available() answers false with its text), initialize()
+// tries cuInit again, and a retry that works clears it.
+TEST(CudaBackendTest, AFailedInitIsTheConfigurationUntilARetryWorks) {
+  mockdev::MachineSpec machine = mockdev::load_machine("4xh100");
+  machine.faults.driver_init_error = 999;  // CUDA_ERROR_UNKNOWN
+  mockdev::control::reset(machine);
+  auto backend = create_cuda_backend();
+  EXPECT_TRUE(backend->configuration_status().ok());
+  EXPECT_EQ(backend->fork_safe_device_count(), 4);  // NVML works
+  Status first = backend->initialize();
+  EXPECT_EQ(first.kind(), ErrorKind::kDriver);
+  EXPECT_EQ(first.detail().driver_error_name, "CUDA_ERROR_UNKNOWN");
+  Status configuration = backend->configuration_status();
+  EXPECT_EQ(configuration.kind(), ErrorKind::kDriver);
+  EXPECT_EQ(configuration.message(), first.message());
+  EXPECT_EQ(backend->initialize().message(), first.message());
+  EXPECT_EQ(cu_init_calls(), 2u);
+  BackendReport report = backend->report();
+  EXPECT_EQ(report.config_error, first.message());
+  EXPECT_FALSE(report.available);
+  mockdev::control::clear_faults();
+  ASSERT_TRUE(backend->initialize().ok());
+  EXPECT_TRUE(backend->configuration_status().ok());
+  EXPECT_TRUE(backend->report().available);
+}
+
+// Note [Bounded readers]: a driver or NVML path naming a FIFO is refused at once (dlopen
+// would wait for a writer forever), named as what it is.
+TEST(CudaBackendTest, DriverPathsNamingAFifoAreRefusedWithoutBlocking) {
+  char pattern[] = "/tmp/accel_fifo_XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string fifo = std::string(pattern) + "/libcuda.so.1";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  setenv("ACCEL_CUDA_DRIVER", fifo.c_str(), 1);
+  auto backend = create_cuda_backend();
+  Status configuration = backend->configuration_status();
+  EXPECT_EQ(configuration.kind(), ErrorKind::kConfig);
+  EXPECT_EQ(configuration.message(),
+            "ACCEL_CUDA_DRIVER='" + fifo + "' names no usable CUDA driver: cannot load the CUDA "
+            "driver '" + fifo + "': is a FIFO (named pipe), not a regular file (set "
+            "ACCEL_CUDA_DRIVER to the driver file to use another one)");
+  unsetenv("ACCEL_CUDA_DRIVER");
+  setenv("ACCEL_NVML_LIBRARY", fifo.c_str(), 1);
+  auto second = create_cuda_backend();
+  EXPECT_EQ(second->configuration_status().message(),
+            "ACCEL_NVML_LIBRARY='" + fifo + "' names no usable NVML library: cannot load NVML '" +
+                fifo + "': is a FIFO (named pipe), not a regular file (set ACCEL_NVML_LIBRARY to "
+                "use another file)");
+  unlink(fifo.c_str());
+  rmdir(pattern);
 }
 
 TEST(CudaBackendTest, VisibilityFilterNamesCudaVisibleDevices) {

@@ -190,5 +190,22 @@ TEST(NvmlLibraryTest, InitFailureIsReported) {
       << count.status().message();
 }
 
+// Any other NVML failure comes from an NVML that is there and does not work: kDriver, with
+// the code in the detail (Note [A broken NVML is not "nothing installed"]).
+TEST(NvmlLibraryTest, AnyOtherInitFailureIsADriverError) {
+  mockdev::MachineSpec machine = mockdev::load_machine("4xh100");
+  machine.faults.nvml_init_error = 999;  // NVML_ERROR_UNKNOWN
+  mockdev::control::reset(machine);
+  NvmlLibrary::LoadResult loaded = NvmlLibrary::load(env("ACCEL_NVML_LIBRARY"));
+  ASSERT_NE(loaded.library, nullptr) << loaded.reason;
+  Result<int> count = loaded.library->device_count();
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.status().kind(), ErrorKind::kDriver);
+  EXPECT_EQ(count.status().message(), "nvmlInit_v2: Unknown Error (nvml=" +
+                                          env("ACCEL_NVML_LIBRARY") + ", code=NVML_ERROR_UNKNOWN)");
+  EXPECT_EQ(count.status().detail().driver_error_name, "NVML_ERROR_UNKNOWN");
+  EXPECT_EQ(loaded.library->check_usable().message(), count.status().message());
+}
+
 }  // namespace
 }  // namespace accel::detail::cuda

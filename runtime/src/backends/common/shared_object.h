@@ -12,9 +12,11 @@
 
 namespace accel::detail {
 
-// Opens `path` (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE). On failure returns nullptr and sets
-// *reason to "cannot load <what> '<path>': <dlerror> (<hint>)" (left empty if even that
-// message cannot be built).
+// Opens `path` (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), after checking that a path (a name
+// with '/') is a regular file (Note [Bounded readers] in accel_common/bounded_file.h: a FIFO
+// or device would block dlopen). On failure returns nullptr and sets *reason to
+// "cannot load <what> '<path>': <dlerror, or what the path is> (<hint>)" (left empty if even
+// that message cannot be built).
 void* open_shared_object(const std::string& path, const char* what, const char* hint,
                          std::string* reason) noexcept;
 

@@ -142,7 +142,7 @@ class CudaBackend final : public Backend, private DeviceCalls {
     try {
       std::lock_guard lock(init_mutex_);
       if (initialized_.load()) return Status();
-      Status configuration = configuration_status();
+      Status configuration = files_status();  // a failed cuInit is tried again
       if (!configuration.ok()) return configuration;
       const DriverLibrary* drv = driver();
       if (drv == nullptr) return driver_unusable();  // nothing installed
@@ -181,20 +181,43 @@ class CudaBackend final : public Backend, private DeviceCalls {
 
   // Note [Misconfiguration is an error]: a variable the user set that names a file that
   // does not work is kConfig, whatever else is wrong; then a default driver that is
-  // installed but unusable (kDriver). Nothing installed is OK here.
+  // installed but unusable (kDriver); then an NVML that loads but fails (kDriver, Note [A
+  // broken NVML is not "nothing installed"] in nvml_library.cpp), checked whenever a driver
+  // is there or the user named the NVML file. Nothing installed is OK here.
   Status configuration_status() noexcept override {
+    Status files = files_status();
+    if (!files.ok()) return files;
+    // A driver whose cuInit failed is unusable until a retry succeeds (initialize() tries
+    // again), so until then the remembered failure is the configuration's state.
+    if (!initialized_.load(std::memory_order_acquire)) {
+      if (const Status* failure = init_failure_.load(std::memory_order_acquire)) return *failure;
+    }
+    return Status();
+  }
+
+  // configuration_status() without the remembered cuInit failure: what the files say.
+  Status files_status() noexcept {
     try {
       const DriverLoad* drv = driver_load();
       if (drv->result.library == nullptr && drv->variable != nullptr) return driver_unusable();
-      const NvmlLoad* nvml = nvml_load();
-      if (nvml->result.library == nullptr && nvml->variable != nullptr) {
+      const NvmlLoad* nvml_file = nvml_load();
+      if (nvml_file->result.library == nullptr && nvml_file->variable != nullptr) {
         return Status(ErrorKind::kConfig,
-                      std::string(nvml->variable) + "='" + nvml->path +
-                          "' names no usable NVML library: " + nvml->result.reason);
+                      std::string(nvml_file->variable) + "='" + nvml_file->path +
+                          "' names no usable NVML library: " + nvml_file->result.reason);
       }
       if (drv->result.library == nullptr) {
         Status status = driver_unusable();
         if (status.kind() != ErrorKind::kUnavailable) return status;
+      }
+      if (NvmlLibrary* nvml_library = nvml(); nvml_library != nullptr &&
+                                              (drv->result.library != nullptr ||
+                                               nvml_file->variable != nullptr)) {
+        Status usable = nvml_library->check_usable();
+        if (!usable.ok() && usable.kind() != ErrorKind::kUnavailable) {
+          return Status(usable.kind(), "NVML cannot count devices: " + usable.message(),
+                        usable.detail());
+        }
       }
       return Status();
     } catch (...) {
@@ -455,13 +478,10 @@ class CudaBackend final : public Backend, private DeviceCalls {
     try {
       BackendComponent driver_component{"driver", driver_load()->path, false, ""};
       BackendComponent nvml_component{"nvml", nvml_load()->path, false, ""};
-      Status configuration = configuration_status();
+      const Status configuration = configuration_status();
       if (!configuration.ok()) {
         report.config_error = configuration.message();
         report.config_error_kind = configuration.kind();
-      } else if (const Status* failure = init_failure_.load(std::memory_order_acquire)) {
-        report.config_error = failure->message();
-        report.config_error_kind = failure->kind();
       }
       const DriverLibrary* drv = driver();
       if (drv != nullptr) {
@@ -479,6 +499,11 @@ class CudaBackend final : public Backend, private DeviceCalls {
       report.nvml_path = nvml_component.path;
       report.nvml_loaded = nvml_component.loaded;
       report.components = {driver_component, nvml_component};
+      if (!configuration.ok()) {  // broken: no device is usable, whatever a count says
+        report.count_source = "none";
+        report.unavailable_reason = configuration.message();
+        return report;
+      }
       if (drv == nullptr) {
         report.count_source = "none";
         report.unavailable_reason = driver_unusable().message();

@@ -42,13 +42,25 @@ NvmlLibrary::LoadResult NvmlLibrary::load(const std::string& path) noexcept {
   return result;
 }
 
+// Note [A broken NVML is not "nothing installed"]: NVML_ERROR_DRIVER_NOT_LOADED means
+// there is no kernel driver, the same as no driver installed (the count then falls back to
+// the CUDA driver, which says whether a device is there). Any other failure comes from an
+// NVML that is installed and does not work (an unknown error, a version mismatch, a machine
+// the simulated NVML refuses): kDriver, which makes the backend's configuration broken.
 Status NvmlLibrary::failure(const char* operation, nvmlReturn_t code) const {
   const char* text = nvmlErrorString_ ? nvmlErrorString_(code) : nullptr;
   const char* name = nvml_abi::return_name(code);
-  return Status(ErrorKind::kUnavailable,
-                std::string(operation) + ": " + (text ? text : "NVML error") + " (nvml=" + path_ +
-                    ", code=" + (name ? name : std::to_string(code)) + ")");
+  ErrorDetail detail;
+  detail.driver_code = static_cast<int>(code);
+  detail.driver_error_name = name ? name : std::to_string(code);
+  const ErrorKind kind = code == nvml_abi::NVML_ERROR_DRIVER_NOT_LOADED ? ErrorKind::kUnavailable
+                                                                        : ErrorKind::kDriver;
+  std::string message = std::string(operation) + ": " + (text ? text : "NVML error") +
+                        " (nvml=" + path_ + ", code=" + detail.driver_error_name + ")";
+  return Status(kind, std::move(message), std::move(detail));
 }
+
+Status NvmlLibrary::check_usable() noexcept { return ensure_initialized(); }
 
 Status NvmlLibrary::ensure_initialized() noexcept {
   try {

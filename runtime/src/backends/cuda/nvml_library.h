@@ -10,9 +10,10 @@
 // variable itself (visible_devices.h): an empty list gives 0; a "MIG-" list cannot be
 // resolved through NVML (answer -1: fall back to the driver); a "GPU-" list is matched
 // by prefix against NVML's UUIDs; a numeric list is truncated at the first ordinal NVML
-// does not have. Whenever NVML cannot answer (library missing, init or query failing),
+// does not have. When NVML cannot answer (library missing, no kernel driver, MIG UUIDs)
 // the answer is -1 and the caller falls back to the driver's count, which does poison
-// fork (Note [Fork safety] in core/lazy_init_state.h).
+// fork (Note [Fork safety] in core/lazy_init_state.h); an NVML that is there but fails is
+// a broken configuration instead (Note [A broken NVML is not "nothing installed"]).
 // NVML is initialised once per process id (a forked child must call nvmlInit_v2 again,
 // the safe pattern for real NVML and the one the mock enforces) and never shut down, as
 // PyTorch does: shutting down would race with other users of NVML in the process. The
@@ -47,7 +48,12 @@ class NvmlLibrary {
   const std::string& path() const noexcept { return path_; }
 
   // Number of physical GPUs (nvmlDeviceGetCount_v2), initialising NVML for this pid.
+  // Failures are kUnavailable for NVML_ERROR_DRIVER_NOT_LOADED (no kernel driver: nothing
+  // installed), else kDriver (Note [A broken NVML is not "nothing installed"]).
   Result<int> device_count() noexcept;
+  // OK when NVML initialises (nvmlInit_v2, once per pid); else its failure, classified as
+  // device_count()'s are. Cheap after the first success: no NVML call.
+  Status check_usable() noexcept;
   // UUID of every physical GPU in NVML order ("GPU-..."), initialising NVML for this pid.
   Result<std::vector<std::string>> device_uuids() noexcept;
   // Whether the GPU with this UUID ("GPU-...") is in MIG mode (its current mode), found by

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "accel_common/bounded_file.h"
 #include "backends/level_zero/ze_device_facts.h"
 #include "backends/level_zero/ze_queues.h"
 #include "backends/level_zero/ze_status.h"
@@ -84,10 +85,43 @@ ze_result_t LevelZeroBackend::ze_init_once() noexcept {
 
 // ---- identity and lifetime ---------------------------------------------------------------
 
+namespace {
+
+// Every driver file ZE_ENABLE_ALT_DRIVERS names must be there and be a regular file: the
+// loader skips a missing one quietly (zeInit then answers "no device", a CPU run the user
+// did not ask for) and would block in dlopen on a FIFO (Note [Bounded readers]). Bare
+// names are the dynamic linker's search and are left to the loader.
+Status check_alt_drivers(std::optional<std::string_view> value) {
+  if (!value) return Status();
+  std::string_view rest = *value;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string path(rest.substr(0, comma));
+    std::string problem;
+    if (path.find('/') != std::string::npos) {
+      common::OpenedFile file =
+          common::open_for_reading(path, common::kMaxLibraryBytes, "the Level Zero driver");
+      problem = std::move(file.error);
+    }
+    if (!problem.empty()) {
+      return Status(ErrorKind::kConfig, std::string(kAltDriversVariable) + "='" +
+                                            std::string(*value) +
+                                            "' names no usable Level Zero driver: " + problem);
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return Status();
+}
+
+}  // namespace
+
 Status LevelZeroBackend::configuration_status() noexcept {
   try {
     const ZeLoaderLoad& load = loader_load();
     if (load.loader == nullptr && load.variable != nullptr) return load.status();
+    Status alt_drivers = check_alt_drivers(environment_value(kAltDriversVariable));
+    if (!alt_drivers.ok()) return alt_drivers;
     Status mask = check_affinity_mask(environment_value(kAffinityMaskVariable));
     if (!mask.ok()) return mask;
     Status hierarchy = check_flat_device_hierarchy(environment_value(kHierarchyVariable));
@@ -142,17 +176,19 @@ Status LevelZeroBackend::init_failure(ze_result_t rc) {
   Status failure;
   // I-4: zeInit answers UNINITIALIZED when no driver is usable or no GPU is visible (none
   // installed, none of this vendor, or a mask that hides every device): "no device", as
-  // CUDA_VISIBLE_DEVICES hiding everything is. Another code (e.g. INSUFFICIENT_PERMISSIONS:
-  // devices that cannot be opened) from a loader or driver the user named is their setting
-  // failing: an error. From the default installation it is still "no device" (CPU fallback).
-  const bool named = load.variable != nullptr || alt_drivers.has_value();
-  if (named && rc != ZE_RESULT_ERROR_UNINITIALIZED) {
+  // CUDA_VISIBLE_DEVICES hiding everything is. Any other code (INSUFFICIENT_PERMISSIONS:
+  // devices that cannot be opened; a driver that fails, the simulated one given a machine it
+  // refuses) comes from a driver that is there and does not work: an error, never a CPU
+  // fallback (Note [Misconfiguration is an error]), whoever installed it.
+  if (rc != ZE_RESULT_ERROR_UNINITIALIZED) {
     Status base = ze_status(rc, "zeInit");
     std::string which = alt_drivers ? "the Level Zero driver named by " +
                                           std::string(kAltDriversVariable) + "='" +
                                           std::string(*alt_drivers) + "'"
-                                    : "the Level Zero loader named by " +
-                                          std::string(load.variable) + "='" + load.path + "'";
+                        : load.variable != nullptr
+                            ? "the Level Zero loader named by " + std::string(load.variable) +
+                                  "='" + load.path + "'"
+                            : "a Level Zero driver installed for the loader '" + load.path + "'";
     failure = Status(ErrorKind::kDriver, base.message() + ": " + which + " failed to initialise",
                      base.detail());
   } else {
@@ -428,7 +464,12 @@ BackendReport LevelZeroBackend::report() noexcept {
         const std::size_t comma = rest.find(',');
         const std::string path(rest.substr(0, comma));
         if (!path.empty()) {
-          void* mapped = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+          // Even RTLD_NOLOAD opens the file, which blocks on a FIFO (Note [Bounded readers]):
+          // only a file dlopen may be given is asked about.
+          void* mapped = nullptr;
+          if (common::check_library_file(path, common::kMaxLibraryBytes, "driver").empty()) {
+            mapped = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+          }
           if (mapped != nullptr) dlclose(mapped);  // drops only NOLOAD's own reference
           report.components.push_back(BackendComponent{"driver", path, mapped != nullptr, ""});
         }

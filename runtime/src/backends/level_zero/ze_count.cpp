@@ -181,7 +181,10 @@ void copy_text(ProbeReport& report, const std::string& text) {
   try {
     const ze_result_t rc = api.zeInit(0);
     if (rc != ZE_RESULT_SUCCESS) {
-      report.count = 0;  // I-4, I-5: a failed zeInit is "no devices"
+      // I-4: UNINITIALIZED is "no devices". Another code is a driver that is there and
+      // fails: no count (-1), so the caller asks the driver itself, which says so
+      // (LevelZeroBackend::init_failure) instead of a quiet "no device".
+      report.count = rc == ZE_RESULT_ERROR_UNINITIALIZED ? 0 : -1;
       copy_text(report, "zeInit failed in the probe child: " + ze_result_text(rc));
     } else {
       Result<DeviceChoice> choice = choose_devices(api);

@@ -1,5 +1,6 @@
 # ctest script: every machine file in a corpus of files the simulated driver rejects must
-# fail `accel info` loudly, by both routes, in every output mode (Note [Configuration
+# fail `accel info` loudly, by both routes, in every output mode and under both backends
+# (cuda, and xpu where the mock Level Zero driver is built) (Note [Configuration
 # errors] in tools/accel/info.cpp): exit 2, the file named with its line by mockdev
 # ("<file>:<line>:"), never "fallback: cpu", never a count on stdout.
 #   cmake -DACCEL=<accel> -DCUDA_DRIVER=<mock libcuda> -DNVML=<mock nvml> -DCORPUS=<dir>
@@ -30,6 +31,9 @@ set(runs 0)
 # Runs accel with `args` in the current environment and checks one case.
 function(check_case route file mode)
   set(args info)
+  if(mode STREQUAL "xpu")  # the Level Zero backend serves the report
+    list(APPEND args --backend xpu)
+  endif()
   if(mode STREQUAL "json")
     list(APPEND args --json)
   elseif(mode STREQUAL "count")
@@ -70,8 +74,12 @@ function(check_case route file mode)
   endif()
 endfunction()
 
+set(modes text json count)
+if(DEFINED LEVEL_ZERO_DRIVER)
+  list(APPEND modes xpu)
+endif()
 foreach(file IN LISTS corpus)
-  foreach(mode text json count)
+  foreach(mode IN LISTS modes)
     unset(ENV{ACCEL_CUDA_DRIVER})
     unset(ENV{ACCEL_NVML_LIBRARY})
     unset(ENV{ZE_ENABLE_ALT_DRIVERS})

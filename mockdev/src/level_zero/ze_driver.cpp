@@ -22,8 +22,11 @@ constexpr ze_api_version_t kDriverApiVersion = ZE_API_VERSION_1_4;
 ze_result_t initialize(ZeState& s) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const core::Engine& e = core::engine();
   if (e.config_error) {
+    // A driver that is there and cannot start: not "no device" (UNINITIALIZED), which a
+    // client would take for a machine without a GPU, but the error the CUDA and NVML
+    // facades give in the same case (CUDA_ERROR_INVALID_VALUE, NVML_ERROR_UNKNOWN).
     s.init_failure = "the machine could not be loaded: " + *e.config_error;
-    return ZE_RESULT_ERROR_UNINITIALIZED;
+    return ZE_RESULT_ERROR_UNKNOWN;
   }
   if (std::optional<int> code = core::init_error(Api::kLevelZero)) {
     s.init_failure = "the machine file's fault schedule fails zeInit";

@@ -56,7 +56,8 @@ ze_result_t ZE_APICALL SysmanInit(abi::zes_init_flags_t flags) {
     const core::Engine& e = core::engine();
     std::vector<int> cards = intel_cards();
     if (e.config_error || cards.empty()) {
-      s.sysman_result = ZE_RESULT_ERROR_UNINITIALIZED;
+      // As zeInit: a machine that cannot be loaded is a failing driver, none is no device.
+      s.sysman_result = e.config_error ? ZE_RESULT_ERROR_UNKNOWN : ZE_RESULT_ERROR_UNINITIALIZED;
       return s.sysman_result;
     }
     // D-4, S-5: every card in machine-file order, whatever the mask, hierarchy or PCI order.

@@ -539,8 +539,11 @@ int execute(const Scenario& scenario, const ExecuteOptions& options, std::ostrea
   if (options.fault) {
     mockdev::control::fail_call(options.fault->entry_point, options.fault->nth, options.fault->code);
   }
-  Run run(scenario, options, out);
-  int status = run.execute();
+  int status = 0;
+  {
+    Run run(scenario, options, out);
+    status = run.execute();
+  }  // the run's streams, events and graphs are destroyed: the program's last driver calls
   out.flush();
   // The caller leaves with _exit(), which skips the simulated hardware's exit work: do it
   // now (the trace, the race policy `fail`), and fail a run whose trace was not written

@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "accel/accelerator.h"
@@ -16,6 +17,7 @@
 #include "accel/lazy_init.h"
 #include "mockdev/capture.h"
 #include "mockdev/control.h"
+#include "mockdev/exit.h"
 #include "mockdev/races.h"
 #include "mockdev/streams.h"
 #include "step_registry.h"
@@ -255,9 +257,25 @@ class Run {
   int execute() {
     std::map<std::string, std::unique_ptr<Worker>> workers;
     std::map<std::string, std::unique_ptr<ThreadEnv>> envs;
+    const std::size_t named = scenario_.threads.size() - 1;  // main is not started
+    if (named > kMaxScenarioThreads) {
+      out_ << "FAIL " << scenario_.name << ": threads: the scenario names " << named
+           << " threads, more than the " << kMaxScenarioThreads << " a scenario may have\n";
+      return 1;
+    }
+    std::size_t started = 0;
     for (const std::string& name : scenario_.threads) {
       envs[name] = std::make_unique<ThreadEnv>(*this, name);
-      if (name != "main") workers[name] = std::make_unique<Worker>();
+      if (name == "main") continue;
+      try {
+        workers[name] = std::make_unique<Worker>();
+        ++started;
+      } catch (const std::system_error& e) {
+        // The host's limit (RLIMIT_NPROC, memory) is lower than this scenario needs.
+        out_ << "FAIL " << scenario_.name << ": threads: cannot start thread '" << name
+             << "' (" << started + 1 << " of " << named << "): " << e.what() << "\n";
+        return 1;
+      }
     }
     auto on_thread = [&](const std::string& name, const std::function<void()>& task) {
       if (name == "main") {
@@ -521,8 +539,20 @@ int execute(const Scenario& scenario, const ExecuteOptions& options, std::ostrea
   if (options.fault) {
     mockdev::control::fail_call(options.fault->entry_point, options.fault->nth, options.fault->code);
   }
-  Run run(scenario, options, out);
-  const int status = run.execute();
+  int status = 0;
+  {
+    Run run(scenario, options, out);
+    status = run.execute();
+  }  // the run's streams, events and graphs are destroyed: the program's last driver calls
+  out.flush();
+  // The caller leaves with _exit(), which skips the simulated hardware's exit work: do it
+  // now (the trace, the race policy `fail`), and fail a run whose trace was not written
+  // rather than pass with the warning hidden in its output.
+  status = mockdev::control::finish_process(status);
+  if (const std::optional<std::string> error = mockdev::control::trace_error()) {
+    out << "FAIL " << scenario.name << ": the trace was not written: " << *error << "\n";
+    if (status == 0) status = 1;
+  }
   out.flush();
   return status;
 }

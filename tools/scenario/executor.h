@@ -8,6 +8,7 @@
 // the per-thread device cache start from nothing, and a scenario that forks, crashes or
 // hangs cannot disturb the next one.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -16,6 +17,11 @@
 #include "scenario.h"
 
 namespace accel::scenario {
+
+// At most this many threads besides `main` per scenario: enough for any interleaving a
+// scenario needs, and far below what a host lets one process start. The runner refuses a
+// file over it before anything runs (preflight.h); execute() checks it too.
+inline constexpr std::size_t kMaxScenarioThreads = 64;
 
 // A fault installed when the run starts (fault sweeps, sweep.h).
 struct InjectedFault {
@@ -35,7 +41,10 @@ struct ExecuteOptions {
 
 // Runs `scenario` here. Writes the report to `out`: nothing but a summary when every
 // step held, else the failing step with what was expected and what happened. Returns
-// 0 when every step held (sweep mode: when no invariant was violated), 1 otherwise.
+// 0 when every step held (sweep mode: when no invariant was violated), 1 otherwise (also
+// when a thread cannot be started, or the trace MOCKDEV_TRACE asks for was not written),
+// or mockdev::control::kRaceFailureExitStatus when races were found under the race policy
+// `fail`. Ends with mockdev::control::finish_process(), so the caller may leave with _exit().
 int execute(const Scenario& scenario, const ExecuteOptions& options, std::ostream& out);
 
 }  // namespace accel::scenario

@@ -1,6 +1,10 @@
 #include "junit.h"
 
-#include <fstream>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
 
 namespace accel::scenario {
 
@@ -51,14 +55,29 @@ void write_junit(std::ostream& out, const JunitSuite& suite, std::uint64_t seed)
   out << "  </testsuite>\n</testsuites>\n";
 }
 
-bool write_junit(const std::string& path, const JunitSuite& suite, std::uint64_t seed,
-                 std::ostream& err) {
-  std::ofstream file(path);
-  if (file) write_junit(file, suite, seed);
-  file.close();
-  if (!file) {
-    err << "accel scenario: cannot write the JUnit file '" << path << "'\n";
-    return false;
+std::optional<JunitFile> JunitFile::open(const std::string& path, std::string& error) {
+  accel::common::OpenedFile opened = accel::common::open_for_writing(path, "--junit");
+  if (!opened.ok()) {
+    error = opened.error;
+    return std::nullopt;
+  }
+  return JunitFile(path, std::move(opened.fd));
+}
+
+bool JunitFile::write(const JunitSuite& suite, std::uint64_t seed, std::ostream& err) {
+  std::ostringstream text;
+  write_junit(text, suite, seed);
+  const std::string xml = text.str();
+  std::size_t done = 0;
+  while (done < xml.size()) {
+    const ssize_t n = ::write(fd_.get(), xml.data() + done, xml.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err << "accel scenario: --junit '" << path_ << "': cannot write: "
+          << std::strerror(n < 0 ? errno : EIO) << "\n";
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
   }
   return true;
 }

@@ -1,11 +1,17 @@
 #pragma once
 // JUnit XML, the report format CI systems read (one <testsuite>, one <testcase> per
 // scenario; a failure or an error (timeout, crash) with the run's output).
+// The file is opened before any scenario runs (JunitFile::open, through
+// accel::common::open_for_writing: a directory or a FIFO nobody reads is an error at once,
+// never a hang or a failure after a long run) and written when the run ends.
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "accel_common/bounded_file.h"
 
 namespace accel::scenario {
 
@@ -24,9 +30,22 @@ struct JunitSuite {
 };
 
 void write_junit(std::ostream& out, const JunitSuite& suite, std::uint64_t seed);
-// Writes the file; on failure says so on `err` and returns false.
-bool write_junit(const std::string& path, const JunitSuite& suite, std::uint64_t seed,
-                 std::ostream& err);
+
+// The --junit file, open from the start of the run to its end.
+class JunitFile {
+ public:
+  // Opens (creates or truncates) `path`; on failure returns nullopt with the message in
+  // `error` ("--junit '/tmp': is a directory, not a regular file").
+  static std::optional<JunitFile> open(const std::string& path, std::string& error);
+  // Writes the report; on failure says so on `err` and returns false.
+  bool write(const JunitSuite& suite, std::uint64_t seed, std::ostream& err);
+
+ private:
+  JunitFile(std::string path, accel::common::UniqueFd fd)
+      : path_(std::move(path)), fd_(std::move(fd)) {}
+  std::string path_;
+  accel::common::UniqueFd fd_;
+};
 
 // Text made safe for XML attributes and content (control characters dropped).
 std::string xml_escape(const std::string& text);

@@ -3,18 +3,22 @@
 // hardware's control API, so that `accel` itself never does (docs/ARCHITECTURE.md).
 //
 //   accel-scenario run FILE|DIR... [--junit FILE] [--seed N] [--shard I/N] [--timeout S]
-//                                  [--tag TAG]
-//   accel-scenario sweep FILE|DIR... [--junit FILE] [--tag TAG] [--timeout S]
+//                                  [--tag TAG] [--name PATTERN]
+//   accel-scenario sweep FILE|DIR... [the same options]
 //   accel-scenario check FILE|DIR...
 //   accel-scenario steps
 //
 // Exit status: 0 all passed, 1 a scenario failed (or a sweep found a violation), 2 a usage
-// error, a malformed scenario file, or no simulated hardware in this install.
+// error (an option value out of range, a selection that matches nothing, a setting that
+// cannot work: preflight.h), a malformed scenario file, or no simulated hardware in this
+// install. Numbers are read here as text and checked by command_options.h, so that a bad
+// value is named in the user's terms (CLI11 would wrap `--seed -1` to 2^64 - 1).
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <iostream>
 
+#include "command_options.h"
 #include "mock_machine.h"
 #include "runner.h"
 #include "step_registry.h"
@@ -51,9 +55,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<std::string> paths;
   RunnerOptions options;
-  std::string shard_text;
-  std::optional<std::string> junit, tag;
-  std::optional<int> timeout;
+  std::optional<std::string> junit, tag, name, seed_text, timeout_text, shard_text;
 
   auto add_common = [&](CLI::App* cmd, bool with_seed) {
     cmd->add_option("paths", paths, "scenario files, or directories searched for *.yaml "
@@ -62,13 +64,16 @@ int main(int argc, char** argv) {
         ->type_name("FILE|DIR");
     cmd->add_option("--junit", junit, "write JUnit XML here")->type_name("FILE");
     cmd->add_option("--tag", tag, "only the scenarios with this tag")->type_name("TAG");
-    cmd->add_option("--timeout", timeout, "seconds per scenario run, overriding `timeout:`")
-        ->type_name("S")
-        ->check(CLI::Range(1, 3600));
+    cmd->add_option("--name", name, "only the scenarios whose name matches (glob: * ? [...])")
+        ->type_name("PATTERN");
+    cmd->add_option("--timeout", timeout_text,
+                    "seconds per scenario run (1 to 3600), overriding `timeout:`")
+        ->type_name("S");
     cmd->add_option("--shard", shard_text, "run shard I of N (0-based), every Nth scenario")
         ->type_name("I/N");
     if (with_seed) {
-      cmd->add_option("--seed", options.seed, "the run seed (the `run_seed` of seed steps)")
+      cmd->add_option("--seed", seed_text,
+                      "the run seed, 0 to 2^64 - 1 (the `run_seed` of seed steps)")
           ->type_name("N");
     }
   };
@@ -99,16 +104,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.junit = junit;
-  options.tag = tag;
-  options.timeout_seconds = timeout;
-  if (!shard_text.empty()) {
-    const std::optional<Shard> shard = parse_shard(shard_text);
-    if (!shard) {
-      std::cerr << "accel scenario: --shard expects I/N with 0 <= I < N, got '" << shard_text
-                << "'\n";
-      return 2;
-    }
-    options.shard = *shard;
+  options.selection.tag = tag;
+  options.selection.name = name;
+  try {
+    if (seed_text) options.seed = parse_seed(*seed_text);
+    if (timeout_text) options.timeout_seconds = parse_timeout(*timeout_text);
+    if (shard_text) options.selection.shard = parse_shard(*shard_text);
+  } catch (const OptionError& e) {
+    std::cerr << "accel scenario: " << e.what() << "\nRun 'accel scenario --help' for usage.\n";
+    return 2;
   }
   if (app.got_subcommand("steps")) {
     list_steps(std::cout);

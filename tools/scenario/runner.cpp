@@ -1,9 +1,7 @@
 #include "runner.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +10,8 @@
 #include "executor.h"
 #include "isolated.h"
 #include "junit.h"
+#include "mockdev/races.h"
+#include "preflight.h"
 #include "scenario_file.h"
 #include "step_registry.h"
 
@@ -29,24 +29,46 @@ bool load_all(const std::vector<std::string>& paths, std::vector<Scenario>& scen
     err << "accel scenario: " << e.what() << "\n";
     return false;
   }
+  if (const std::optional<std::string> error = thread_limit_error(scenarios)) {
+    err << "accel scenario: " << *error << "\n";
+    return false;
+  }
   return true;
 }
 
-std::vector<Scenario> select(std::vector<Scenario> all, const RunnerOptions& options) {
-  std::vector<Scenario> out;
-  std::size_t position = 0;
-  for (Scenario& s : all) {
-    if (options.tag &&
-        std::find(s.tags.begin(), s.tags.end(), *options.tag) == s.tags.end()) {
-      continue;
-    }
-    // Shards take every count-th scenario of the sorted list, so they stay balanced.
-    if (static_cast<int>(position++ % static_cast<std::size_t>(options.shard.count)) ==
-        options.shard.index) {
-      out.push_back(std::move(s));
-    }
+// What the runner checked before the first scenario starts.
+struct Prepared {
+  std::vector<Scenario> scenarios;  // the selection
+  std::optional<JunitFile> junit;
+  TraceTarget trace;  // held open until the run ends
+};
+
+// Reads the files, then checks the environment, the selection, MOCKDEV_TRACE and --junit
+// (preflight.h); nullopt when something cannot work (said on `err`: exit status 2).
+std::optional<Prepared> prepare(const std::vector<std::string>& paths,
+                                const RunnerOptions& options, bool sweep, std::ostream& err) {
+  std::vector<Scenario> all;
+  if (!load_all(paths, all, err)) return std::nullopt;
+  auto refuse = [&](const std::string& message) {
+    err << "accel scenario: " << message << "\n";
+    return std::nullopt;
+  };
+  if (const std::optional<std::string> refused = refused_environment()) return refuse(*refused);
+  Prepared p;
+  try {
+    p.scenarios = select_scenarios(std::move(all), options.selection);
+  } catch (const SelectionError& e) {
+    return refuse(e.what());
   }
-  return out;
+  std::string error;
+  std::optional<TraceTarget> trace = open_trace_target(p.scenarios.size(), sweep, error);
+  if (!trace) return refuse(error);
+  p.trace = std::move(*trace);
+  if (options.junit) {
+    p.junit = JunitFile::open(*options.junit, error);
+    if (!p.junit) return refuse(error);
+  }
+  return p;
 }
 
 std::string seconds_text(double s) {
@@ -59,26 +81,15 @@ std::string seconds_text(double s) {
 std::string problem(const ChildResult& r, int timeout) {
   if (r.timed_out) return "timed out: stopped after " + std::to_string(timeout) + " s";
   if (r.signal != 0) return "crashed: killed by signal " + std::to_string(r.signal);
+  if (r.exit_status == mockdev::control::kRaceFailureExitStatus) {
+    return "failed: races found under the race policy 'fail' (exit status " +
+           std::to_string(r.exit_status) + ")";
+  }
   if (r.exit_status != 0) return "failed";
   return "";
 }
 
 }  // namespace
-
-std::optional<Shard> parse_shard(const std::string& text) {
-  const std::size_t slash = text.find('/');
-  if (slash == std::string::npos) return std::nullopt;
-  Shard shard;
-  const char* begin = text.data();
-  auto [p1, e1] = std::from_chars(begin, begin + slash, shard.index);
-  auto [p2, e2] = std::from_chars(begin + slash + 1, begin + text.size(), shard.count);
-  if (e1 != std::errc() || p1 != begin + slash || e2 != std::errc() ||
-      p2 != begin + text.size() || shard.count < 1 || shard.index < 0 ||
-      shard.index >= shard.count) {
-    return std::nullopt;
-  }
-  return shard;
-}
 
 int check_scenarios(const std::vector<std::string>& paths, std::ostream& out, std::ostream& err) {
   std::vector<Scenario> scenarios;
@@ -91,9 +102,9 @@ int check_scenarios(const std::vector<std::string>& paths, std::ostream& out, st
 
 int run_scenarios(const std::vector<std::string>& paths, const RunnerOptions& options,
                   std::ostream& out, std::ostream& err) {
-  std::vector<Scenario> all;
-  if (!load_all(paths, all, err)) return 2;
-  const std::vector<Scenario> scenarios = select(std::move(all), options);
+  std::optional<Prepared> prepared = prepare(paths, options, /*sweep=*/false, err);
+  if (!prepared) return 2;
+  const std::vector<Scenario>& scenarios = prepared->scenarios;
   JunitSuite suite{"accel.scenarios", {}};
   int failed = 0;
   for (const Scenario& s : scenarios) {
@@ -115,11 +126,10 @@ int run_scenarios(const std::vector<std::string>& paths, const RunnerOptions& op
   }
   out << scenarios.size() << " scenario(s): " << scenarios.size() - failed << " passed, "
       << failed << " failed";
-  if (options.shard.count > 1) {
-    out << " (shard " << options.shard.index << "/" << options.shard.count << ")";
-  }
+  const Shard& shard = options.selection.shard;
+  if (shard.count > 1) out << " (shard " << shard.index << "/" << shard.count << ")";
   out << ", seed " << options.seed << "\n";
-  if (options.junit && !write_junit(*options.junit, suite, options.seed, err)) return 2;
+  if (prepared->junit && !prepared->junit->write(suite, options.seed, err)) return 2;
   return failed == 0 ? 0 : 1;
 }
 
@@ -165,9 +175,9 @@ std::vector<std::string> violation_lines(const std::string& output) {
 
 int sweep_scenarios(const std::vector<std::string>& paths, const RunnerOptions& options,
                     std::ostream& out, std::ostream& err) {
-  std::vector<Scenario> all;
-  if (!load_all(paths, all, err)) return 2;
-  const std::vector<Scenario> scenarios = select(std::move(all), options);
+  std::optional<Prepared> prepared = prepare(paths, options, /*sweep=*/true, err);
+  if (!prepared) return 2;
+  const std::vector<Scenario>& scenarios = prepared->scenarios;
   JunitSuite suite{"accel.scenario_sweeps", {}};
   std::size_t total_violations = 0;
   for (const Scenario& s : scenarios) {
@@ -224,7 +234,7 @@ int sweep_scenarios(const std::vector<std::string>& paths, const RunnerOptions& 
                                     false, text});
   }
   out << scenarios.size() << " scenario(s) swept, " << total_violations << " violation(s)\n";
-  if (options.junit && !write_junit(*options.junit, suite, options.seed, err)) return 2;
+  if (prepared->junit && !prepared->junit->write(suite, options.seed, err)) return 2;
   return total_violations == 0 ? 0 : 1;
 }
 

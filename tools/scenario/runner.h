@@ -1,8 +1,9 @@
 #pragma once
 // The scenario runner: `accel scenario run FILE|DIR... [--junit FILE] [--seed N]
-// [--shard I/N] [--timeout S]`. Every file is read and checked first (any error stops the
-// run before a scenario starts); then each scenario of this shard runs in a process of its
-// own (isolated.h), one at a time, under its timeout.
+// [--shard I/N] [--timeout S] [--tag TAG] [--name PATTERN]`. Every file is read and checked
+// first, then the selection and the run's settings (selection.h, preflight.h); any problem
+// stops the run before a scenario starts. Then each selected scenario runs in a process of
+// its own (isolated.h), one at a time, under its timeout.
 
 #include <cstdint>
 #include <optional>
@@ -10,26 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "selection.h"
+
 namespace accel::scenario {
-
-struct Shard {
-  int index = 0;  // 0-based
-  int count = 1;
-};
-
-// "I/N" with 0 <= I < N; nullopt for anything else.
-std::optional<Shard> parse_shard(const std::string& text);
 
 struct RunnerOptions {
   std::optional<std::string> junit;  // write JUnit XML here
   std::uint64_t seed = 0;
-  Shard shard;
+  Selection selection;
   std::optional<int> timeout_seconds;  // overrides every scenario's `timeout:`
-  std::optional<std::string> tag;      // only scenarios carrying this tag
 };
 
 // Exit status: 0 every scenario passed, 1 one failed or timed out, 2 a scenario file is
-// malformed (nothing ran).
+// malformed or the options or the environment cannot work (nothing ran).
 int run_scenarios(const std::vector<std::string>& paths, const RunnerOptions& options,
                   std::ostream& out, std::ostream& err);
 
@@ -37,8 +31,8 @@ int run_scenarios(const std::vector<std::string>& paths, const RunnerOptions& op
 int check_scenarios(const std::vector<std::string>& paths, std::ostream& out, std::ostream& err);
 
 // Fault sweeps (`accel scenario sweep FILE...`, docs/SCENARIOS.md): each scenario once per
-// driver call its steps make, that call failing. Exit status 0 no violation, 1 some, 2 a
-// malformed file.
+// driver call its steps make, that call failing. Exit status 0 no violation, 1 some, 2 as
+// for run_scenarios.
 int sweep_scenarios(const std::vector<std::string>& paths, const RunnerOptions& options,
                     std::ostream& out, std::ostream& err);
 

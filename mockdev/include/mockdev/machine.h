@@ -137,10 +137,11 @@ struct FaultSchedule {
 };
 
 // What to do when the race detector finds a race (`streams.races` in a machine file;
-// MOCKDEV_RACES overrides it).
-enum class RacePolicy { kReport, kAbort, kOff };
-// "report", "abort", "off" (the spelling of machine files and MOCKDEV_RACES); nullopt for
-// anything else. Defined with the race detector (core/race_policy.cpp).
+// MOCKDEV_RACES overrides it). kFail reports as kReport does, and the process then exits
+// with control::kRaceFailureExitStatus (mockdev/races.h).
+enum class RacePolicy { kReport, kAbort, kOff, kFail };
+// "report", "abort", "off", "fail" (the spelling of machine files and MOCKDEV_RACES);
+// nullopt for anything else. Defined with the race detector (core/race_policy.cpp).
 std::optional<RacePolicy> parse_race_policy(std::string_view text);
 std::string_view race_policy_name(RacePolicy policy);
 

@@ -6,7 +6,10 @@
 // (stream order, event waits, the legacy stream's barriers, graph launches, host
 // synchronisation). Two accesses of different streams that overlap, where at least one
 // writes and neither is ordered before the other, are a race: printed on stderr as one block,
-// kept here, and, under RacePolicy::kAbort, followed by abort(). An operation whose accesses
+// kept here, and, under RacePolicy::kAbort, followed by abort(); under RacePolicy::kFail the
+// program runs on and its process exits with kRaceFailureExitStatus (Note [Failing on races]
+// in mockdev/src/core/process_exit.h; mockdev/exit.h for a process that leaves with
+// _exit()). An operation whose accesses
 // are unknown (a kernel launched but never registered) is taken to read and write all of its
 // device's memory; a conflict it takes part in is a race of kind kUnknownAccesses.
 //
@@ -60,5 +63,16 @@ void clear_races();
 // The policy in force for the installed machine: MOCKDEV_RACES when set and well formed,
 // else the machine file's streams.races.
 RacePolicy race_policy();
+
+// The exit status of a process whose races were found under RacePolicy::kFail, replacing
+// the one the program exited with. Distinct from the statuses tools commonly use (0-3,
+// sysexits' 64-78, ThreadSanitizer's 66, LeakSanitizer's 23, the shell's 124-127 and 128 + a
+// signal), so a CI log tells it apart.
+inline constexpr int kRaceFailureExitStatus = 86;
+
+// How many races this process found under RacePolicy::kFail, over every machine it
+// installed: reset() and clear_races() do not forget them (each was printed, and the process
+// will fail). 0 in a forked child until it finds races of its own.
+std::uint64_t failing_race_count();
 
 }  // namespace mockdev::control

@@ -24,6 +24,10 @@ void clear_races() {
   core::clear_race_log();
 }
 
+std::uint64_t failing_race_count() {
+  return core::failing_races().count;  // lock-free
+}
+
 RacePolicy race_policy() {
   EngineLock lock;
   return core::race_policy_in_force(core::engine().machine);

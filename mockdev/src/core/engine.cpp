@@ -6,13 +6,18 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/environment_choice.h"
 #include "core/memory.h"
 #include "core/race_policy.h"
 
 namespace mockdev::core {
 namespace {
 
-// Reads MOCKDEV_MACHINE (a path or a preset; kDefaultPreset when unset or empty).
+// Reads MOCKDEV_MACHINE (a path or a preset; kDefaultPreset when unset or empty) and the
+// stream variables. The stderr line blames what is wrong (docs/MACHINE_FILES.md,
+// "Configuration errors"): "cannot load the simulated machine: MOCKDEV_MACHINE: ..." for the
+// machine, "cannot start the simulated hardware: MOCKDEV_SCHEDULE='...': ..." for a stream
+// variable, whose machine is fine.
 std::pair<MachineSpec, std::optional<std::string>> machine_from_environment() {
   const std::string_view name = machine_name_from_environment();
   try {
@@ -23,7 +28,7 @@ std::pair<MachineSpec, std::optional<std::string>> machine_from_environment() {
       MachineSpec empty;
       empty.name = "(invalid)";
       empty.source = std::string(name);
-      std::fprintf(stderr, "mockdev: cannot load the simulated machine: %s\n", e.what());
+      std::fprintf(stderr, "mockdev: cannot start the simulated hardware: %s\n", e.what());
       return {std::move(empty), std::string(e.what())};
     }
     return {std::move(machine), std::nullopt};
@@ -64,8 +69,7 @@ void apply_stream_environment(StreamSettings& settings) {
       settings.schedule = StreamSettings::Schedule::kAdversarial;
     } else {
       throw std::invalid_argument(
-          "MOCKDEV_SCHEDULE: expected eager, random or adversarial, got '" + std::string(text) +
-          "'");
+          environment_choice_error("MOCKDEV_SCHEDULE", text, {"eager", "random", "adversarial"}));
     }
   }
   if (const char* v = std::getenv("MOCKDEV_SEED"); v != nullptr) {
@@ -74,8 +78,9 @@ void apply_stream_environment(StreamSettings& settings) {
     errno = 0;
     const unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
     if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE) {
-      throw std::invalid_argument(
-          "MOCKDEV_SEED: expected an unsigned decimal integer below 2^64, got '" + text + "'");
+      throw std::invalid_argument("MOCKDEV_SEED='" + text +
+                                  "': expected an unsigned decimal integer from 0 to "
+                                  "18446744073709551615 (2^64 - 1)");
     }
     settings.seed = seed;
   }

@@ -3,10 +3,13 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "core/environment_choice.h"
+
 namespace mockdev {
 
 std::optional<RacePolicy> parse_race_policy(std::string_view text) {
   if (text == "report") return RacePolicy::kReport;
+  if (text == "fail") return RacePolicy::kFail;
   if (text == "abort") return RacePolicy::kAbort;
   if (text == "off") return RacePolicy::kOff;
   return std::nullopt;
@@ -16,6 +19,8 @@ std::string_view race_policy_name(RacePolicy policy) {
   switch (policy) {
     case RacePolicy::kReport:
       return "report";
+    case RacePolicy::kFail:
+      return "fail";
     case RacePolicy::kAbort:
       return "abort";
     case RacePolicy::kOff:
@@ -44,11 +49,15 @@ RacePolicy race_policy_in_force(const MachineSpec& machine) {
   return machine.streams.races;
 }
 
+bool race_policy_set_by_variable() {
+  auto text = races_variable();
+  return text && parse_race_policy(*text);
+}
+
 std::optional<std::string> race_policy_environment_error() {
   auto text = races_variable();
   if (!text || parse_race_policy(*text)) return std::nullopt;
-  return std::string(kRacesVariable) + ": expected abort, report or off, got '" +
-         std::string(*text) + "'";
+  return environment_choice_error(kRacesVariable, *text, {"report", "fail", "abort", "off"});
 }
 
 }  // namespace core

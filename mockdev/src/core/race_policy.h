@@ -17,8 +17,13 @@ inline constexpr const char* kRacesVariable = "MOCKDEV_RACES";
 // MOCKDEV_RACES when it is set, non-empty and well formed; otherwise machine.streams.races.
 RacePolicy race_policy_in_force(const MachineSpec& machine);
 
-// "MOCKDEV_RACES: expected abort, report or off, got 'x'" when MOCKDEV_RACES is set to
-// something else; nullopt when it is unset, empty or well formed.
+// Whether MOCKDEV_RACES decides the policy (set, non-empty, well formed) rather than the
+// machine's `streams.races`: messages name the one that did.
+bool race_policy_set_by_variable();
+
+// "MOCKDEV_RACES='abrot': expected report, fail, abort or off (closest: abort)" when
+// MOCKDEV_RACES is set to something else (the closest spelling only when one is close);
+// nullopt when it is unset, empty or well formed.
 std::optional<std::string> race_policy_environment_error();
 
 }  // namespace mockdev::core

@@ -2,6 +2,11 @@
 
 #include "core/trace_writer.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
@@ -193,7 +198,10 @@ class TraceWriter final : public TraceObserver {
 
   void on_race(const control::Race& race) override { races_.push_back(race); }
 
-  void before_abort() override { flush(); }
+  void before_abort() override {
+    flush();
+    file_.close();  // abort() follows: a FIFO's reader gets a whole document
+  }
 
   void flush() override {
     render_flows();
@@ -307,50 +315,144 @@ class TraceWriter final : public TraceObserver {
 
 void flush_at_exit() {
   EngineLock lock;
-  if (TraceWriter* writer = g_exit_writer.load()) writer->flush();
+  finish_process_trace();
 }
+
+// Writes all of `text` to `fd` at `offset` (a regular file) or in order (offset < 0). SIGPIPE
+// is held back meanwhile: a trace reader that went away is a write error (EPIPE) reported
+// like any other, not a signal that kills the program being traced.
+bool write_fully(int fd, std::string_view text, off_t offset, int& error) {
+  sigset_t pipe_only, previous;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  sigset_t pending;
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+  bool ok = true;
+  while (!text.empty()) {
+    const ssize_t n = offset >= 0 ? ::pwrite(fd, text.data(), text.size(), offset)
+                                  : ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      ok = false;
+      break;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+    if (offset >= 0) offset += n;
+  }
+  if (!ok && error == EPIPE && !was_pending) {
+    const timespec zero{0, 0};
+    (void)sigtimedwait(&pipe_only, nullptr, &zero);  // the SIGPIPE this write raised
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return ok;
+}
+
+constexpr std::string_view kHeader =
+    "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mockdev\"},"
+    "\"traceEvents\":[\n";
+constexpr std::string_view kTail = "\n]}\n";
+
+// The process's trace file and why it failed to open, kept for the life of the process.
+bool g_trace_opened = false;
+TraceFile* g_trace_file = nullptr;       // never deleted: Note [Leaky state]
+std::string* g_trace_open_error = nullptr;  // likewise
 
 }  // namespace
 
-TraceFile::TraceFile(std::string path, std::FILE* diagnostics)
-    : path_(std::move(path)), diagnostics_(diagnostics), owner_(current_pid()) {}
+TraceFile::TraceFile(std::string path, std::FILE* diagnostics, accel::common::UniqueFd fd,
+                     bool stream)
+    : path_(std::move(path)),
+      diagnostics_(diagnostics),
+      fd_(std::move(fd)),
+      stream_(stream),
+      owner_(current_pid()) {}
 
-std::unique_ptr<TraceFile> TraceFile::open(std::string path, std::FILE* diagnostics) {
-  std::unique_ptr<TraceFile> file(new TraceFile(std::move(path), diagnostics));
-  if (!file->write()) return nullptr;
+std::unique_ptr<TraceFile> TraceFile::open(std::string path, std::FILE* diagnostics,
+                                           std::string* error) {
+  accel::common::OpenedFile opened = accel::common::open_for_writing(path, kTraceVariable);
+  if (!opened.ok()) {
+    std::fprintf(diagnostics, "mockdev: %s; tracing is off\n", opened.error.c_str());
+    if (error != nullptr) *error = opened.error;
+    return nullptr;
+  }
+  struct stat st {};
+  const bool stream = ::fstat(opened.fd.get(), &st) != 0 || !S_ISREG(st.st_mode);
+  std::unique_ptr<TraceFile> file(
+      new TraceFile(std::move(path), diagnostics, std::move(opened.fd), stream));
+  if (!file->write_at_end(kHeader, /*then_tail=*/true)) {
+    if (error != nullptr) *error = file->error_;
+    return nullptr;
+  }
   return file;
 }
 
 void TraceFile::append(std::string_view events) {
-  if (failed_ || current_pid() != owner_) return;
-  if (!events.empty()) {
-    if (!events_.empty()) events_ += ",\n";
-    events_.append(events);
-  }
-  write();
+  if (failed_ || closed_ || current_pid() != owner_ || events.empty()) return;
+  std::string text;
+  if (has_events_) text = ",\n";
+  text.append(events);
+  if (write_at_end(text, /*then_tail=*/true)) has_events_ = true;
 }
 
-bool TraceFile::write() {
-  errno = 0;
-  std::FILE* f = std::fopen(path_.c_str(), "w");
-  bool ok = f != nullptr;
-  if (ok) {
-    std::fputs(
-        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mockdev\"},"
-        "\"traceEvents\":[\n",
-        f);
-    std::fwrite(events_.data(), 1, events_.size(), f);
-    std::fputs("\n]}\n", f);
-    ok = std::ferror(f) == 0;
-    ok = std::fclose(f) == 0 && ok;
+void TraceFile::close() {
+  if (failed_ || closed_ || current_pid() != owner_) return;
+  if (stream_) (void)write_at_end(kTail, /*then_tail=*/false);
+  closed_ = true;
+}
+
+// Writes `text` after what is written; a regular file then gets the tail (overwritten by
+// the next write) and is cut after it, so it always holds a whole trace.
+bool TraceFile::write_at_end(std::string_view text, bool then_tail) {
+  int error = 0;
+  if (stream_) {
+    if (!write_fully(fd_.get(), text, -1, error)) {
+      fail(error);
+      return false;
+    }
+    return true;
   }
-  if (!ok) {
-    const int error = errno;
-    std::fprintf(diagnostics_, "mockdev: %s: cannot write the trace to '%s': %s; tracing is off\n",
-                 kTraceVariable, path_.c_str(), error != 0 ? std::strerror(error) : "write error");
-    failed_ = true;
+  std::string chunk(text);
+  if (then_tail) chunk.append(kTail);
+  if (!write_fully(fd_.get(), chunk, static_cast<off_t>(end_), error) ||
+      ::ftruncate(fd_.get(), static_cast<off_t>(end_ + chunk.size())) != 0) {
+    fail(error != 0 ? error : errno);
+    return false;
   }
-  return ok;
+  end_ += text.size();
+  return true;
+}
+
+void TraceFile::fail(int error) {
+  error_ = std::string(kTraceVariable) + " '" + path_ + "': cannot write: " +
+           (error != 0 ? std::strerror(error) : "write error");
+  std::fprintf(diagnostics_, "mockdev: %s; tracing is off\n", error_.c_str());
+  failed_ = true;
+}
+
+TraceFile* process_trace_file() {
+  if (!g_trace_opened) {
+    const char* path = std::getenv(kTraceVariable);
+    if (path == nullptr || path[0] == '\0') return nullptr;
+    g_trace_opened = true;
+    std::string error;
+    g_trace_file = TraceFile::open(path, stderr, &error).release();
+    if (g_trace_file == nullptr) g_trace_open_error = new std::string(std::move(error));
+  }
+  return g_trace_file != nullptr && !g_trace_file->failed() ? g_trace_file : nullptr;
+}
+
+std::optional<std::string> process_trace_error() {
+  if (g_trace_open_error != nullptr) return *g_trace_open_error;
+  if (g_trace_file != nullptr && g_trace_file->failed()) return g_trace_file->error();
+  return std::nullopt;
+}
+
+void finish_process_trace() {
+  if (TraceWriter* writer = g_exit_writer.load()) writer->flush();
+  if (g_trace_file != nullptr) g_trace_file->close();
 }
 
 std::unique_ptr<TraceObserver> make_trace_writer(TraceFile& file, const MachineSpec& machine,

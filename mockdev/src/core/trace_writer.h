@@ -10,17 +10,27 @@
 // enclosing wait slice, one id per arrow), every race an instant event ("i", thread scope)
 // on both operations' tracks at their start, its report in args. An operation that never
 // completed has no slice (a race mark on it sits at the machine's last completion time).
-// When: the file is created with an empty trace when tracing starts (so a bad path is found
-// at once: one stderr line naming the path and the reason, then tracing is off for the
-// process, never a crash), and rewritten whole at every flush(): when the machine is
-// replaced, at process exit (an atexit hook, below), and before an abort on a race. The
-// file keeps every machine the process installed (each machine's devices are new
-// processes), so a test suite that resets the machine loses nothing.
+// Opening: the path is opened once, through accel::common::open_for_writing (Note [Bounded
+// readers]), which never blocks: a FIFO nobody reads, a directory or a socket is refused
+// with one stderr line naming the variable, the path and the problem ("mockdev:
+// MOCKDEV_TRACE '/tmp/f': is a FIFO (named pipe) that nobody reads; tracing is off"), then
+// tracing is off for the process, never a crash or a hang; control::trace_error() keeps the
+// text. A write error later (a full disk) is one such line too.
+// When: events are rendered as the run goes and written at every flush(): when the machine
+// is replaced, at process exit (an atexit hook, below), before an abort on a race, and at
+// control::finish_process() (a process that leaves with _exit()). A regular file holds a
+// complete trace after every flush (each flush writes its events and the closing bracket,
+// which the next flush overwrites), so even a crash leaves a file that parses. A FIFO or a
+// character device (`MOCKDEV_TRACE=/dev/stdout ... | jq`) cannot be rewritten: it gets the
+// header at once, the events in order, and the closing bracket when the trace is closed (at
+// exit, before an abort, at finish_process), so its reader sees one document. The file keeps
+// every machine the process installed (each machine's devices are new processes), so a test
+// suite that resets the machine loses nothing. A closed trace writes nothing more.
 // Exit: the writer of the installed machine registers itself for a process-wide atexit
-// hook, which takes the engine lock and flushes it. The engine is leaky (Note [Leaky
-// state] in core/engine.h), so the writer is still alive at exit; a writer destroyed
-// with its machine unregisters first. The hook cannot deadlock on the engine lock: user
-// code (which might call exit()) never runs with the lock held, because any driver call
+// hook, which takes the engine lock, flushes it and closes the file. The engine is leaky
+// (Note [Leaky state] in core/engine.h), so the writer is still alive at exit; a writer
+// destroyed with its machine unregisters first. The hook cannot deadlock on the engine lock:
+// user code (which might call exit()) never runs with the lock held, because any driver call
 // it made would deadlock already.
 // Fork: a forked child never writes the file (it would overwrite the parent's trace with a
 // copy of the parent's past, and its driver is unusable after fork anyway): writes happen
@@ -32,9 +42,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "accel_common/bounded_file.h"
+#include "core/engine_lock.h"
 #include "core/op_observer.h"
 #include "core/race_detector.h"
 
@@ -42,35 +55,58 @@ namespace mockdev::core {
 
 inline constexpr const char* kTraceVariable = "MOCKDEV_TRACE";
 
-// The output file and everything flushed to it so far.
+// The output file: an open descriptor, and how far the events written reach.
 class TraceFile {
  public:
-  // Creates or truncates `path` with an empty trace. On failure prints one line to
-  // `diagnostics` ("mockdev: MOCKDEV_TRACE: cannot write the trace to '<path>': <reason>;
-  // tracing is off") and returns nullptr.
-  static std::unique_ptr<TraceFile> open(std::string path, std::FILE* diagnostics = stderr);
+  // Opens `path` (open_for_writing: never blocks) and writes an empty trace. On failure
+  // prints one line to `diagnostics` ("mockdev: MOCKDEV_TRACE '<path>': <problem>; tracing
+  // is off"), stores "MOCKDEV_TRACE '<path>': <problem>" in `*error` when given, and returns
+  // nullptr.
+  static std::unique_ptr<TraceFile> open(std::string path, std::FILE* diagnostics = stderr,
+                                         std::string* error = nullptr);
 
   const std::string& path() const { return path_; }
   bool failed() const { return failed_; }
-  // Appends rendered events (JSON objects separated by commas) and rewrites the file; on
-  // failure prints one line and turns the file off. A no-op outside the process that
-  // opened it (fork): the one place that decides whether a process writes.
+  // "MOCKDEV_TRACE '<path>': cannot write: <reason>" once a write failed, else "".
+  const std::string& error() const { return error_; }
+  // Writes rendered events (JSON objects separated by commas) after those already written;
+  // on failure prints one line and turns the file off. A no-op outside the process that
+  // opened it (fork), and once closed: the one place that decides whether a process writes.
   void append(std::string_view events);
+  // Ends the trace (a FIFO or device gets its closing bracket); nothing is written after.
+  void close();
   int next_process_id() { return ++processes_; }
   std::uint64_t next_flow_id() { return ++flows_; }
 
  private:
-  TraceFile(std::string path, std::FILE* diagnostics);
-  bool write();
+  TraceFile(std::string path, std::FILE* diagnostics, accel::common::UniqueFd fd, bool stream);
+  bool write_at_end(std::string_view text, bool then_tail);
+  void fail(int error);
 
   std::string path_;
   std::FILE* diagnostics_;
+  accel::common::UniqueFd fd_;
+  bool stream_;              // a FIFO or a character device: written in order, never rewritten
   pid_t owner_;
-  std::string events_;
+  std::uint64_t end_ = 0;    // a regular file: where the next events go (the tail's offset)
+  bool has_events_ = false;  // an event was written (the next one needs a comma)
   int processes_ = 0;
   std::uint64_t flows_ = 0;
   bool failed_ = false;
+  bool closed_ = false;
+  std::string error_;
 };
+
+// The process's trace file: opened at the first call that sees MOCKDEV_TRACE set
+// (non-empty), then kept for the life of the process (Note [Leaky state] in core/engine.h)
+// so every later machine appends to it; nullptr when tracing is off or the file failed.
+TraceFile* process_trace_file() MOCKDEV_REQUIRES(g_engine_mutex);
+// Why the trace MOCKDEV_TRACE asked for is not being written ("MOCKDEV_TRACE '<path>':
+// <problem>"); nullopt when no trace was asked for or every write so far worked.
+std::optional<std::string> process_trace_error() MOCKDEV_REQUIRES(g_engine_mutex);
+// Flushes the installed machine's writer (the exit hook's) and closes the process's trace:
+// the exit hook, and control::finish_process() for a process that leaves with _exit().
+void finish_process_trace() MOCKDEV_REQUIRES(g_engine_mutex);
 
 // An observer that also marks races.
 class TraceObserver : public OpObserver, public RaceListener {};

@@ -95,10 +95,12 @@ void read_streams(const YamlReader& reader, const YAML::Node& node, MachineSpec&
   }
   if (YAML::Node v = node["seed"]) s.seed = reader.integer(v, "streams.seed", 0, UINT64_MAX);
   if (YAML::Node v = node["races"]) {
-    constexpr std::string_view what = "report, abort or off";
+    constexpr std::string_view what = "report, fail, abort or off";
     const std::string name = reader.scalar(v, "streams.races", what);
     if (name == "report") {
       s.races = RacePolicy::kReport;
+    } else if (name == "fail") {
+      s.races = RacePolicy::kFail;
     } else if (name == "abort") {
       s.races = RacePolicy::kAbort;
     } else if (name == "off") {

@@ -350,13 +350,15 @@ TEST(RaceDetectorAbort, AbortPolicyPrintsTheRaceThenAborts) {
 
 // The policy: MOCKDEV_RACES overrides the machine file; a malformed value is an error
 // naming it (the engine turns it into a configuration error).
-TEST(RacePolicy, ParsesItsThreeSpellings) {
+TEST(RacePolicy, ParsesItsFourSpellings) {
   EXPECT_EQ(parse_race_policy("report"), RacePolicy::kReport);
+  EXPECT_EQ(parse_race_policy("fail"), RacePolicy::kFail);
   EXPECT_EQ(parse_race_policy("abort"), RacePolicy::kAbort);
   EXPECT_EQ(parse_race_policy("off"), RacePolicy::kOff);
   EXPECT_EQ(parse_race_policy("Abort"), std::nullopt);
   EXPECT_EQ(parse_race_policy(""), std::nullopt);
   EXPECT_EQ(race_policy_name(RacePolicy::kAbort), "abort");
+  EXPECT_EQ(race_policy_name(RacePolicy::kFail), "fail");
   EXPECT_EQ(race_policy_name(RacePolicy::kReport), "report");
   EXPECT_EQ(race_policy_name(RacePolicy::kOff), "off");
 }
@@ -373,11 +375,17 @@ TEST(RacePolicy, TheVariableOverridesTheMachine) {
   setenv("MOCKDEV_RACES", "off", 1);
   EXPECT_EQ(core::race_policy_in_force(machine), RacePolicy::kOff);
   EXPECT_EQ(core::race_policy_environment_error(), std::nullopt);
+  EXPECT_TRUE(core::race_policy_set_by_variable());
   setenv("MOCKDEV_RACES", "sometimes", 1);
   EXPECT_EQ(core::race_policy_in_force(machine), RacePolicy::kAbort);
+  EXPECT_FALSE(core::race_policy_set_by_variable());
   EXPECT_EQ(core::race_policy_environment_error(),
-            "MOCKDEV_RACES: expected abort, report or off, got 'sometimes'");
+            "MOCKDEV_RACES='sometimes': expected report, fail, abort or off");
+  setenv("MOCKDEV_RACES", "abrot", 1);
+  EXPECT_EQ(core::race_policy_environment_error(),
+            "MOCKDEV_RACES='abrot': expected report, fail, abort or off (closest: abort)");
   unsetenv("MOCKDEV_RACES");
+  EXPECT_FALSE(core::race_policy_set_by_variable());
 }
 
 // make_observers and the control API: the detector feeds control::races(), which a new

@@ -61,7 +61,9 @@ TEST(MockStreamsSection, MalformedValuesNameFileLineAndValue) {
   EXPECT_EQ(error_of("streams:\n  seed: -1\n"),
             "m.yaml:4: streams.seed: expected an integer from 0 to 18446744073709551615, got '-1'");
   EXPECT_EQ(error_of("streams:\n  races: maybe\n"),
-            "m.yaml:4: streams.races: expected report, abort or off, got 'maybe'");
+            "m.yaml:4: streams.races: expected report, fail, abort or off, got 'maybe'");
+  EXPECT_EQ(parse_machine(std::string(kHead) + "streams: {races: fail}\n", "m.yaml").streams.races,
+            RacePolicy::kFail);
   EXPECT_EQ(error_of("streams:\n  timing:\n    htod_gb_per_s: 0\n"),
             "m.yaml:5: streams.timing.htod_gb_per_s: expected a number above 0 (GB/s, 1 GB = "
             "1e9 bytes), got '0'");

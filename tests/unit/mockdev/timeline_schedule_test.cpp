@@ -235,7 +235,16 @@ TEST(MockStreamEnvironment, OverridesAndMalformedValues) {
     core::apply_stream_environment(s);
     ADD_FAILURE() << "no error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "MOCKDEV_SCHEDULE: expected eager, random or adversarial, got 'lazy'");
+    EXPECT_STREQ(e.what(), "MOCKDEV_SCHEDULE='lazy': expected eager, random or adversarial");
+  }
+  setenv("MOCKDEV_SCHEDULE", "Random", 1);  // the closest spelling is named
+  try {
+    core::apply_stream_environment(s);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "MOCKDEV_SCHEDULE='Random': expected eager, random or adversarial (closest: "
+                 "random)");
   }
   setenv("MOCKDEV_SCHEDULE", "eager", 1);
   for (const char* bad : {"-1", "12x", "", "18446744073709551616", " 1"}) {
@@ -244,10 +253,10 @@ TEST(MockStreamEnvironment, OverridesAndMalformedValues) {
       core::apply_stream_environment(s);
       ADD_FAILURE() << "no error for '" << bad << "'";
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(
-          std::string(e.what()),
-          std::string("MOCKDEV_SEED: expected an unsigned decimal integer below 2^64, got '") +
-              bad + "'");
+      EXPECT_EQ(std::string(e.what()),
+                std::string("MOCKDEV_SEED='") + bad +
+                    "': expected an unsigned decimal integer from 0 to 18446744073709551615 "
+                    "(2^64 - 1)");
     }
   }
   unsetenv("MOCKDEV_SCHEDULE");

@@ -1,10 +1,13 @@
 // The timeline trace (Note [Timeline trace] in core/trace_writer.h): the exact Chrome
-// trace-event structure, read back with nlohmann-json; bad paths; several machines in one
-// file; no write from a forked child; the exit hook.
+// trace-event structure, read back with nlohmann-json; bad paths, FIFOs with and without a
+// reader, write errors; several machines in one file; no write from a forked child; the exit
+// hook and control::finish_process.
 
 #include "core/trace_writer.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include <string>
 
 #include "core/engine_lock.h"
+#include "mockdev/exit.h"
 #include "observer_driver.h"
 
 namespace mockdev::testing {
@@ -191,21 +195,100 @@ TEST(TraceWriter, WritesProcessesTracksSlicesFlowsAndRaceMarks) {
   std::remove(path.c_str());
 }
 
+std::string read_all(std::FILE* out) {
+  std::rewind(out);
+  std::string text;
+  char buffer[1024];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, out)) > 0;) text.append(buffer, n);
+  return text;
+}
+
 TEST(TraceWriter, ABadPathIsOneLineNamingItAndTracingIsOff) {
   std::FILE* out = std::tmpfile();
   const std::string missing = "/nonexistent-mockdev-dir/trace.json";
-  EXPECT_EQ(core::TraceFile::open(missing, out), nullptr);
+  std::string error;
+  EXPECT_EQ(core::TraceFile::open(missing, out, &error), nullptr);
+  EXPECT_EQ(error, "MOCKDEV_TRACE '" + missing +
+                       "': cannot open for writing: No such file or directory");
   const std::string directory = ::testing::TempDir();
   EXPECT_EQ(core::TraceFile::open(directory, out), nullptr);
-  std::rewind(out);
-  char buffer[1024] = {};
-  const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, out);
-  EXPECT_EQ(std::string(buffer, n), "mockdev: MOCKDEV_TRACE: cannot write the trace to '" +
-                                        missing +
-                                        "': No such file or directory; tracing is off\n"
-                                        "mockdev: MOCKDEV_TRACE: cannot write the trace to '" +
-                                        directory + "': Is a directory; tracing is off\n");
+  EXPECT_EQ(read_all(out), "mockdev: MOCKDEV_TRACE '" + missing +
+                               "': cannot open for writing: No such file or directory; "
+                               "tracing is off\n"
+                               "mockdev: MOCKDEV_TRACE '" +
+                               directory + "': is a directory, not a regular file; tracing is off\n");
   std::fclose(out);
+}
+
+// Opening never waits for a reader (Note [Bounded readers]): a FIFO nobody reads is refused
+// at once instead of hanging the traced program.
+TEST(TraceWriter, AFifoNobodyReadsIsRefusedWithoutWaiting) {
+  const std::string fifo = temp_path("unread.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::FILE* out = std::tmpfile();
+  EXPECT_EQ(core::TraceFile::open(fifo, out), nullptr);
+  EXPECT_EQ(read_all(out), "mockdev: MOCKDEV_TRACE '" + fifo +
+                               "': is a FIFO (named pipe) that nobody reads; tracing is off\n");
+  std::fclose(out);
+  std::remove(fifo.c_str());
+}
+
+// A FIFO with a reader cannot be rewritten: it gets one document, written in order, and its
+// closing bracket when the trace is closed.
+TEST(TraceWriter, AFifoWithAReaderGetsOneDocument) {
+  const std::string fifo = temp_path("read.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  {
+    auto file = core::TraceFile::open(fifo);
+    ASSERT_NE(file, nullptr);
+    auto writer = core::make_trace_writer(*file, twin(), false);
+    ObserverDriver d(*writer);
+    const auto q = d.queue(0, "q");
+    writer->on_complete(d.kernel(q, {}, {}), 0, 1);
+    writer->flush();  // a machine replacement
+    writer->on_complete(d.kernel(q, {}, {}), 1, 2);
+    writer->flush();
+    file->close();
+    file->append("{\"name\":\"too late\"}");  // nothing after the end
+  }
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(reader, buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+  ::close(reader);
+  std::remove(fifo.c_str());
+  const json trace = json::parse(text);  // one document, not one per flush
+  ASSERT_EQ(trace["traceEvents"].size(), 5u) << text;
+  EXPECT_EQ(trace["traceEvents"][3]["ts"], 0.0);
+  EXPECT_EQ(trace["traceEvents"][4]["ts"], 0.001);
+}
+
+// A write that fails later is one line too, and the traced program lives on: a reader that
+// went away is EPIPE, never a SIGPIPE that kills it; /dev/full is a disk that is full.
+TEST(TraceWriter, WriteErrorsAreOneLineAndNeverASignal) {
+  std::FILE* out = std::tmpfile();
+  std::string error;
+  EXPECT_EQ(core::TraceFile::open("/dev/full", out, &error), nullptr);
+  EXPECT_EQ(error, "MOCKDEV_TRACE '/dev/full': cannot write: No space left on device");
+  const std::string fifo = temp_path("gone.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  auto file = core::TraceFile::open(fifo, out);
+  ASSERT_NE(file, nullptr);
+  ::close(reader);
+  file->append("{}");
+  EXPECT_TRUE(file->failed());
+  EXPECT_EQ(file->error(), "MOCKDEV_TRACE '" + fifo + "': cannot write: Broken pipe");
+  EXPECT_EQ(read_all(out), "mockdev: MOCKDEV_TRACE '/dev/full': cannot write: No space left on "
+                           "device; tracing is off\nmockdev: MOCKDEV_TRACE '" +
+                               fifo + "': cannot write: Broken pipe; tracing is off\n");
+  std::fclose(out);
+  std::remove(fifo.c_str());
 }
 
 // Needs a process that has not opened a trace file yet (ctest runs each test alone).
@@ -220,10 +303,13 @@ TEST(TraceWriter, MakeObserversReportsABadPathOnceAndRunsWithoutTrace) {
     second = core::make_observers(twin()).size();
   }
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
-            "mockdev: MOCKDEV_TRACE: cannot write the trace to "
-            "'/nonexistent-mockdev-dir/trace.json': No such file or directory; tracing is off\n");
+            "mockdev: MOCKDEV_TRACE '/nonexistent-mockdev-dir/trace.json': cannot open for "
+            "writing: No such file or directory; tracing is off\n");
   EXPECT_EQ(first, 1u);  // the race detector only
   EXPECT_EQ(second, 1u);
+  EXPECT_EQ(control::trace_error(),
+            "MOCKDEV_TRACE '/nonexistent-mockdev-dir/trace.json': cannot open for writing: No "
+            "such file or directory");
   unsetenv("MOCKDEV_TRACE");
 }
 
@@ -318,6 +404,31 @@ TEST(TraceWriter, TheExitHookWritesTheInstalledMachinesTrace) {
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[3]["name"], "kernel k");
   EXPECT_EQ(events[3]["ts"], 5.0);
+  EXPECT_EQ(events[3]["dur"], 1.0);
+  std::remove(path.c_str());
+}
+
+// _exit() skips the exit hook: control::finish_process() writes the trace first (the
+// scenario runner's scenario processes leave this way).
+TEST(TraceWriter, FinishProcessWritesTheTraceBeforeAnExit) {
+  const std::string path = temp_path("finish.json");
+  std::remove(path.c_str());
+  EXPECT_EXIT(
+      {
+        setenv("MOCKDEV_TRACE", path.c_str(), 1);
+        unsetenv("MOCKDEV_RACES");
+        {
+          core::EngineLock lock;
+          auto* observers =  // leaked, as the engine leaks its observers
+              new std::vector<std::unique_ptr<core::OpObserver>>(core::make_observers(twin()));
+          ObserverDriver d(*observers->front());
+          observers->front()->on_complete(d.kernel(d.queue(0, "dev0/q"), {}, {}), 0, 1000);
+        }
+        _exit(control::finish_process(4));
+      },
+      ::testing::ExitedWithCode(4), "");
+  const json events = read_trace(path)["traceEvents"];
+  ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[3]["dur"], 1.0);
   std::remove(path.c_str());
 }

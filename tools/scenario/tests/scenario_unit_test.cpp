@@ -1,5 +1,6 @@
 // Unit tests of the scenario reader and runner pieces that need no child process: the
-// strict reader's errors (file:line, closest names), shards, JUnit escaping, file discovery.
+// strict reader's errors (file:line, closest names), JUnit escaping, file discovery. The
+// runner's options, selection and preflight checks: runner_options_test.cpp.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -93,15 +94,6 @@ TEST(ScenarioReader, ClosestNamesRanksByEditDistanceIgnoringCase) {
             "init, seed, sleep");
   EXPECT_EQ(closest_names("x", {"a"}), "a");
   EXPECT_EQ(closest_names("x", {}), "");
-}
-
-TEST(ScenarioRunner, ParsesShards) {
-  ASSERT_TRUE(parse_shard("0/1"));
-  EXPECT_EQ(parse_shard("2/3")->index, 2);
-  EXPECT_EQ(parse_shard("2/3")->count, 3);
-  for (const char* bad : {"3/3", "-1/2", "1/0", "1", "1/2/3", "a/2", "1/ 2", ""}) {
-    EXPECT_FALSE(parse_shard(bad)) << bad;
-  }
 }
 
 TEST(ScenarioRunner, JunitEscapesAndCounts) {

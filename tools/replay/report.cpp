@@ -60,7 +60,7 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
 }
 
 std::string human_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return fmt::format("{} B", bytes);
   double value = static_cast<double>(bytes) / 1024.0;
   std::size_t unit = 0;
@@ -171,7 +171,7 @@ void render_json(const Trace& trace, std::uint64_t granularity, const std::vecto
     one["device_allocations"] = r.device_allocations;
     one["driver_peak_bytes"] = r.driver_peak_bytes;
     one["at_peak"] = {{"event_index", r.peak_event_index},
-                      {"line", r.allocated_at_peak > 0 ? trace.events[r.peak_event_index].line : 0},
+                      {"line", r.allocated_at_peak > 0 ? trace.events[r.peak_event_index].line : std::uint64_t{0}},
                       {"allocated_bytes", r.allocated_at_peak},
                       {"reserved_bytes", r.reserved_at_peak},
                       {"reserved_minus_allocated_bytes", r.reserved_at_peak - r.allocated_at_peak},

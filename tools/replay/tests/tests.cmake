@@ -30,13 +30,13 @@ replay_bad_input(json_no_traces bad_no_traces.json
 replay_bad_input(json_double_alloc bad_double_alloc.json
   ":6: address 0x1000 allocated again while live \\(allocated at line 4 and not freed since\\)")
 replay_bad_input(csv_bad_size bad_size.csv
-  ":17: Size: expected a non-negative integer, got 'abc'")
+  ":16: Size: expected a non-negative integer, got 'abc'")
 replay_bad_input(csv_fields bad_fields.csv
-  ":10: expected 6 fields \\(Thread,Time,Action,Pointer,Size,Stream\\), got 5")
+  ":9: expected 6 fields \\(Thread,Time,Action,Pointer,Size,Stream\\), got 5")
 replay_bad_input(csv_action bad_action.csv
-  ":6: Action: expected allocate, free or allocate failure, got 'reallocate'")
+  ":5: Action: expected allocate, free or allocate failure, got 'reallocate'")
 replay_bad_input(csv_pointer bad_pointer.csv
-  ":8: Pointer: expected an address \\(0x\\.\\.\\. or decimal\\), got '0xZZ12'")
+  ":7: Pointer: expected an address \\(0x\\.\\.\\. or decimal\\), got '0xZZ12'")
 replay_bad_input(csv_header bad_header.csv
   ":1: header: no Pointer column \\(expected Thread,Time,Action,Pointer,Size,Stream, got 'Thread,Time,Action,Address,Size,Stream'\\)")
 replay_bad_input(not_a_trace bad_not_a_trace.txt
@@ -61,7 +61,7 @@ add_test(NAME tools.replay_bad_device
 add_test(NAME tools.replay_missing_file
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/no_such_trace.json"
     -DEXPECT_EXIT=2
-    "-DEXPECT_1=^accel replay: [^\n]*no_such_trace\\.json: cannot open: No such file or directory\n$"
+    "-DEXPECT_1=^accel replay: trace '[^\n]*no_such_trace\\.json': cannot open: No such file or directory\n$"
     -P ${replay_run_expect})
 add_test(NAME tools.replay_bad_machine
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--machine|9xnothing"
@@ -120,7 +120,10 @@ set_tests_properties(${replay_tests} PROPERTIES LABELS unit TIMEOUT 300)
 # The pieces: readers, the simulated device, stream mapping, sizes.
 find_package(GTest)
 if(GTest_FOUND)
-  add_executable(accel_replay_unit_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/replay_unit_test.cpp)
+  add_executable(accel_replay_unit_tests
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/replay_unit_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/snapshot_compat_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/trace_checks_test.cpp)
   target_link_libraries(accel_replay_unit_tests PRIVATE accel_replay_lib GTest::gtest_main
                                                         accel_build_flags)
   gtest_discover_tests(accel_replay_unit_tests TEST_PREFIX "tools.replay." PROPERTIES LABELS unit)

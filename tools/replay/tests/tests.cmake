@@ -29,6 +29,14 @@ replay_bad_input(json_no_traces bad_no_traces.json
   ": no device_traces \\(the snapshot was taken without memory history. record it with torch\\.cuda\\.memory\\._record_memory_history\\(\\)\\)")
 replay_bad_input(json_double_alloc bad_double_alloc.json
   ":6: address 0x1000 allocated again while live \\(allocated at line 4 and not freed since\\)")
+replay_bad_input(json_duplicate_key bad_duplicate_key.json
+  ":5: device_traces\\[0\\]\\[1\\]\\.addr: duplicate key \\(an entry names each key once\\)")
+replay_bad_input(json_double_free bad_double_free.json
+  ":7: free_requested of address 0x1000, which is not live \\(freed at line 6 and not allocated again since\\)")
+replay_bad_input(csv_duplicate_column bad_duplicate_column.csv
+  ":1: header: duplicate column 'Size' \\(columns 5 and 7\\) in 'Thread,Time,Action,Pointer,Size,Stream,Size'")
+replay_bad_input(csv_unknown_free bad_unknown_free.csv
+  ":4: free of address 0x7f4a00000000, which the log never allocated \\(an RMM log holds every allocation from its start: is it complete\\?\\)")
 replay_bad_input(csv_bad_size bad_size.csv
   ":16: Size: expected a non-negative integer, got 'abc'")
 replay_bad_input(csv_fields bad_fields.csv
@@ -62,6 +70,36 @@ add_test(NAME tools.replay_missing_file
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/no_such_trace.json"
     -DEXPECT_EXIT=2
     "-DEXPECT_1=^accel replay: trace '[^\n]*no_such_trace\\.json': cannot open: No such file or directory\n$"
+    -P ${replay_run_expect})
+# Paths that are no trace: refused at once (Note [Bounded readers]), never read or waited on.
+add_test(NAME tools.replay_trace_is_a_device
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|/dev/zero|--capacity|1GiB"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: trace '/dev/zero': is a character device, not a regular file\n$"
+    -P ${replay_run_expect})
+add_test(NAME tools.replay_trace_is_a_directory
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}|--capacity|1GiB"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: trace '[^\n]*tests/data': is a directory, not a regular file\n$"
+    -P ${replay_run_expect})
+set(replay_fifo ${CMAKE_CURRENT_BINARY_DIR}/replay_trace.fifo)
+add_test(NAME tools.replay_trace_is_a_fifo
+  COMMAND ${CMAKE_COMMAND}
+    "-DCOMMAND=sh|-c|rm -f ${replay_fifo} && mkfifo ${replay_fifo} && exec $<TARGET_FILE:accel-replay> ${replay_fifo} --capacity 1GiB"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: trace '[^\n]*replay_trace\\.fifo': is a FIFO \\(named pipe\\), not a regular file\n$"
+    -P ${replay_run_expect})
+# An unknown allocator key names the closest known one.
+add_test(NAME tools.replay_config_suggests_the_closest_key
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--config|expandable_segment:True"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: --config: unknown key 'expandable_segment' \\(closest: expandable_segments\\) in 'expandable_segment:True'\n$"
+    -P ${replay_run_expect})
+# A peak no capacity searched can hold: the limit in bytes and binary units, no overflow.
+add_test(NAME tools.replay_min_capacity_limit
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/huge_peak.csv|--find-min-capacity"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: [^\n]*huge_peak\\.csv: --find-min-capacity: the trace holds 18446744073709551615 bytes \\(16\\.00 EiB\\) live at once \\(its peak of live requested bytes\\), more than the largest capacity searched, 281474976710656 bytes \\(256\\.00 TiB\\)\n$"
     -P ${replay_run_expect})
 add_test(NAME tools.replay_bad_machine
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--machine|9xnothing"

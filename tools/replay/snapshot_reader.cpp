@@ -11,23 +11,21 @@
 // that are not live: Note [Frees of unknown addresses] (trace_builder.h).
 //
 // Note [Streaming the snapshot]
-// The snapshot is read with nlohmann's SAX interface over the TraceSource, one event per
+// The snapshot is read with the streaming JSON reader (json_reader.h), one handler call per
 // token, so reading is linear in the file and keeps nothing but the events: "segments",
 // "frames" and every other device's trace are skipped token by token, and an entry is
-// turned into an event as soon as its '}' is read. (The callback parser of nlohmann's DOM
-// rescans the parent array at each object's end, quadratic in the entries of one device.)
-// Lines come from the source, which counts them as the parser consumes bytes: at an
-// entry's '{' the last byte consumed is that '{'. Every object the reader interprets (the
-// snapshot itself and each entry of the device read) must name each key once: a duplicate
-// is an error, not a silent "last one wins".
+// turned into an event as soon as its '}' is read. Lines come from the source, which counts
+// them as the reader consumes bytes: at an entry's '{' the last byte consumed is that '{'.
+// Every object the reader interprets (the snapshot itself and each entry of the device read)
+// must name each key once: a duplicate is an error, not a silent "last one wins".
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "json_reader.h"
 #include "trace.h"
 #include "trace_builder.h"
 #include "trace_source.h"
@@ -36,46 +34,6 @@ namespace accel::replay {
 namespace {
 
 using nlohmann::json;
-
-// The source as the input iterator nlohmann reads from (Note [Streaming the snapshot]).
-class SourceIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = char;
-
-  SourceIterator() = default;
-  explicit SourceIterator(TraceSource* source) : source_(source) {}
-  char operator*() const { return source_->peek(); }
-  SourceIterator& operator++() {
-    source_->advance();
-    return *this;
-  }
-  SourceIterator operator++(int) {
-    SourceIterator before = *this;
-    source_->advance();
-    return before;
-  }
-  bool operator==(const SourceIterator& other) const { return done() == other.done(); }
-  bool operator!=(const SourceIterator& other) const { return done() != other.done(); }
-
- private:
-  bool done() const { return source_ == nullptr || source_->at_end(); }
-  TraceSource* source_ = nullptr;
-};
-
-// The text after nlohmann's "parse error at line L, column C: ".
-std::string parse_error_detail(const std::string& what) {
-  const std::size_t column = what.find("column ");
-  if (column != std::string::npos) {
-    const std::size_t colon = what.find(": ", column);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  const std::size_t bracket = what.find("] ");
-  return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
 
 // One value as the reader saw it: scalars kept, containers only named.
 struct Value {
@@ -126,14 +84,13 @@ bool is_allocator_decision(std::string_view action) {
 }
 
 // The SAX handler: a small state machine over where in the snapshot the parser is.
-class SnapshotHandler {
+class SnapshotHandler final : public JsonHandler {
  public:
-  SnapshotHandler(TraceSource& source, Trace& trace, int device, std::uint64_t start)
+  SnapshotHandler(TraceSource& source, Trace& trace, int device)
       : source_(source),
         trace_(trace),
         builder_(trace, detail::TraceBuilder::History::kWindow),
-        device_(device),
-        start_(start) {}
+        device_(device) {}
 
   // After the parse: the checks that need the whole snapshot.
   void finish() const {
@@ -149,60 +106,60 @@ class SnapshotHandler {
     }
   }
 
-  // ---- nlohmann's SAX interface ----
-  bool null() { return scalar(of_kind(Value::Kind::kNull)); }
-  bool boolean(bool b) {
+  // ---- JsonHandler ----
+  void null_value() override { scalar(of_kind(Value::Kind::kNull)); }
+  void boolean(bool b) override {
+    if (skip_ > 0) return;
     Value v = of_kind(Value::Kind::kBoolean);
     v.boolean = b;
-    return scalar(std::move(v));
+    scalar(std::move(v));
   }
-  bool number_integer(json::number_integer_t n) {
-    if (skip_ > 0) return true;
+  void integer(std::int64_t n) override {
+    if (skip_ > 0) return;
     Value v = of_kind(Value::Kind::kInteger);
     v.integer = n;
-    return scalar(std::move(v));
+    scalar(std::move(v));
   }
-  bool number_unsigned(json::number_unsigned_t n) {
-    if (skip_ > 0) return true;
+  void unsigned_integer(std::uint64_t n) override {
+    if (skip_ > 0) return;
     if (where_ == Where::kEntryValue && kept_ < kKept) {  // the common case, without a copy
       Value& v = fields_[kept_];
       v.kind = Value::Kind::kUnsigned;
       v.unsigned_value = n;
       where_ = Where::kEntry;
-      return true;
+      return;
     }
     Value v = of_kind(Value::Kind::kUnsigned);
     v.unsigned_value = n;
-    return scalar(std::move(v));
+    scalar(std::move(v));
   }
-  bool number_float(json::number_float_t n, const std::string&) {
-    if (skip_ > 0) return true;
+  void floating(double n) override {
+    if (skip_ > 0) return;
     Value v = of_kind(Value::Kind::kFloat);
     v.floating = n;
-    return scalar(std::move(v));
+    scalar(std::move(v));
   }
-  bool string(std::string& s) {
-    if (skip_ > 0) return true;
+  void string(std::string_view s) override {
+    if (skip_ > 0) return;
     if (where_ == Where::kEntryValue && kept_ < kKept) {
       Value& v = fields_[kept_];
       v.kind = Value::Kind::kString;
       v.text.assign(s);
       where_ = Where::kEntry;
-      return true;
+      return;
     }
     Value v = of_kind(Value::Kind::kString);
     v.text = s;
-    return scalar(std::move(v));
+    scalar(std::move(v));
   }
-  bool binary(json::binary_t&) { return true; }  // not in JSON text
-  bool start_object(std::size_t) { return start(Value::Kind::kObject); }
-  bool start_array(std::size_t) { return start(Value::Kind::kArray); }
-  bool end_object() { return end(); }
-  bool end_array() { return end(); }
-  bool key(std::string& k) {
-    if (skip_ > 0) return true;
+  void start_object() override { start(Value::Kind::kObject); }
+  void start_array() override { start(Value::Kind::kArray); }
+  void end_object() override { end(); }
+  void end_array() override { end(); }
+  void key(std::string_view k) override {
+    if (skip_ > 0) return;
     if (where_ == Where::kTop) {
-      if (!top_keys_.insert(k).second) {
+      if (!top_keys_.emplace(k).second) {
         detail::fail_at(trace_.file, source_.last_line(),
                         fmt::format("{}: duplicate key (the snapshot names each key once)", k));
       }
@@ -212,14 +169,6 @@ class SnapshotHandler {
       entry_key(k);
       where_ = Where::kEntryValue;
     }
-    return true;
-  }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
-    // position counts the end of input as a byte: at most the bytes consumed.
-    const std::uint64_t byte =
-        start_ + std::min<std::uint64_t>(position, source_.consumed() - start_);
-    detail::fail_at(trace_.file, source_.last_line(),
-                    fmt::format("malformed JSON at byte {}: {}", byte, parse_error_detail(e.what())));
   }
 
  private:
@@ -244,7 +193,7 @@ class SnapshotHandler {
   }
 
   // A key of an entry: which value to keep, and whether it came before.
-  void entry_key(const std::string& k) {
+  void entry_key(std::string_view k) {
     const auto known = std::find(kEntryKeys.begin(), kEntryKeys.end(), k);
     bool duplicate = false;
     if (known != kEntryKeys.end()) {
@@ -253,7 +202,7 @@ class SnapshotHandler {
       seen_keys_ |= 1u << index;
       kept_ = index;
     } else {
-      duplicate = !other_keys_.insert(k).second;
+      duplicate = !other_keys_.emplace(k).second;
       kept_ = kEntryKeys.size();
     }
     if (duplicate) {
@@ -270,25 +219,23 @@ class SnapshotHandler {
     else if (where_ == Where::kEntryValue) where_ = Where::kEntry;
   }
 
-  bool scalar(Value value) {
-    if (skip_ > 0) return true;
+  void scalar(Value value) {
+    if (skip_ > 0) return;
     begin_value(std::move(value));
-    return true;
   }
 
-  bool start(Value::Kind kind) {
+  void start(Value::Kind kind) {
     if (skip_ > 0) {
       ++skip_;
-      return true;
+      return;
     }
     begin_value(of_kind(kind));
-    return true;
   }
 
-  bool end() {
+  void end() {
     if (skip_ > 0) {
       if (--skip_ == 0) value_done();
-      return true;
+      return;
     }
     switch (where_) {
       case Where::kTop: where_ = Where::kDone; break;
@@ -306,9 +253,8 @@ class SnapshotHandler {
         ++entry_index_;
         where_ = Where::kEntries;
         break;
-      default: break;  // the parser pairs every end with its start
+      default: break;  // the reader pairs every end with its start
     }
-    return true;
   }
 
   // A value begins (a scalar, or a container's start) where the parser is now.
@@ -413,7 +359,6 @@ class SnapshotHandler {
   Trace& trace_;
   detail::TraceBuilder builder_;
   int device_;
-  std::uint64_t start_;  // bytes before the parser's first
 
   Where where_ = Where::kRoot;
   std::uint64_t skip_ = 0;  // depth inside a value being skipped
@@ -439,8 +384,8 @@ Trace read_snapshot(TraceSource& source, int device) {
   trace.file = source.name();
   trace.format = TraceFormat::kPyTorchSnapshot;
   trace.device = device;
-  SnapshotHandler handler(source, trace, device, source.consumed());
-  json::sax_parse(SourceIterator(&source), SourceIterator(), &handler);
+  SnapshotHandler handler(source, trace, device);
+  read_json(source, handler);
   handler.finish();
   return trace;
 }

@@ -57,6 +57,19 @@ class TraceSource {
   // Consumes spaces, tabs, carriage returns and newlines.
   void skip_whitespace();
 
+  // The bytes available now without reading (the rest of the chunk), reading the next
+  // chunk first when none are; empty only at the end.
+  std::string_view window() {
+    if (pos_ == end_) refill();
+    return std::string_view(pos_, static_cast<std::size_t>(end_ - pos_));
+  }
+  // Consumes `n` bytes of window() that hold no '\n' (a fast path for string and number
+  // runs).
+  void skip_within_line(std::size_t n) noexcept {
+    pos_ += n;
+    last_line_ = newlines_ + 1;
+  }
+
   // The next line, without its '\n' (a "\r" before it is kept), consumed. `line` stays
   // valid until the next call. kEnd when nothing is left; kTooLong (nothing consumed
   // beyond `max_bytes`) when no '\n' comes within `max_bytes`.

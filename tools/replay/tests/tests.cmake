@@ -16,9 +16,9 @@ function(replay_bad_input name file message)
       -P ${replay_run_expect})
 endfunction()
 replay_bad_input(truncated_json bad_truncated.json
-  ":200: malformed JSON at byte 27148: syntax error while parsing object - unexpected end of input. expected '}'")
+  ":200: malformed JSON at byte 27148: unexpected end of input. expected ',' or '}'")
 replay_bad_input(json_syntax bad_syntax.json
-  ":5: malformed JSON at byte 125: syntax error while parsing object - unexpected string literal. expected '}'")
+  ":5: malformed JSON at byte 120: unexpected '\"'. expected ',' or '}'")
 replay_bad_input(json_bad_size bad_size.json
   ":6: device_traces\\[0\\]\\[2\\]\\.size: expected a non-negative integer, got '\"abc\"'")
 replay_bad_input(json_unknown_action bad_action.json
@@ -159,6 +159,7 @@ set_tests_properties(${replay_tests} PROPERTIES LABELS unit TIMEOUT 300)
 find_package(GTest)
 if(GTest_FOUND)
   add_executable(accel_replay_unit_tests
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/json_reader_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/tests/replay_unit_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/tests/snapshot_compat_test.cpp
     ${CMAKE_CURRENT_SOURCE_DIR}/tests/trace_checks_test.cpp)

@@ -166,8 +166,7 @@ TEST(TraceFile, JsonErrorsCountBytesFromTheStartOfTheFile) {
   TempDir dir;
   const std::string path = dir.file("ws.json", "\n\n  {\"device_traces\": [[}\n");
   EXPECT_EQ(error_of([&] { return read_trace(path); }),
-            path + ":3: malformed JSON at byte 25: syntax error while parsing value - unexpected "
-                   "'}'; expected '[', '{', or a literal");
+            path + ":3: malformed JSON at byte 25: unexpected '}'; expected a value");
 }
 
 // ---- duplicates are refused, never "the last one wins" ----

@@ -80,9 +80,13 @@ void render_text(const Trace& trace, std::uint64_t granularity, const RunReport&
   out << fmt::format("trace: {} ({}{})\n", trace.file, format_name(trace.format), where);
   out << fmt::format("events replayed: {} of {} ({} allocations, {} frees)\n", r.events_replayed,
                      trace.events.size(), trace.allocations, trace.frees);
-  out << fmt::format("skipped: {} frees of addresses allocated before the trace, {} failed "
-                     "allocations, {} allocator entries\n",
-                     trace.unmatched_frees, trace.failed_allocations, trace.ignored_entries);
+  if (trace.format == TraceFormat::kPyTorchSnapshot) {
+    out << fmt::format("skipped: {} frees of addresses allocated before the trace, {} allocator "
+                       "entries\n",
+                       trace.unmatched_frees, trace.ignored_entries);
+  } else {  // an RMM log has neither (every free matches an allocation, or it is an error)
+    out << fmt::format("skipped: {} failed allocations\n", trace.failed_allocations);
+  }
   out << fmt::format("streams: {}\n", streams_text(trace));
   if (run.min_capacity) {
     out << fmt::format("minimum capacity: {} ({} replays; bisection alone: {} bytes)\n",

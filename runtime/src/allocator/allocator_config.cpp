@@ -1,5 +1,6 @@
 #include "allocator/allocator_config.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -72,6 +73,10 @@ std::string suggestion(std::string_view key) {
   std::string close;
   std::size_t count = 0;
   for (std::string_view known : kKeys) {
+    // The lengths alone bound the distance from below: skip the table when they differ by
+    // more than the limit (a long mistyped token costs nothing then).
+    const std::size_t longer = std::max(key.size(), known.size());
+    if (longer - std::min(key.size(), known.size()) > limit) continue;
     const std::size_t d = common::edit_distance(key, known);
     if (d > limit || d > best) continue;
     if (d < best) {

@@ -116,7 +116,7 @@ add_test(NAME tools.replay_capacity_and_machine
 add_test(NAME tools.accel_replay_dispatch
   COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:accel>|replay|${replay_data}/rmm_log.csv|--capacity|1GiB"
     -DEXPECT_EXIT=0
-    "-DEXPECT_1=^trace: [^\n]*rmm_log\\.csv \\(RMM log\\)\nevents replayed: 408 of 408 \\(204 allocations, 204 frees\\)\n"
+    "-DEXPECT_1=^trace: [^\n]*rmm_log\\.csv \\(RMM log\\)\nevents replayed: 408 of 408 \\(204 allocations, 204 frees\\)\nskipped: 5 failed allocations\n"
     "-DEXPECT_2=\nresult: no out of memory\n$"
     -P ${replay_run_expect})
 add_test(NAME tools.accel_replay_help
@@ -133,6 +133,7 @@ add_test(NAME tools.replay_progress_forced
 add_test(NAME tools.replay_progress_off_without_terminal
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--capacity|1GiB"
     -DEXPECT_EXIT=0 "-DEXPECT_1=\nresult: no out of memory\n$" "-DREJECT_1=\\[#" "-DREJECT_2=% [0-9]+/476 events"
+    "-DEXPECT_2=\nskipped: 2 frees of addresses allocated before the trace, 6 allocator entries\n"
     -P ${replay_run_expect})
 
 # Figures, bisection against a linear search, --compare, OOM and the converter script.

@@ -112,6 +112,27 @@ TEST(TraceFile, ARowLongerThanAMebibyteIsNamed) {
             path + ":2: line longer than 1048576 bytes (an RMM log row is a few dozen)");
 }
 
+// The size is checked when the file is opened; a file that grows past the limit while it
+// is read is refused at the limit rather than read without end.
+TEST(TraceFile, AFileThatGrowsPastTheLimitWhileReadIsRefused) {
+  TempDir dir;
+  const std::string path = dir.file("growing.csv", "Thread");
+  TraceSource source = TraceSource::open_file(path, 10);
+  std::ofstream(path, std::ios::app) << ",Time,Action,Pointer,Size,Stream\n";
+  EXPECT_EQ(error_of([&] {
+              while (!source.at_end()) source.advance();
+              return 0;
+            }),
+            "trace '" + path + "': grew past the limit of 10 bytes while being read");
+}
+
+TEST(TraceFile, AFileLargerThanTheLimitIsRefusedWhenOpened) {
+  TempDir dir;
+  const std::string path = dir.file("big.csv", std::string(11, 'x'));
+  EXPECT_EQ(error_of([&] { return TraceSource::open_file(path, 10); }),
+            "trace '" + path + "': is 11 bytes, more than the 10 bytes a trace may have");
+}
+
 // ---- streaming: a file of several chunks reads as its text does ----
 
 std::string many_entries(std::size_t count) {

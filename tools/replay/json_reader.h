@@ -8,11 +8,12 @@
 // in the entries of one device trace), and its SAX lexer, linear, still moves every byte
 // through a per-character call and a token copy (about 110 MB/s): a 10-million-event
 // snapshot, mostly stack frames, is 4 GB. This reader skips through strings, numbers and
-// whitespace a chunk run at a time and reaches several times that. It accepts exactly
-// what RFC 8259 allows -- the grammar nlohmann's strict parser accepts, checked by the
-// accel_fuzz_replay_json fuzzer against nlohmann token by token -- with two limits of its
-// own: arrays and objects nest at most kMaxDepth deep, and a leading byte-order mark is not
-// skipped (a snapshot is written without one).
+// whitespace a chunk run at a time and reaches about three times that (bench/README.md). It
+// accepts exactly what RFC 8259 allows -- the grammar nlohmann's strict parser accepts,
+// checked by the accel_fuzz_replay_json fuzzer against nlohmann token by token -- with two
+// limits of its own: arrays and objects nest at most kMaxDepth deep, and a leading
+// byte-order mark is not skipped (a snapshot is written without one); and a NUL byte is a
+// byte like any other, where nlohmann takes it for the end of the input.
 //
 // Values: integers without fraction or exponent go to integer() (negative) or
 // unsigned_integer(); an integer outside 64 bits, and every number with a fraction or an

@@ -186,6 +186,10 @@ TEST(MinCapacity, APeakBeyondTheSearchIsNamedInTheUsersTerms) {
                                "1,t,allocate,0x20,18446744073709551615,0x0\n"
                                "1,t,free,0x10,0,0x0\n1,t,free,0x20,0,0x0\n");
   EXPECT_EQ(peak_live_requested(wraps), UINT64_MAX);
+  // 2^63 twice is 2^64: a 64-bit sum would read 0 there and keep 2^63 as the peak.
+  EXPECT_EQ(peak_live_requested(trace_of("1,t,allocate,0x10,9223372036854775808,0x0\n"
+                                         "1,t,allocate,0x20,9223372036854775808,0x0\n")),
+            UINT64_MAX);
   try {
     (void)find_min_capacity(wraps, options);
     FAIL() << "no error";

@@ -104,7 +104,6 @@ def write_rmm(path):
     next_addr = 0x7F4A2C000000
     rows = ["Thread,Time,Action,Pointer,Size,Stream"]
     t = 0
-    rows.append("140229,14:35:10.000001,free,0x7f4a00000000,4096,0x0")  # before the log
     for n, (action, key, size, stream) in enumerate(events):
         t += 13
         clock = "14:35:%02d.%06d" % (11 + t // 1_000_000, t % 1_000_000)

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "accel/error.h"
 #include "allocator/device_caching_allocator.h"
+#include "report.h"
 
 namespace accel::replay {
 namespace {
@@ -15,6 +17,11 @@ namespace {
 using detail::alloc::DeviceCachingAllocator;
 
 constexpr std::uint64_t kProgressEvery = 1u << 14;
+
+// "281474976710656 bytes (256.00 TiB)"
+std::string bytes_in_words(std::uint64_t bytes) {
+  return fmt::format("{} bytes ({})", bytes, human_bytes(bytes));
+}
 
 struct Pass {
   std::uint64_t replayed = 0;
@@ -107,8 +114,10 @@ ReplayResult run_replay(const Trace& trace, const ReplayOptions& options) {
 }
 
 std::uint64_t peak_live_requested(const Trace& trace) {
-  std::uint64_t live = 0;
-  std::uint64_t peak = 0;
+  // 128-bit sums: a trace's sizes may add up past 2^64 (each is a 64-bit value), and a
+  // wrapped sum would hide the peak.
+  unsigned __int128 live = 0;
+  unsigned __int128 peak = 0;
   for (const TraceEvent& event : trace.events) {
     if (event.kind == TraceEvent::Kind::kAllocate) {
       live += event.bytes;
@@ -117,7 +126,8 @@ std::uint64_t peak_live_requested(const Trace& trace) {
       live -= event.bytes;
     }
   }
-  return peak;
+  return peak > std::numeric_limits<std::uint64_t>::max() ? std::numeric_limits<std::uint64_t>::max()
+                                                          : static_cast<std::uint64_t>(peak);
 }
 
 MinCapacity find_min_capacity(const Trace& trace, const ReplayOptions& options) {
@@ -131,19 +141,28 @@ MinCapacity find_min_capacity(const Trace& trace, const ReplayOptions& options) 
     probe.capacity = granules * g;
     return !run_replay(trace, probe).oom.has_value();
   };
+  // Every capacity tried is at most kMaxSearchedCapacity, a whole number of granules, so
+  // `granules * g` never overflows.
+  const std::uint64_t limit = kMaxSearchedCapacity / g;
+  const std::uint64_t peak = peak_live_requested(trace);
+  if (peak > limit * g) {
+    throw TraceError(fmt::format(
+        "{}: --find-min-capacity: the trace holds {} live at once (its peak of live requested "
+        "bytes), more than the largest capacity searched, {}",
+        trace.file, bytes_in_words(peak), bytes_in_words(limit * g)));
+  }
   // `floor` granules fail (0 granules by definition; fewer bytes than the peak of live
   // requested bytes by arithmetic), `high` granules succeed.
-  const std::uint64_t peak_granules = peak_live_requested(trace) / g;
+  const std::uint64_t peak_granules = peak / g;
   const std::uint64_t floor = peak_granules > 0 ? peak_granules - 1 : 0;
   std::uint64_t low = floor;
-  std::uint64_t high = std::max<std::uint64_t>(peak_granules + 1, 1);
-  const std::uint64_t limit = (std::uint64_t{1} << 48) / g;
+  std::uint64_t high = std::min(std::max<std::uint64_t>(peak_granules + 1, 1), limit);
   while (!fits(high)) {
     low = high;
     if (high >= limit) {
-      throw TraceError(fmt::format("{}: no capacity up to {} bytes replays the trace without "
-                                   "out of memory",
-                                   trace.file, high * g));
+      throw TraceError(fmt::format("{}: --find-min-capacity: no capacity up to {} replays the "
+                                   "trace without out of memory",
+                                   trace.file, bytes_in_words(limit * g)));
     }
     high = std::min(high * 2, limit);
   }

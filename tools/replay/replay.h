@@ -35,7 +35,7 @@ struct ReplayOptions {
 
 struct OomReport {
   std::uint64_t event_index = 0;  // 0-based index into Trace::events
-  std::uint32_t line = 0;         // the event's line in the trace file
+  std::uint64_t line = 0;         // the event's line in the trace file
   std::uint64_t requested_bytes = 0;
   std::uint32_t stream = 0;       // dense stream index
   std::string message;            // the allocator's OutOfMemoryError message
@@ -64,8 +64,11 @@ ReplayResult run_replay(const Trace& trace, const ReplayOptions& options);
 // 152 MiB, and again in 154 MiB), so bisection alone can miss the smallest: bisection
 // between a capacity known to fail (below the trace's peak of live requested bytes) and
 // one that succeeds (found by doubling) bounds it, then every capacity between the lower
-// bound and the bisection's answer is tried in increasing order (docs/REPLAY.md). TraceError
-// when even 2^48 bytes fail.
+// bound and the bisection's answer is tried in increasing order (docs/REPLAY.md). TraceError,
+// naming the limit in bytes and binary units, when even kMaxSearchedCapacity fails or the
+// trace holds more than that live at once.
+inline constexpr std::uint64_t kMaxSearchedCapacity = std::uint64_t{1} << 48;  // 256 TiB
+
 struct MinCapacity {
   std::uint64_t capacity = 0;    // the smallest that runs
   std::uint64_t bisection = 0;   // what bisection alone found (>= capacity)
@@ -74,7 +77,7 @@ struct MinCapacity {
 MinCapacity find_min_capacity(const Trace& trace, const ReplayOptions& options);
 
 // The largest sum of live requested bytes over the trace (a lower bound of any capacity
-// that runs it).
+// that runs it); UINT64_MAX when it is larger.
 std::uint64_t peak_live_requested(const Trace& trace);
 
 }  // namespace accel::replay

@@ -60,7 +60,7 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
 }
 
 std::string human_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   if (bytes < 1024) return fmt::format("{} B", bytes);
   double value = static_cast<double>(bytes) / 1024.0;
   std::size_t unit = 0;
@@ -80,9 +80,13 @@ void render_text(const Trace& trace, std::uint64_t granularity, const RunReport&
   out << fmt::format("trace: {} ({}{})\n", trace.file, format_name(trace.format), where);
   out << fmt::format("events replayed: {} of {} ({} allocations, {} frees)\n", r.events_replayed,
                      trace.events.size(), trace.allocations, trace.frees);
-  out << fmt::format("skipped: {} frees of addresses allocated before the trace, {} failed "
-                     "allocations, {} allocator entries\n",
-                     trace.unmatched_frees, trace.failed_allocations, trace.ignored_entries);
+  if (trace.format == TraceFormat::kPyTorchSnapshot) {
+    out << fmt::format("skipped: {} frees of addresses allocated before the trace, {} allocator "
+                       "entries\n",
+                       trace.unmatched_frees, trace.ignored_entries);
+  } else {  // an RMM log has neither (every free matches an allocation, or it is an error)
+    out << fmt::format("skipped: {} failed allocations\n", trace.failed_allocations);
+  }
   out << fmt::format("streams: {}\n", streams_text(trace));
   if (run.min_capacity) {
     out << fmt::format("minimum capacity: {} ({} replays; bisection alone: {} bytes)\n",
@@ -171,7 +175,7 @@ void render_json(const Trace& trace, std::uint64_t granularity, const std::vecto
     one["device_allocations"] = r.device_allocations;
     one["driver_peak_bytes"] = r.driver_peak_bytes;
     one["at_peak"] = {{"event_index", r.peak_event_index},
-                      {"line", r.allocated_at_peak > 0 ? trace.events[r.peak_event_index].line : 0},
+                      {"line", r.allocated_at_peak > 0 ? trace.events[r.peak_event_index].line : std::uint64_t{0}},
                       {"allocated_bytes", r.allocated_at_peak},
                       {"reserved_bytes", r.reserved_at_peak},
                       {"reserved_minus_allocated_bytes", r.reserved_at_peak - r.allocated_at_peak},

@@ -8,15 +8,21 @@
 // logged program could not get: it never existed, so the row is skipped and counted).
 // Pointer and Stream are hexadecimal with 0x, or decimal; Size is decimal. Every other
 // value is an error naming the line and column: "trace.csv:17: Size: expected a
-// non-negative integer, got 'abc'".
+// non-negative integer, got 'abc'"; so is a header naming a column twice, and a free of a
+// pointer the log never allocated (Note [Frees of unknown addresses], trace_builder.h).
+// The log is read a line at a time from the TraceSource, never whole.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "trace.h"
 #include "trace_builder.h"
+#include "trace_source.h"
 
 namespace accel::replay {
 namespace {
@@ -28,8 +34,9 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, last - first + 1);
 }
 
-std::vector<std::string_view> split(std::string_view line) {
-  std::vector<std::string_view> fields;
+// The fields of `line` into `fields` (reused from row to row).
+void split(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = line.find(',', start);
@@ -37,7 +44,6 @@ std::vector<std::string_view> split(std::string_view line) {
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  return fields;
 }
 
 // Hexadecimal with 0x/0X, else decimal; the whole text must be a number.
@@ -53,50 +59,79 @@ std::optional<std::uint64_t> parse_number(std::string_view text, bool allow_hex)
   return value;
 }
 
+[[noreturn]] void not_a_trace(const std::string& file, std::uint64_t line) {
+  detail::fail_at(file, line,
+                  "not a trace: expected a PyTorch snapshot (a JSON object with device_traces) "
+                  "or an RMM log (CSV with the header Thread,Time,Action,Pointer,Size,Stream)");
+}
+
+constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;  // a row is a few dozen bytes
+
+bool looks_like_header(std::string_view line) {
+  return line.find("Action") != std::string_view::npos && line.find(',') != std::string_view::npos;
+}
+
 }  // namespace
 
-Trace read_rmm_text(std::string_view text, const std::string& file) {
+namespace detail {
+
+Trace read_rmm(TraceSource& source, int device) {
   Trace trace;
-  trace.file = file;
+  trace.file = source.name();
   trace.format = TraceFormat::kRmmLog;
-  detail::TraceBuilder builder(trace);
+  const std::string& file = trace.file;
+  TraceBuilder builder(trace, TraceBuilder::History::kComplete);
 
   constexpr std::array<std::string_view, 4> kRequired = {"Action", "Pointer", "Size", "Stream"};
   std::array<std::size_t, 4> column{};  // index of each required column
   std::size_t columns = 0;
-  std::uint32_t line_number = 0;
   std::string header_text;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
+  std::vector<std::string_view> fields;
+  std::string_view line;
+  while (true) {
+    const TraceSource::LineStatus status = source.read_line(line, kMaxLineBytes);
+    if (status == TraceSource::LineStatus::kEnd) break;
+    const std::uint64_t line_number = source.last_line();
+    if (status == TraceSource::LineStatus::kTooLong) {
+      if (columns == 0) not_a_trace(file, line_number);
+      fail_at(file, line_number,
+              fmt::format("line longer than {} bytes (an RMM log row is a few dozen)",
+                          kMaxLineBytes));
+    }
     if (trim(line).empty()) continue;
-    const std::vector<std::string_view> fields = split(line);
+    split(line, fields);
     if (columns == 0) {
+      if (!looks_like_header(line)) not_a_trace(file, line_number);
+      if (device != 0) {
+        throw TraceError(fmt::format("{}: --device {}: an RMM log holds one device's events",
+                                     file, device));
+      }
+      std::unordered_map<std::string_view, std::size_t> first;  // name -> its column
+      for (std::size_t f = 0; f < fields.size(); ++f) {
+        const auto [it, inserted] = first.emplace(fields[f], f);
+        if (!inserted) {
+          fail_at(file, line_number,
+                  fmt::format("header: duplicate column '{}' (columns {} and {}) in '{}'",
+                              fields[f], it->second + 1, f + 1, trim(line)));
+        }
+      }
       for (std::size_t r = 0; r < kRequired.size(); ++r) {
-        std::size_t found = fields.size();
-        for (std::size_t f = 0; f < fields.size(); ++f) {
-          if (fields[f] == kRequired[r]) found = f;
+        const auto found = std::find(fields.begin(), fields.end(), kRequired[r]);
+        if (found == fields.end()) {
+          fail_at(file, line_number,
+                  fmt::format("header: no {} column (expected Thread,Time,Action,Pointer,Size,"
+                              "Stream, got '{}')",
+                              kRequired[r], trim(line)));
         }
-        if (found == fields.size()) {
-          detail::fail_at(file, line_number,
-                          fmt::format("header: no {} column (expected Thread,Time,Action,"
-                                      "Pointer,Size,Stream, got '{}')",
-                                      kRequired[r], trim(line)));
-        }
-        column[r] = found;
+        column[r] = static_cast<std::size_t>(found - fields.begin());
       }
       columns = fields.size();
       header_text = std::string(trim(line));
       continue;
     }
     if (fields.size() != columns) {
-      detail::fail_at(file, line_number,
-                      fmt::format("expected {} fields ({}), got {}", columns, header_text,
-                                  fields.size()));
+      fail_at(file, line_number,
+              fmt::format("expected {} fields ({}), got {}", columns, header_text, fields.size()));
     }
     const std::string_view action = fields[column[0]];
     if (action == "allocate failure") {
@@ -104,36 +139,35 @@ Trace read_rmm_text(std::string_view text, const std::string& file) {
       continue;
     }
     if (action != "allocate" && action != "free") {
-      detail::fail_at(file, line_number,
-                      fmt::format("Action: expected allocate, free or allocate failure, got '{}'",
-                                  action));
+      fail_at(file, line_number,
+              fmt::format("Action: expected allocate, free or allocate failure, got '{}'", action));
     }
     const auto pointer = parse_number(fields[column[1]], /*allow_hex=*/true);
     if (!pointer) {
-      detail::fail_at(file, line_number,
-                      fmt::format("Pointer: expected an address (0x... or decimal), got '{}'",
-                                  fields[column[1]]));
+      fail_at(file, line_number,
+              fmt::format("Pointer: expected an address (0x... or decimal), got '{}'",
+                          fields[column[1]]));
     }
     const auto size = parse_number(fields[column[2]], /*allow_hex=*/false);
     if (!size) {
-      detail::fail_at(file, line_number,
-                      fmt::format("Size: expected a non-negative integer, got '{}'",
-                                  fields[column[2]]));
+      fail_at(file, line_number,
+              fmt::format("Size: expected a non-negative integer, got '{}'", fields[column[2]]));
     }
     const auto stream = parse_number(fields[column[3]], /*allow_hex=*/true);
     if (!stream) {
-      detail::fail_at(file, line_number,
-                      fmt::format("Stream: expected a stream (0x... or decimal), got '{}'",
-                                  fields[column[3]]));
+      fail_at(file, line_number,
+              fmt::format("Stream: expected a stream (0x... or decimal), got '{}'",
+                          fields[column[3]]));
     }
     if (action == "allocate") {
       builder.allocate(*pointer, *size, static_cast<std::int64_t>(*stream), line_number);
     } else {
-      builder.free(*pointer, line_number);
+      builder.free(*pointer, line_number, "free", /*completes=*/true);
     }
   }
   if (columns == 0) throw TraceError(fmt::format("{}: empty file", file));
   return trace;
 }
 
+}  // namespace detail
 }  // namespace accel::replay

@@ -1,14 +1,11 @@
-// Format detection and the readers' shared address resolution (trace.h).
+// Format detection and the readers' shared address resolution (trace.h, trace_builder.h).
 #include "trace.h"
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
+#include "accel_common/bounded_file.h"
 #include "trace_builder.h"
+#include "trace_source.h"
 
 namespace accel::replay {
 
@@ -34,57 +31,106 @@ std::uint32_t TraceBuilder::stream_index(std::int64_t stream) {
 }
 
 void TraceBuilder::allocate(std::uint64_t address, std::uint64_t bytes, std::int64_t stream,
-                            std::uint32_t line) {
+                            std::uint64_t line) {
   const std::uint32_t s = stream_index(stream);
   const std::uint64_t id = trace_.allocations;
-  auto [it, inserted] = live_.emplace(address, Live{id, bytes, s, line});
-  if (!inserted) {
+  auto [it, inserted] = addresses_.try_emplace(address);
+  Address& slot = it->second;
+  if (!inserted && slot.state == State::kLive) {
     fail_at(trace_.file, line,
             fmt::format("address {:#x} allocated again while live (allocated at line {} and "
                         "not freed since)",
-                        address, it->second.line));
+                        address, slot.line));
   }
+  // A block whose free waits for its free_completed is not reusable, so a new allocation at
+  // its address means the snapshot did not record that completion (PyTorch's history can
+  // skip actions): the completion still owed belongs to the old block, not to this one.
+  const bool owed = !inserted && slot.state == State::kFreeRequested;
+  slot = Address{id, bytes, line, s, State::kLive, owed};
   ++trace_.allocations;
   trace_.events.push_back(TraceEvent{TraceEvent::Kind::kAllocate, s, line, id, bytes});
 }
 
-void TraceBuilder::free(std::uint64_t address, std::uint32_t line) {
-  const auto it = live_.find(address);
-  if (it == live_.end()) {
+void TraceBuilder::emit_free(Address& slot, std::uint64_t line) {
+  ++trace_.frees;
+  trace_.events.push_back(TraceEvent{TraceEvent::Kind::kFree, slot.stream, line, slot.id, slot.bytes});
+}
+
+void TraceBuilder::not_live(std::uint64_t address, const Address& slot, std::uint64_t line,
+                            std::string_view action) const {
+  fail_at(trace_.file, line,
+          fmt::format("{} of address {:#x}, which is not live ({} at line {} and not "
+                      "allocated again since)",
+                      action, address,
+                      slot.state == State::kFreeRequested ? "free requested" : "freed", slot.line));
+}
+
+void TraceBuilder::free(std::uint64_t address, std::uint64_t line, std::string_view action,
+                        bool completes) {
+  const auto it = addresses_.find(address);
+  if (it == addresses_.end()) {
+    if (history_ == History::kComplete) {
+      fail_at(trace_.file, line,
+              fmt::format("{} of address {:#x}, which the log never allocated (an RMM log "
+                          "holds every allocation from its start: is it complete?)",
+                          action, address));
+    }
+    // Allocated before the window (Note [Frees of unknown addresses]).
     ++trace_.unmatched_frees;
+    addresses_.emplace(address, Address{0, 0, line, 0,
+                                        completes ? State::kFreed : State::kFreeRequested, false});
     return;
   }
-  ++trace_.frees;
-  trace_.events.push_back(
-      TraceEvent{TraceEvent::Kind::kFree, it->second.stream, line, it->second.id, it->second.bytes});
-  live_.erase(it);
+  Address& slot = it->second;
+  if (slot.state != State::kLive) not_live(address, slot, line, action);
+  emit_free(slot, line);
+  slot.line = line;
+  slot.state = completes ? State::kFreed : State::kFreeRequested;
+  slot.completion_owed = false;
+}
+
+void TraceBuilder::free_completed(std::uint64_t address, std::uint64_t line) {
+  auto [it, inserted] = addresses_.try_emplace(address);
+  Address& slot = it->second;
+  if (inserted) {
+    // Allocated, and its free requested, before the window: one free of that block.
+    ++trace_.unmatched_frees;
+  } else if (slot.state == State::kLive && slot.completion_owed) {
+    slot.completion_owed = false;  // the previous block's: this one stays live
+    return;
+  } else if (slot.state == State::kLive) {
+    emit_free(slot, line);  // the snapshot logged only the completion
+  } else if (slot.state == State::kFreed) {
+    fail_at(trace_.file, line,
+            fmt::format("free_completed of address {:#x}, whose free completed at line {} (not "
+                        "allocated again since)",
+                        address, slot.line));
+  }
+  slot.line = line;
+  slot.state = State::kFreed;
 }
 
 }  // namespace detail
 
 Trace read_trace(const std::string& path, int device) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = std::move(buffer).str();
-  const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) throw TraceError(fmt::format("{}: empty file", path));
-  if (text[first] == '{') return read_snapshot_text(text, path, device);
-  const std::size_t end = text.find('\n');
-  const std::string_view header = std::string_view(text).substr(0, end);
-  if (header.find("Action") != std::string_view::npos &&
-      header.find(',') != std::string_view::npos) {
-    if (device != 0) {
-      throw TraceError(fmt::format("{}: --device {}: an RMM log holds one device's events", path,
-                                   device));
-    }
-    return read_rmm_text(text, path);
-  }
-  throw TraceError(fmt::format(
-      "{}:1: not a trace: expected a PyTorch snapshot (a JSON object with device_traces) or an "
-      "RMM log (CSV with the header Thread,Time,Action,Pointer,Size,Stream)",
-      path));
+  TraceSource source = TraceSource::open_file(path, accel::common::kMaxTraceFileBytes);
+  source.skip_whitespace();
+  if (source.at_end()) throw TraceError(fmt::format("{}: empty file", path));
+  if (source.peek() == '{') return detail::read_snapshot(source, device);
+  return detail::read_rmm(source, device);
+}
+
+Trace read_snapshot_text(std::string_view text, const std::string& file, int device) {
+  TraceSource source(text, file);
+  source.skip_whitespace();
+  return detail::read_snapshot(source, device);
+}
+
+Trace read_rmm_text(std::string_view text, const std::string& file) {
+  TraceSource source(text, file);
+  source.skip_whitespace();
+  if (source.at_end()) throw TraceError(fmt::format("{}: empty file", file));
+  return detail::read_rmm(source, 0);
 }
 
 }  // namespace accel::replay

@@ -1,10 +1,13 @@
 #include "allocator/allocator_config.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
+
+#include "accel_common/edit_distance.h"
 
 namespace accel::detail::alloc {
 namespace {
@@ -53,6 +56,43 @@ std::optional<bool> parse_bool(std::string_view text) {
   return std::nullopt;
 }
 
+// Every key apply() knows, in the order docs/MEMORY.md lists them.
+constexpr std::string_view kKeys[] = {
+    "max_split_size_mb",           "max_non_split_rounding_mb",
+    "roundup_power2_divisions",    "garbage_collection_threshold",
+    "expandable_segments",         "release_lock_on_cudamalloc",
+    "pinned_use_cuda_host_register", "pinned_num_register_threads",
+    "pinned_use_background_threads", "backend"};
+
+// " (closest: expandable_segments)" for a key a few edits from known ones (the nearest,
+// ties in kKeys order, at most three), else " (known keys: ...)" listing them all, so the
+// message always says what would have been accepted.
+std::string suggestion(std::string_view key) {
+  const std::size_t limit = common::close_distance_limit(key);
+  std::size_t best = limit + 1;
+  std::string close;
+  std::size_t count = 0;
+  for (std::string_view known : kKeys) {
+    // The lengths alone bound the distance from below: skip the table when they differ by
+    // more than the limit (a long mistyped token costs nothing then).
+    const std::size_t longer = std::max(key.size(), known.size());
+    if (longer - std::min(key.size(), known.size()) > limit) continue;
+    const std::size_t d = common::edit_distance(key, known);
+    if (d > limit || d > best) continue;
+    if (d < best) {
+      best = d;
+      close.clear();
+      count = 0;
+    }
+    if (count < 3) close += (count == 0 ? "" : ", ") + std::string(known);
+    ++count;
+  }
+  if (!close.empty()) return " (closest: " + close + ")";
+  std::string all;
+  for (std::string_view known : kKeys) all += (all.empty() ? "" : ", ") + std::string(known);
+  return " (known keys: " + all + ")";
+}
+
 class Parser {
  public:
   Parser(std::string_view source, AllocatorConfig config) : source_(source), config_(config) {}
@@ -92,7 +132,7 @@ class Parser {
       }
       return {};
     }
-    return fail("unknown key '" + std::string(key) + "'", trimmed);
+    return fail("unknown key '" + std::string(key) + "'" + suggestion(key), trimmed);
   }
 
   const AllocatorConfig& config() const { return config_; }

@@ -13,7 +13,9 @@
 // pinned_use_cuda_host_register / pinned_num_register_threads (accepted, recorded),
 // pinned_use_background_threads (True/False), backend (native only: anything else is an
 // error, since the runtime has one allocator). Unknown keys and malformed values are
-// errors naming the token; nothing is silently ignored. Values only; parsing is pure.
+// errors naming the token; nothing is silently ignored. An unknown key's message names the
+// closest known keys by edit distance (accel_common/edit_distance.h), or lists them all when
+// none is close. Values only; parsing is pure.
 
 #include <array>
 #include <cstddef>

@@ -117,6 +117,8 @@ void append_segment(std::string& out, const SegmentSnapshot& segment) {
   key(out, "is_expandable");
   out += segment.is_expandable ? "true" : "false";
   out += ',';
+  key(out, "frames");  // where the segment was allocated: not recorded, as PyTorch without context
+  out += "[],";
   key(out, "blocks");
   out += '[';
   for (std::size_t i = 0; i < segment.blocks.size(); ++i) {
@@ -131,7 +133,8 @@ void append_trace_entry(std::string& out, const TraceEntry& entry) {
   key(out, "action");
   append_json_string(out, entry.action);
   out += ',';
-  key(out, "addr");
+  // PyTorch's one exception: an oom entry's number is the device's free memory.
+  key(out, entry.action == "oom" ? "device_free" : "addr");
   append_uint(out, entry.addr);
   out += ',';
   key(out, "size");
@@ -140,10 +143,18 @@ void append_trace_entry(std::string& out, const TraceEntry& entry) {
   key(out, "stream");
   append_int(out, entry.stream);
   out += ',';
+  key(out, "compile_context");
+  out += "\"N/A\"";  // PyTorch's value outside a compiled region; there are none here
+  out += ',';
+  key(out, "user_metadata");
+  out += "\"\"";
+  out += ',';
   key(out, "time_us");
   append_uint(out, entry.time_us);
-  out += ',';
-  append_frames(out, entry.frames);
+  if (!entry.frames.empty()) {  // PyTorch writes frames only for an entry with a context
+    out += ',';
+    append_frames(out, entry.frames);
+  }
   out += '}';
 }
 
@@ -208,7 +219,9 @@ std::string snapshot_to_json(const MemorySnapshot& snapshot) {
     }
     out += ']';
   }
-  out += "]}";
+  out += "],";
+  key(out, "external_annotations");  // record_function annotations: the runtime records none
+  out += "[]}";
   return out;
 }
 

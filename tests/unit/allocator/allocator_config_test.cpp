@@ -27,6 +27,8 @@ std::string parse_error(std::string_view text) {
   return r.status().message();
 }
 
+const std::string kKnownKeys = "(known keys: max_split_size_mb, max_non_split_rounding_mb, roundup_power2_divisions, garbage_collection_threshold, expandable_segments, release_lock_on_cudamalloc, pinned_use_cuda_host_register, pinned_num_register_threads, pinned_use_background_threads, backend)";
+
 TEST(AllocatorConfig, DefaultsAreUnlimitedAndOff) {
   AllocatorConfig c = parse_ok("");
   EXPECT_EQ(c.max_split_size, static_cast<std::size_t>(-1));
@@ -77,7 +79,8 @@ TEST(AllocatorConfig, RoundupDivisionsListCoversIntervalsUpToEachSize) {
 }
 
 TEST(AllocatorConfig, MalformedTokensAreNamed) {
-  EXPECT_EQ(parse_error("foo:1"), "ACCEL_ALLOC_CONF: unknown key 'foo' in 'foo:1'");
+  EXPECT_EQ(parse_error("foo:1"), "ACCEL_ALLOC_CONF: unknown key 'foo' " + kKnownKeys +
+                                      " in 'foo:1'");
   EXPECT_EQ(parse_error("max_split_size_mb:5"),
             "ACCEL_ALLOC_CONF: max_split_size_mb must be > 20, got 5 in 'max_split_size_mb:5'");
   EXPECT_EQ(parse_error("max_split_size_mb:20"),
@@ -192,8 +195,38 @@ TEST(AllocatorConfig, EnvironmentPrefersAccelThenPytorch) {
     ScopedEnv p("PYTORCH_ALLOC_CONF", "bogus:1");
     auto r = allocator_config_from_environment();
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().message(), "PYTORCH_ALLOC_CONF: unknown key 'bogus' in 'bogus:1'");
+    EXPECT_EQ(r.status().message(),
+              "PYTORCH_ALLOC_CONF: unknown key 'bogus' " + kKnownKeys + " in 'bogus:1'");
   }
+  {  // the variable read first gets the suggestion too
+    ScopedEnv a("ACCEL_ALLOC_CONF", "expandable_segment:True");
+    auto r = allocator_config_from_environment();
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(),
+              "ACCEL_ALLOC_CONF: unknown key 'expandable_segment' (closest: expandable_segments) "
+              "in 'expandable_segment:True'");
+  }
+}
+
+// An unknown key is answered with the nearest known keys (edit distance, letters compared
+// without regard to case), at most three, ties in the documented order; with none within
+// close_distance_limit, every known key.
+TEST(AllocatorConfig, UnknownKeysNameTheClosestKnownKeys) {
+  EXPECT_EQ(parse_error("expandable_segment:True"),
+            "ACCEL_ALLOC_CONF: unknown key 'expandable_segment' (closest: expandable_segments) in "
+            "'expandable_segment:True'");
+  EXPECT_EQ(parse_error("Expandable_Segments:True"),
+            "ACCEL_ALLOC_CONF: unknown key 'Expandable_Segments' (closest: expandable_segments) "
+            "in 'Expandable_Segments:True'");
+  EXPECT_EQ(parse_error("max_split_size:128"),
+            "ACCEL_ALLOC_CONF: unknown key 'max_split_size' (closest: max_split_size_mb) in "
+            "'max_split_size:128'");
+  EXPECT_EQ(parse_error("pinned_use_host_register:True"),
+            "ACCEL_ALLOC_CONF: unknown key 'pinned_use_host_register' (closest: "
+            "pinned_use_cuda_host_register) in 'pinned_use_host_register:True'");
+  EXPECT_EQ(parse_error("backends:native"),
+            "ACCEL_ALLOC_CONF: unknown key 'backends' (closest: backend) in 'backends:native'");
+  EXPECT_EQ(parse_error(":1"), "ACCEL_ALLOC_CONF: unknown key '' " + kKnownKeys + " in ':1'");
 }
 
 }  // namespace

@@ -61,16 +61,19 @@ MemorySnapshot sample() {
   return snapshot;
 }
 
-TEST(SnapshotJson, AnEmptySnapshotIsTwoEmptyLists) {
-  EXPECT_EQ(memory_snapshot_json(MemorySnapshot{}), R"({"segments":[],"device_traces":[]})");
+TEST(SnapshotJson, AnEmptySnapshotIsEmptyLists) {
+  EXPECT_EQ(memory_snapshot_json(MemorySnapshot{}),
+            R"({"segments":[],"device_traces":[],"external_annotations":[]})");
 }
 
 TEST(SnapshotJson, ValuesReadBackExactly) {
   const json doc = json::parse(memory_snapshot_json(sample()));
-  ASSERT_EQ(doc.size(), 2u);
+  ASSERT_EQ(doc.size(), 3u);
+  EXPECT_EQ(doc.at("external_annotations"), json::array());
   ASSERT_EQ(doc.at("segments").size(), 2u);
   const json& s = doc["segments"][0];
-  EXPECT_EQ(s.size(), 11u);
+  EXPECT_EQ(s.size(), 12u);
+  EXPECT_EQ(s.at("frames"), json::array());
   EXPECT_EQ(s.at("device"), 1);
   EXPECT_EQ(s.at("address").get<std::uint64_t>(), 0x7f0000200000u);
   EXPECT_EQ(s.at("total_size"), 2097152);
@@ -105,7 +108,7 @@ TEST(SnapshotJson, ValuesReadBackExactly) {
   EXPECT_EQ(traces[0], json::array());
   ASSERT_EQ(traces[1].size(), 2u);
   const json& e = traces[1][1];
-  EXPECT_EQ(e.size(), 6u);
+  EXPECT_EQ(e.size(), 8u);
   EXPECT_EQ(e.at("action"), "alloc");
   EXPECT_EQ(e.at("addr").get<std::uint64_t>(), 0x7f0000200000u);
   EXPECT_EQ(e.at("size"), 1024);
@@ -114,6 +117,7 @@ TEST(SnapshotJson, ValuesReadBackExactly) {
   EXPECT_EQ(e.at("frames")[0].at("line"), 42);
   EXPECT_EQ(traces[1][0].at("action"), "segment_alloc");
   EXPECT_EQ(traces[2][0].at("action"), "oom");
+  EXPECT_EQ(traces[2][0].at("device_free"), 123456);
   EXPECT_EQ(traces[2][0].at("stream"), -1);
 }
 
@@ -126,10 +130,11 @@ TEST(SnapshotJson, KeysAreWrittenInAFixedOrder) {
   EXPECT_EQ(memory_snapshot_json(snapshot),
             R"({"segments":[{"device":0,"address":0,"total_size":0,"allocated_size":0,)"
             R"("active_size":0,"requested_size":0,"stream":0,"segment_type":"large",)"
-            R"("segment_pool_id":[0,0],"is_expandable":false,"blocks":[{"address":16,"size":32,)"
-            R"("requested_size":8,"state":"inactive","frames":[{"filename":"f","line":1,)"
-            R"("name":"g"}]}]}],"device_traces":[[{"action":"free_completed","addr":16,)"
-            R"("size":32,"stream":0,"time_us":9,"frames":[]}]]})");
+            R"("segment_pool_id":[0,0],"is_expandable":false,"frames":[],"blocks":[{"address":16,)"
+            R"("size":32,"requested_size":8,"state":"inactive","frames":[{"filename":"f",)"
+            R"("line":1,"name":"g"}]}]}],"device_traces":[[{"action":"free_completed",)"
+            R"("addr":16,"size":32,"stream":0,"compile_context":"N/A","user_metadata":"",)"
+            R"("time_us":9}]],"external_annotations":[]})");
   EXPECT_EQ(memory_snapshot_json(sample()), memory_snapshot_json(sample()));
 }
 

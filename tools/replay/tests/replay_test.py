@@ -38,29 +38,54 @@ def rounded(size):
 
 
 class Expected:
-    """The replay's events, read independently of accel-replay's readers."""
+    """The replay's events, read independently of accel-replay's readers. `window`: the trace
+    may start after allocations were made (a snapshot), so a free of an address it never
+    allocated is a block from before the window, counted once; otherwise (an RMM log) the
+    test files have none."""
 
-    def __init__(self):
+    def __init__(self, window):
+        self.window = window
         self.events = []  # (kind, size, stream value, line)
         self.allocations = self.frees = self.unmatched = self.failed = self.ignored = 0
         self.streams = [0]
         self.live = {}
+        self.state = {}  # address -> "live", "requested" (free_requested seen) or "freed"
 
     def alloc(self, addr, size, stream, line):
-        assert addr not in self.live
+        assert self.state.get(addr) not in ("live", "requested"), f"line {line}: reused {addr}"
         if stream not in self.streams:
             self.streams.append(stream)
         self.live[addr] = (size, stream)
+        self.state[addr] = "live"
         self.allocations += 1
         self.events.append(("alloc", size, stream, line))
 
-    def free(self, addr, line):
-        if addr not in self.live:
-            self.unmatched += 1
-            return
+    def _emit_free(self, addr, line):
         size, stream = self.live.pop(addr)
         self.frees += 1
         self.events.append(("free", size, stream, line))
+
+    def free(self, addr, line):
+        """free_requested, free, or an RMM free."""
+        state = self.state.get(addr)
+        if state is None:
+            assert self.window, f"line {line}: free of {addr}, never allocated"
+            self.unmatched += 1
+            self.state[addr] = "requested"
+            return
+        assert state == "live", f"line {line}: free of {addr}, not live"
+        self._emit_free(addr, line)
+        self.state[addr] = "requested" if self.window else "freed"
+
+    def free_completed(self, addr, line):
+        state = self.state.get(addr)
+        if state is None:
+            self.unmatched += 1  # allocated and its free requested before the window
+        elif state == "live":
+            self._emit_free(addr, line)  # only the completion was logged
+        else:
+            assert state == "requested", f"line {line}: second completion of {addr}"
+        self.state[addr] = "freed"
 
     def peaks(self):
         """(peak requested, peak allocated, first event index at the allocated peak)."""
@@ -89,7 +114,7 @@ def read_snapshot(path, device=0):
             depth_device += 1
         if stripped.startswith('{"action"') and depth_device == device:
             lines.append(number)
-    expected = Expected()
+    expected = Expected(window=True)
     for entry, line in zip(data["device_traces"][device], lines):
         action = entry["action"]
         if action == "alloc":
@@ -97,15 +122,14 @@ def read_snapshot(path, device=0):
         elif action in ("free_requested", "free"):
             expected.free(entry["addr"], line)
         elif action == "free_completed":
-            if entry["addr"] in expected.live:
-                expected.free(entry["addr"], line)
+            expected.free_completed(entry["addr"], line)
         else:
             expected.ignored += 1
     return expected
 
 
 def read_rmm(path):
-    expected = Expected()
+    expected = Expected(window=False)
     with open(path, newline="") as f:
         for number, row in enumerate(csv.DictReader(f), start=2):
             if row["Action"] == "allocate failure":

@@ -31,6 +31,8 @@ TEST(SnapshotReader, EntriesSpanningLinesReportTheLineOfTheirOpeningBrace) {
   EXPECT_EQ(trace.events[1].bytes, 100u);
 }
 
+// A free_requested and its free_completed are one free; a completion alone frees too; a
+// completion of an address the window never saw is one block from before the window.
 TEST(SnapshotReader, FreeCompletedFreesOnlyWhenNoFreeRequestedCameFirst) {
   const Trace trace = read_snapshot_text(
       snapshot_of(R"({"action": "alloc", "addr": 1, "size": 10, "stream": 0},
@@ -44,7 +46,7 @@ TEST(SnapshotReader, FreeCompletedFreesOnlyWhenNoFreeRequestedCameFirst) {
   EXPECT_EQ(trace.frees, 2u);
   EXPECT_EQ(trace.events[3].id, 1u);   // the free_completed of addr 2
   EXPECT_EQ(trace.events[3].line, 6u);
-  EXPECT_EQ(trace.unmatched_frees, 0u);  // addr 3: a completion alone is not counted
+  EXPECT_EQ(trace.unmatched_frees, 1u);  // addr 3
 }
 
 TEST(SnapshotReader, StreamsAreDenseWithTheDefaultStreamFirst) {
@@ -62,11 +64,11 @@ TEST(SnapshotReader, StreamsAreDenseWithTheDefaultStreamFirst) {
 TEST(RmmReader, ColumnsAreFoundByNameAndFailuresAreCounted) {
   const Trace trace = read_rmm_text(
       "Stream,Size,Pointer,Action\n0x5,1024,0x10,allocate\n0x5,99,0x0,allocate failure\n"
-      "0x5,1024,0x10,free\n0x5,8,0x20,free\n",
+      "0x5,1024,0x10,free\n",
       "t.csv");
   ASSERT_EQ(trace.events.size(), 2u);
   EXPECT_EQ(trace.failed_allocations, 1u);
-  EXPECT_EQ(trace.unmatched_frees, 1u);
+  EXPECT_EQ(trace.unmatched_frees, 0u);
   EXPECT_EQ(trace.streams, (std::vector<std::int64_t>{0, 5}));
   EXPECT_EQ(trace.events[1].line, 4u);
 }
@@ -162,6 +164,68 @@ TEST(Replay, StateAtThePeakIsTheFirstEventReachingIt) {
   EXPECT_EQ(result.largest_free_block_at_peak, 16 * kMiB);
 }
 
+// A peak beyond the largest capacity searched is refused at once, in bytes and binary units,
+// and sizes that sum past 2^64 do not wrap around (a wrapped peak once read "no capacity up
+// to 0 bytes").
+TEST(MinCapacity, APeakBeyondTheSearchIsNamedInTheUsersTerms) {
+  auto trace_of = [](const std::string& rows) {
+    return read_rmm_text("Thread,Time,Action,Pointer,Size,Stream\n" + rows, "t.csv");
+  };
+  ReplayOptions options;
+  const Trace huge = trace_of("1,t,allocate,0x10,9223372036854775808,0x0\n");
+  try {
+    (void)find_min_capacity(huge, options);
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(),
+                 "t.csv: --find-min-capacity: the trace holds 9223372036854775808 bytes (8.00 EiB) "
+                 "live at once (its peak of live requested bytes), more than the largest capacity "
+                 "searched, 281474976710656 bytes (256.00 TiB)");
+  }
+  const Trace wraps = trace_of("1,t,allocate,0x10,18446744073709551615,0x0\n"
+                               "1,t,allocate,0x20,18446744073709551615,0x0\n"
+                               "1,t,free,0x10,0,0x0\n1,t,free,0x20,0,0x0\n");
+  EXPECT_EQ(peak_live_requested(wraps), UINT64_MAX);
+  // 2^63 twice is 2^64: a 64-bit sum would read 0 there and keep 2^63 as the peak.
+  EXPECT_EQ(peak_live_requested(trace_of("1,t,allocate,0x10,9223372036854775808,0x0\n"
+                                         "1,t,allocate,0x20,9223372036854775808,0x0\n")),
+            UINT64_MAX);
+  try {
+    (void)find_min_capacity(wraps, options);
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(),
+                 "t.csv: --find-min-capacity: the trace holds 18446744073709551615 bytes "
+                 "(16.00 EiB) live at once (its peak of live requested bytes), more than the "
+                 "largest capacity searched, 281474976710656 bytes (256.00 TiB)");
+  }
+}
+
+TEST(MinCapacity, TheLimitItselfIsSearched) {
+  const Trace trace = read_rmm_text(
+      "Thread,Time,Action,Pointer,Size,Stream\n1,t,allocate,0x10,281474976710656,0x0\n", "t.csv");
+  const MinCapacity found = find_min_capacity(trace, ReplayOptions{});
+  EXPECT_EQ(found.capacity, kMaxSearchedCapacity);
+  EXPECT_EQ(found.bisection, kMaxSearchedCapacity);
+  EXPECT_EQ(found.replays, 1u);
+}
+
+// Live requested bytes within the limit, but two streams' segments need 2 MiB more than it.
+TEST(MinCapacity, NoCapacityUpToTheLimitIsNamedInTheUsersTerms) {
+  const Trace trace = read_rmm_text("Thread,Time,Action,Pointer,Size,Stream\n"
+                                    "1,t,allocate,0x10,1,0x0\n"
+                                    "1,t,allocate,0x20,281474975662080,0x1\n",
+                                    "t.csv");
+  try {
+    (void)find_min_capacity(trace, ReplayOptions{});
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(),
+                 "t.csv: --find-min-capacity: no capacity up to 281474976710656 bytes (256.00 TiB) "
+                 "replays the trace without out of memory");
+  }
+}
+
 TEST(ParseSize, UnitsAndErrors) {
   EXPECT_EQ(parse_size("1073741824"), 1073741824u);
   EXPECT_EQ(parse_size("16GiB"), 16ull << 30);
@@ -174,6 +238,14 @@ TEST(ParseSize, UnitsAndErrors) {
   EXPECT_EQ(parse_size("1.2.3"), std::nullopt);
   EXPECT_EQ(parse_size("-5"), std::nullopt);
   EXPECT_EQ(parse_size("99999999TiB"), std::nullopt);
+}
+
+TEST(HumanBytes, BinaryUnitsUpToExbibytes) {
+  EXPECT_EQ(human_bytes(512), "512 B");
+  EXPECT_EQ(human_bytes(1536), "1.50 KiB");
+  EXPECT_EQ(human_bytes(std::uint64_t{1} << 48), "256.00 TiB");
+  EXPECT_EQ(human_bytes(std::uint64_t{3} << 50), "3.00 PiB");
+  EXPECT_EQ(human_bytes(UINT64_MAX), "16.00 EiB");
 }
 
 }  // namespace

@@ -16,9 +16,9 @@ function(replay_bad_input name file message)
       -P ${replay_run_expect})
 endfunction()
 replay_bad_input(truncated_json bad_truncated.json
-  ":200: malformed JSON at byte 27148: syntax error while parsing object - unexpected end of input. expected '}'")
+  ":200: malformed JSON at byte 27148: unexpected end of input. expected ',' or '}'")
 replay_bad_input(json_syntax bad_syntax.json
-  ":5: malformed JSON at byte 125: syntax error while parsing object - unexpected string literal. expected '}'")
+  ":5: malformed JSON at byte 120: unexpected '\"'. expected ',' or '}'")
 replay_bad_input(json_bad_size bad_size.json
   ":6: device_traces\\[0\\]\\[2\\]\\.size: expected a non-negative integer, got '\"abc\"'")
 replay_bad_input(json_unknown_action bad_action.json
@@ -29,14 +29,22 @@ replay_bad_input(json_no_traces bad_no_traces.json
   ": no device_traces \\(the snapshot was taken without memory history. record it with torch\\.cuda\\.memory\\._record_memory_history\\(\\)\\)")
 replay_bad_input(json_double_alloc bad_double_alloc.json
   ":6: address 0x1000 allocated again while live \\(allocated at line 4 and not freed since\\)")
+replay_bad_input(json_duplicate_key bad_duplicate_key.json
+  ":5: device_traces\\[0\\]\\[1\\]\\.addr: duplicate key \\(an entry names each key once\\)")
+replay_bad_input(json_double_free bad_double_free.json
+  ":7: free_requested of address 0x1000, which is not live \\(freed at line 6 and not allocated again since\\)")
+replay_bad_input(csv_duplicate_column bad_duplicate_column.csv
+  ":1: header: duplicate column 'Size' \\(columns 5 and 7\\) in 'Thread,Time,Action,Pointer,Size,Stream,Size'")
+replay_bad_input(csv_unknown_free bad_unknown_free.csv
+  ":4: free of address 0x7f4a00000000, which the log never allocated \\(an RMM log holds every allocation from its start: is it complete\\?\\)")
 replay_bad_input(csv_bad_size bad_size.csv
-  ":17: Size: expected a non-negative integer, got 'abc'")
+  ":16: Size: expected a non-negative integer, got 'abc'")
 replay_bad_input(csv_fields bad_fields.csv
-  ":10: expected 6 fields \\(Thread,Time,Action,Pointer,Size,Stream\\), got 5")
+  ":9: expected 6 fields \\(Thread,Time,Action,Pointer,Size,Stream\\), got 5")
 replay_bad_input(csv_action bad_action.csv
-  ":6: Action: expected allocate, free or allocate failure, got 'reallocate'")
+  ":5: Action: expected allocate, free or allocate failure, got 'reallocate'")
 replay_bad_input(csv_pointer bad_pointer.csv
-  ":8: Pointer: expected an address \\(0x\\.\\.\\. or decimal\\), got '0xZZ12'")
+  ":7: Pointer: expected an address \\(0x\\.\\.\\. or decimal\\), got '0xZZ12'")
 replay_bad_input(csv_header bad_header.csv
   ":1: header: no Pointer column \\(expected Thread,Time,Action,Pointer,Size,Stream, got 'Thread,Time,Action,Address,Size,Stream'\\)")
 replay_bad_input(not_a_trace bad_not_a_trace.txt
@@ -61,7 +69,37 @@ add_test(NAME tools.replay_bad_device
 add_test(NAME tools.replay_missing_file
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/no_such_trace.json"
     -DEXPECT_EXIT=2
-    "-DEXPECT_1=^accel replay: [^\n]*no_such_trace\\.json: cannot open: No such file or directory\n$"
+    "-DEXPECT_1=^accel replay: trace '[^\n]*no_such_trace\\.json': cannot open: No such file or directory\n$"
+    -P ${replay_run_expect})
+# Paths that are no trace: refused at once (Note [Bounded readers]), never read or waited on.
+add_test(NAME tools.replay_trace_is_a_device
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|/dev/zero|--capacity|1GiB"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: trace '/dev/zero': is a character device, not a regular file\n$"
+    -P ${replay_run_expect})
+add_test(NAME tools.replay_trace_is_a_directory
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}|--capacity|1GiB"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: trace '[^\n]*tests/data': is a directory, not a regular file\n$"
+    -P ${replay_run_expect})
+set(replay_fifo ${CMAKE_CURRENT_BINARY_DIR}/replay_trace.fifo)
+add_test(NAME tools.replay_trace_is_a_fifo
+  COMMAND ${CMAKE_COMMAND}
+    "-DCOMMAND=sh|-c|rm -f ${replay_fifo} && mkfifo ${replay_fifo} && exec $<TARGET_FILE:accel-replay> ${replay_fifo} --capacity 1GiB"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: trace '[^\n]*replay_trace\\.fifo': is a FIFO \\(named pipe\\), not a regular file\n$"
+    -P ${replay_run_expect})
+# An unknown allocator key names the closest known one.
+add_test(NAME tools.replay_config_suggests_the_closest_key
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--config|expandable_segment:True"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: --config: unknown key 'expandable_segment' \\(closest: expandable_segments\\) in 'expandable_segment:True'\n$"
+    -P ${replay_run_expect})
+# A peak no capacity searched can hold: the limit in bytes and binary units, no overflow.
+add_test(NAME tools.replay_min_capacity_limit
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/huge_peak.csv|--find-min-capacity"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: [^\n]*huge_peak\\.csv: --find-min-capacity: the trace holds 18446744073709551615 bytes \\(16\\.00 EiB\\) live at once \\(its peak of live requested bytes\\), more than the largest capacity searched, 281474976710656 bytes \\(256\\.00 TiB\\)\n$"
     -P ${replay_run_expect})
 add_test(NAME tools.replay_bad_machine
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--machine|9xnothing"
@@ -78,7 +116,7 @@ add_test(NAME tools.replay_capacity_and_machine
 add_test(NAME tools.accel_replay_dispatch
   COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:accel>|replay|${replay_data}/rmm_log.csv|--capacity|1GiB"
     -DEXPECT_EXIT=0
-    "-DEXPECT_1=^trace: [^\n]*rmm_log\\.csv \\(RMM log\\)\nevents replayed: 408 of 408 \\(204 allocations, 204 frees\\)\n"
+    "-DEXPECT_1=^trace: [^\n]*rmm_log\\.csv \\(RMM log\\)\nevents replayed: 408 of 408 \\(204 allocations, 204 frees\\)\nskipped: 5 failed allocations\n"
     "-DEXPECT_2=\nresult: no out of memory\n$"
     -P ${replay_run_expect})
 add_test(NAME tools.accel_replay_help
@@ -95,6 +133,7 @@ add_test(NAME tools.replay_progress_forced
 add_test(NAME tools.replay_progress_off_without_terminal
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--capacity|1GiB"
     -DEXPECT_EXIT=0 "-DEXPECT_1=\nresult: no out of memory\n$" "-DREJECT_1=\\[#" "-DREJECT_2=% [0-9]+/476 events"
+    "-DEXPECT_2=\nskipped: 2 frees of addresses allocated before the trace, 6 allocator entries\n"
     -P ${replay_run_expect})
 
 # Figures, bisection against a linear search, --compare, OOM and the converter script.
@@ -120,7 +159,11 @@ set_tests_properties(${replay_tests} PROPERTIES LABELS unit TIMEOUT 300)
 # The pieces: readers, the simulated device, stream mapping, sizes.
 find_package(GTest)
 if(GTest_FOUND)
-  add_executable(accel_replay_unit_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/replay_unit_test.cpp)
+  add_executable(accel_replay_unit_tests
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/json_reader_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/replay_unit_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/snapshot_compat_test.cpp
+    ${CMAKE_CURRENT_SOURCE_DIR}/tests/trace_checks_test.cpp)
   target_link_libraries(accel_replay_unit_tests PRIVATE accel_replay_lib GTest::gtest_main
                                                         accel_build_flags)
   gtest_discover_tests(accel_replay_unit_tests TEST_PREFIX "tools.replay." PROPERTIES LABELS unit)

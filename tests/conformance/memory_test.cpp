@@ -7,6 +7,7 @@
 // completes until something waits for it), so reuse before the recorded work is done would
 // show every time.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -732,7 +733,22 @@ TEST_P(Memory, SnapshotHistoryAndDump) {
     EXPECT_NE(json.str().find("\"segments\""), std::string::npos);
     EXPECT_TRUE(is_error_containing(
         catch_error([] { dump_snapshot("/nonexistent-accel-dir/snapshot.json"); }),
-        ErrorKind::kRuntime, "dump_snapshot: cannot write '/nonexistent-accel-dir/snapshot.json'"));
+        ErrorKind::kRuntime,
+        "dump_snapshot '/nonexistent-accel-dir/snapshot.json': cannot open for writing: No such "
+        "file or directory"));
+    // A FIFO nobody reads is refused at once instead of blocking the program (Note [Bounded
+    // readers]); a directory is named as one.
+    char dir[] = "/tmp/accel_snapshot_dir_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string fifo = std::string(dir) + "/snapshot.json";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_TRUE(is_error(catch_error([&] { dump_snapshot(fifo); }), ErrorKind::kRuntime,
+                         "dump_snapshot '" + fifo + "': is a FIFO (named pipe) that nobody reads"));
+    EXPECT_TRUE(is_error(catch_error([&] { dump_snapshot(dir); }), ErrorKind::kRuntime,
+                         "dump_snapshot '" + std::string(dir) +
+                             "': is a directory, not a regular file"));
+    unlink(fifo.c_str());
+    rmdir(dir);
     expect_driver_empty(p);
   });
 }

@@ -16,9 +16,11 @@
 
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "accel/error.h"
+#include "accel_common/numbers.h"
 #include "mockdev/machine.h"
 #include "replay.h"
 #include "report.h"
@@ -100,10 +102,10 @@ int main(int argc, char** argv) {
                      std::string(mockdev::kDefaultPreset) + ")")
       ->type_name("PRESET|FILE")
       ->excludes(capacity_option);
-  app.add_option("--device", device,
+  std::optional<std::string> device_text;
+  app.add_option("--device", device_text,
                  "the snapshot's device_traces entry, and the machine's device (default 0)")
-      ->type_name("I")
-      ->check(CLI::NonNegativeNumber);
+      ->type_name("I");
   auto* config_option =
       app.add_option("--config", config_text, "allocator settings, ACCEL_ALLOC_CONF syntax")
           ->type_name("CONF");
@@ -131,6 +133,16 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (device_text) {
+      // Read strictly and said in the user's terms (CLI11's own range check prints
+      // floating-point bounds).
+      const auto value = accel::common::parse_unsigned_decimal(*device_text);
+      if (!value || *value > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+        throw BadInput{fmt::format("--device expects a device index from 0 to {}, got '{}'",
+                                   std::numeric_limits<int>::max(), *device_text)};
+      }
+      device = static_cast<int>(*value);
+    }
     const bool show_progress = !no_progress && (progress || isatty(STDERR_FILENO) != 0);
     std::vector<std::string> configs = compare.empty()
                                            ? std::vector<std::string>{config_text.value_or("")}

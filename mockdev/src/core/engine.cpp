@@ -59,7 +59,8 @@ void apply_stream_environment(StreamSettings& settings) {
   if (std::optional<std::string> error = race_policy_environment_error()) {
     throw std::invalid_argument(*error);
   }
-  if (const char* v = std::getenv("MOCKDEV_SCHEDULE"); v != nullptr) {
+  // An empty value counts as unset, as for every variable the project reads.
+  if (const char* v = std::getenv("MOCKDEV_SCHEDULE"); v != nullptr && *v != '\0') {
     const std::string_view text(v);
     if (text == "eager") {
       settings.schedule = StreamSettings::Schedule::kEager;
@@ -72,7 +73,7 @@ void apply_stream_environment(StreamSettings& settings) {
           environment_choice_error("MOCKDEV_SCHEDULE", text, {"eager", "random", "adversarial"}));
     }
   }
-  if (const char* v = std::getenv("MOCKDEV_SEED"); v != nullptr) {
+  if (const char* v = std::getenv("MOCKDEV_SEED"); v != nullptr && *v != '\0') {
     const std::string text(v);
     char* end = nullptr;
     errno = 0;

@@ -189,8 +189,9 @@ void record_memory_history(bool enabled, std::size_t max_entries = 100000);
 // The snapshot as JSON in the shape of PyTorch's pickled snapshot ({"segments": [...],
 // "device_traces": [[...]]}), which memory-viz tools read after a pickle->JSON step.
 std::string memory_snapshot_json(const MemorySnapshot& snapshot);
-// Writes memory_snapshot_json(memory_snapshot()) to `path`; kRuntime naming the path when
-// it cannot be written.
+// Writes memory_snapshot_json(memory_snapshot()) to `path` (created or truncated; a FIFO
+// only when a reader is there, never waited on); kRuntime naming the path and the reason
+// when it cannot be written ("dump_snapshot '<path>': is a directory, not a regular file").
 void dump_snapshot(const std::string& path);
 
 // ---- pinned host memory ---------------------------------------------------------------

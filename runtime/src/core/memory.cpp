@@ -1,5 +1,9 @@
 // Cache control, statistics, the memory fraction, settings, snapshots and the memory
 // history (accel/memory.h) over the installed runtime's caching allocator.
+#include "accel/memory.h"
+
+#include <unistd.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -7,7 +11,7 @@
 #include <cstring>
 #include <optional>
 
-#include "accel/memory.h"
+#include "accel_common/bounded_file.h"
 #include "allocator/allocator_config.h"
 #include "allocator/device_stats.h"
 #include "core/device_resolution.h"
@@ -155,13 +159,22 @@ void record_memory_history(bool enabled, std::size_t max_entries) {
 
 void dump_snapshot(const std::string& path) {
   const std::string json = memory_snapshot_json(memory_snapshot());
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  bool written = file != nullptr && std::fwrite(json.data(), 1, json.size(), file) == json.size();
-  const int error = errno;
-  if (file != nullptr && std::fclose(file) != 0) written = false;
-  if (!written) {
-    throw Error(ErrorKind::kRuntime, "dump_snapshot: cannot write '" + path +
-                                         "': " + std::strerror(error != 0 ? error : EIO));
+  // Note [Bounded readers]: never waits on a FIFO nobody reads, never writes a directory.
+  common::OpenedFile file = common::open_for_writing(path, "dump_snapshot");
+  if (!file.ok()) throw Error(ErrorKind::kRuntime, file.error);
+  std::size_t written = 0;
+  while (written < json.size()) {
+    const ssize_t n = ::write(file.fd.get(), json.data() + written, json.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(ErrorKind::kRuntime, "dump_snapshot '" + path + "': cannot write: " +
+                                           std::strerror(n < 0 ? errno : EIO));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::close(file.fd.release()) != 0) {
+    throw Error(ErrorKind::kRuntime,
+                "dump_snapshot '" + path + "': cannot write: " + std::strerror(errno));
   }
 }
 

@@ -247,7 +247,7 @@ TEST(MockStreamEnvironment, OverridesAndMalformedValues) {
                  "random)");
   }
   setenv("MOCKDEV_SCHEDULE", "eager", 1);
-  for (const char* bad : {"-1", "12x", "", "18446744073709551616", " 1"}) {
+  for (const char* bad : {"-1", "12x", "18446744073709551616", " 1"}) {
     setenv("MOCKDEV_SEED", bad, 1);
     try {
       core::apply_stream_environment(s);
@@ -259,6 +259,21 @@ TEST(MockStreamEnvironment, OverridesAndMalformedValues) {
                     "(2^64 - 1)");
     }
   }
+  unsetenv("MOCKDEV_SCHEDULE");
+  unsetenv("MOCKDEV_SEED");
+}
+
+// An empty variable counts as unset (README, "Environment variables"): the machine file's
+// settings stay, no error.
+TEST(MockStreamEnvironment, EmptyValuesCountAsUnset) {
+  StreamSettings s;
+  s.schedule = StreamSettings::Schedule::kAdversarial;
+  s.seed = 7;
+  setenv("MOCKDEV_SCHEDULE", "", 1);
+  setenv("MOCKDEV_SEED", "", 1);
+  core::apply_stream_environment(s);
+  EXPECT_EQ(s.schedule, StreamSettings::Schedule::kAdversarial);
+  EXPECT_EQ(s.seed, 7u);
   unsetenv("MOCKDEV_SCHEDULE");
   unsetenv("MOCKDEV_SEED");
 }

@@ -66,6 +66,12 @@ add_test(NAME tools.replay_bad_device
     -DEXPECT_EXIT=2
     "-DEXPECT_1=^accel replay: [^\n]*snapshot\\.json: --device 1: the snapshot has device_traces for 1 device\n$"
     -P ${replay_run_expect})
+# --device is read strictly and its range given in the user's terms.
+add_test(NAME tools.replay_negative_device
+  COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--device|-1|--capacity|1GiB"
+    -DEXPECT_EXIT=2
+    "-DEXPECT_1=^accel replay: --device expects a device index from 0 to 2147483647, got '-1'\n$"
+    -P ${replay_run_expect})
 add_test(NAME tools.replay_missing_file
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/no_such_trace.json"
     -DEXPECT_EXIT=2

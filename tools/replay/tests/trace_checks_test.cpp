@@ -130,7 +130,7 @@ TEST(TraceFile, AFileLargerThanTheLimitIsRefusedWhenOpened) {
   TempDir dir;
   const std::string path = dir.file("big.csv", std::string(11, 'x'));
   EXPECT_EQ(error_of([&] { return TraceSource::open_file(path, 10); }),
-            "trace '" + path + "': is 11 bytes, more than the 10 bytes a trace may have");
+            "trace '" + path + "': is 11 bytes, over the limit of 10 bytes");
 }
 
 // ---- streaming: a file of several chunks reads as its text does ----

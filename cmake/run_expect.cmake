@@ -8,6 +8,9 @@
 #   EXPECT_1..6   regexes that must each match stdout+stderr
 #   REJECT_1..3   regexes that must not match
 #   COUNT_REGEX   a regex, with COUNT: how many times it must match (e.g. table rows)
+#   MEMORY_LIMIT_MB  run the command with its address space limited to this (ulimit -v):
+#                 hostile inputs must not exhaust memory; exceeding it fails the allocation,
+#                 so the exit status and output show it
 # The environment is inherited, so ctest's ENVIRONMENT property applies to the command.
 if(NOT DEFINED COMMAND)
   message(FATAL_ERROR "run_expect: COMMAND is not set")
@@ -16,6 +19,8 @@ if(NOT DEFINED EXPECT_EXIT)
   set(EXPECT_EXIT 0)
 endif()
 string(REPLACE "|" ";" command_list "${COMMAND}")
+include(${CMAKE_CURRENT_LIST_DIR}/bounded_command.cmake)
+bounded_command(command_list ${command_list})
 execute_process(COMMAND ${command_list}
                 RESULT_VARIABLE exit_status
                 OUTPUT_VARIABLE out

@@ -12,6 +12,7 @@ foreach(variable CUDA_VISIBLE_DEVICES ACCEL_BACKEND ACCEL_REQUIRE_DEVICES ACCEL_
                  ZE_ENABLE_ALT_DRIVERS MOCKDEV_MACHINE)
   unset(ENV{${variable}})
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/bounded_command.cmake)
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(fifo "${WORK_DIR}/driver.fifo")
@@ -47,7 +48,8 @@ foreach(case IN LISTS cases)
   else()
     set(ENV{ACCEL_BACKEND} cuda)
   endif()
-  execute_process(COMMAND "${ACCEL}" info RESULT_VARIABLE status OUTPUT_VARIABLE out
+  bounded_command(command "${ACCEL}" info)
+  execute_process(COMMAND ${command} RESULT_VARIABLE status OUTPUT_VARIABLE out
                   ERROR_VARIABLE err TIMEOUT 20)
   unset(ENV{${variable}})
   string(REGEX REPLACE "([][+.*()^$?|\\\\])" "\\\\\\1" quoted "${path}")

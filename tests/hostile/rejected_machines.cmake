@@ -12,6 +12,7 @@ foreach(variable ACCEL CUDA_DRIVER NVML CORPUS)
   endif()
 endforeach()
 set(per_run_seconds 30)
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/bounded_command.cmake)
 
 # The variables of the caller's environment that would change what the runtime loads.
 foreach(variable CUDA_VISIBLE_DEVICES ACCEL_BACKEND ACCEL_REQUIRE_DEVICES ACCEL_MOCKDEV_DIR
@@ -42,7 +43,8 @@ function(check_case route file mode)
   if(route STREQUAL "machine")
     list(APPEND args --machine "${file}")
   endif()
-  execute_process(COMMAND "${ACCEL}" ${args}
+  bounded_command(command "${ACCEL}" ${args})
+  execute_process(COMMAND ${command}
                   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err
                   TIMEOUT ${per_run_seconds})
   get_filename_component(name "${file}" NAME)

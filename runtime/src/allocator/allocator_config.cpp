@@ -102,13 +102,21 @@ class Parser {
                                           std::string(token) + "'");
   }
 
-  Status apply(std::string_view token) {
+  // One comma-separated setting of `text` (the whole value, named when the setting cannot
+  // be: an empty one, or a key given twice).
+  Status apply(std::string_view token, std::string_view text) {
     std::string_view trimmed = trim(token);
-    if (trimmed.empty()) return fail("empty setting", token);
+    if (trimmed.empty()) return fail("empty setting", text);
     std::size_t colon = trimmed.find(':');
     if (colon == std::string_view::npos) return fail("expected key:value", trimmed);
     std::string_view key = trim(trimmed.substr(0, colon));
     std::string_view value = trim(trimmed.substr(colon + 1));
+    // A key given twice is refused rather than letting the last one win unseen (PyTorch
+    // takes the last).
+    if (std::find(seen_.begin(), seen_.end(), key) != seen_.end()) {
+      return fail("'" + std::string(key) + "' given twice", text);
+    }
+    seen_.push_back(key);
     if (key == "max_split_size_mb") return max_split_size(value, trimmed);
     if (key == "max_non_split_rounding_mb") return max_non_split_rounding(value, trimmed);
     if (key == "roundup_power2_divisions") return roundup(value, trimmed);
@@ -259,6 +267,7 @@ class Parser {
 
   std::string_view source_;
   AllocatorConfig config_;
+  std::vector<std::string_view> seen_;  // the keys of this text so far
 };
 
 std::string format_double(double value) {
@@ -290,7 +299,7 @@ Result<AllocatorConfig> parse_allocator_config(std::string_view text, std::strin
   }
   if (depth != 0) return parser.fail("unbalanced brackets", text);
   for (std::string_view token : split_top_level(text)) {
-    if (Status s = parser.apply(token); !s.ok()) return s;
+    if (Status s = parser.apply(token, text); !s.ok()) return s;
   }
   return parser.config();
 }

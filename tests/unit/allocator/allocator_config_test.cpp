@@ -123,7 +123,11 @@ TEST(AllocatorConfig, MalformedTokensAreNamed) {
   EXPECT_EQ(parse_error("expandable_segments"),
             "ACCEL_ALLOC_CONF: expected key:value in 'expandable_segments'");
   EXPECT_EQ(parse_error("max_split_size_mb:64,,expandable_segments:True"),
-            "ACCEL_ALLOC_CONF: empty setting in ''");
+            "ACCEL_ALLOC_CONF: empty setting in 'max_split_size_mb:64,,expandable_segments:True'");
+  // A key given twice is refused: the last one would win unseen.
+  EXPECT_EQ(parse_error("expandable_segments:True,max_split_size_mb:64,expandable_segments:False"),
+            "ACCEL_ALLOC_CONF: 'expandable_segments' given twice in "
+            "'expandable_segments:True,max_split_size_mb:64,expandable_segments:False'");
   EXPECT_EQ(parse_error("max_non_split_rounding_mb:10"),
             "ACCEL_ALLOC_CONF: max_non_split_rounding_mb must be >= 20, got 10 in "
             "'max_non_split_rounding_mb:10'");

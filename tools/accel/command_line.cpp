@@ -6,11 +6,15 @@
 #include <sstream>
 
 #include "accel/version.h"
+#include "accel_common/numbers.h"
 
 namespace accel::tools {
 namespace {
 
 constexpr int kExitUsage = 2;
+// The most devices --expect-devices can ask for (the runtime's DeviceIndex range is far
+// smaller; a larger number is a typo).
+constexpr std::uint64_t kMaxExpectedDevices = 4096;
 
 constexpr const char* kFooter = R"(environment:
   ACCEL_BACKEND          compiled backend to use ("cuda", "xpu"), or "none" for no
@@ -63,7 +67,16 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   once(info->add_option("--expect-devices", line.expect_devices,
                         "exit 1 when fewer than N devices are visible"))
       ->type_name("N")
-      ->check(CLI::Range(0, 4096));
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            // Read strictly and said in the user's terms (CLI11's own range check accepts
+            // "4.0" and calls "abc" out of range).
+            const auto count = common::parse_unsigned_decimal(text);
+            if (count && *count <= kMaxExpectedDevices) return "";
+            return fmt::format("expected a whole number of devices from 0 to {}, got '{}'",
+                               kMaxExpectedDevices, text);
+          },
+          "N"));
 
   CLI::App* machines =
       app.add_subcommand("machines", "list the preset simulated machines (mockdev)");

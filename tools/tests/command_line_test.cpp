@@ -92,9 +92,12 @@ TEST(CommandLine, UsageErrorIsOneLineAndAHint) {
   EXPECT_EQ(usage_error({"info", "--machine"}),
             "accel: --machine: 1 required FILE|PRESET missing\n"
             "Run 'accel info --help' for usage.\n");
-  EXPECT_EQ(usage_error({"info", "--expect-devices", "-1"}),
-            "accel: --expect-devices: Value -1 not in range 0 to 4096\n"
-            "Run 'accel info --help' for usage.\n");
+  for (const char* bad : {"-1", "4097", "abc", "2.0", "99999999999999999999"}) {
+    EXPECT_EQ(usage_error({"info", "--expect-devices", bad}),
+              std::string("accel: --expect-devices: expected a whole number of devices from 0 "
+                          "to 4096, got '") +
+                  bad + "'\nRun 'accel info --help' for usage.\n");
+  }
   EXPECT_EQ(usage_error({"info", "--json", "--count"}),
             "accel: --json excludes --count\nRun 'accel info --help' for usage.\n");
   EXPECT_EQ(usage_error({"machines", "--json"}),

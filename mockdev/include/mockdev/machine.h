@@ -171,6 +171,13 @@ struct StreamSettings {
   Timing timing;
 };
 
+// "eager", "random", "adversarial" (the spelling of machine files and MOCKDEV_SCHEDULE);
+// nullopt for anything else.
+std::optional<StreamSettings::Schedule> parse_schedule(std::string_view text);
+// A seed as machine files and MOCKDEV_SEED write it: decimal digits only (no sign, no
+// blanks), below 2^64; nullopt for anything else.
+std::optional<std::uint64_t> parse_seed(std::string_view text);
+
 // Which device pairs are peers, and over what (`topology:` section, docs/MACHINE_FILES.md).
 // Pairs are of physical devices (the machine file's order); CUDA_VISIBLE_DEVICES does not
 // change them. Links are symmetric.

@@ -30,7 +30,9 @@ void Reader::fail(const YAML::Node& node, const std::string& path, std::string_v
 }
 
 void Reader::fail_at(int line, const std::string& message) const {
-  throw ScenarioError(file_, line, accel::common::printable(message));
+  // Line 0 is for errors about the file as a whole; a node yaml-cpp gives no line (the
+  // null node of an empty document) is reported at line 1, where the text starts.
+  throw ScenarioError(file_, std::max(1, line), accel::common::printable(message));
 }
 
 int Reader::line_of(const YAML::Node& node) {
@@ -166,6 +168,9 @@ int Reader::cuda_code(const YAML::Node& node, const std::string& path) const {
 
 std::string Reader::entry_point(const YAML::Node& node, const std::string& path) const {
   const std::string name = text(node, path, "an entry point of the simulated driver");
+  // Each name is probed once: a file may name the same entry point thousands of times
+  // (one `calls:` per step), and a probe parses a whole machine.
+  if (known_entry_points_.count(name) != 0) return name;
   // The machine-file reader is the one authority on entry-point names (symbols, base names,
   // the closest matches): a one-fault machine checks the name through the public parser.
   // The name is emitted as a quoted YAML string, so no text in it can change the probe.
@@ -185,6 +190,7 @@ std::string Reader::entry_point(const YAML::Node& node, const std::string& path)
                            : "an entry point of the simulated driver";
     fail(node, path, what, name);
   }
+  known_entry_points_.insert(name);
   return name;
 }
 

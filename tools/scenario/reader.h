@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,7 @@ class Reader {
 
  private:
   mutable std::vector<ObjectRef> object_refs_;
+  mutable std::set<std::string> known_entry_points_;  // names entry_point() accepted
   const mockdev::MachineSpec* machine_ = nullptr;
   std::string file_;
   std::string directory_;

@@ -20,7 +20,9 @@ void YamlReader::fail(const YAML::Node& node, const std::string& path, std::stri
 
 void YamlReader::fail_at(int line, const std::string& path, std::string_view what,
                          std::string_view got) const {
-  throw MachineFileError(source_, line,
+  // Line 0 is for errors about the file as a whole (MachineFileError): a node without a
+  // line is reported at line 1, where the text starts.
+  throw MachineFileError(source_, std::max(1, line),
                          path + ": expected " + std::string(what) + ", got '" +
                              accel::common::printable(got) + "'");
 }

@@ -134,6 +134,13 @@ TEST(ScenarioReaderYaml, WhatYamlLoadWouldMisreadIsRefused) {
             "s.yaml:1: (document): expected valid YAML, got 'end of sequence flow not found'");
 }
 
+// Found by the scenario-file fuzzer: an empty file has no node and so no line; it is
+// reported at line 1 (line 0 would make it a file-level error without the file's name).
+TEST(ScenarioReaderYaml, AnEmptyDocumentIsReportedAtLineOne) {
+  EXPECT_EQ(error_of(""), "s.yaml:1: (document): expected a map with steps:, got ''");
+  EXPECT_EQ(error_of("# nothing\n"), "s.yaml:1: (document): expected a map with steps:, got ''");
+}
+
 // The alias bomb of nested guards that once ran for minutes and died with std::bad_alloc.
 TEST(ScenarioReaderYaml, AnAliasBombOfGuardsIsRefusedAtTheAliasThatCrossesTheLimit) {
   std::string text = "machine: 1xa100\nsteps:\n  - &s0 {guard: {index: 0, steps: [{init: }]}}\n";

@@ -20,9 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using accel::scenario::StepRegistry;
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto scenario =
-        accel::scenario::parse_scenario(text, "fuzz.yaml", ACCEL_FUZZ_SCENARIO_DIR,
-                                        StepRegistry::global());
+    const auto scenario = accel::scenario::parse_scenario(
+        text, "fuzz.yaml", ACCEL_FUZZ_SCENARIO_DIR, StepRegistry::global());
     const auto again = accel::scenario::parse_scenario(text, "fuzz.yaml", ACCEL_FUZZ_SCENARIO_DIR,
                                                        StepRegistry::global());
     if (again.steps.size() != scenario.steps.size() || again.name != scenario.name) std::abort();

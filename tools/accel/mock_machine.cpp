@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "accel_common/bounded_file.h"
-#include "accel_common/printable.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <sstream>
 #include <system_error>
 #include <vector>
+
+#include "accel_common/bounded_file.h"
+#include "accel_common/printable.h"
 
 #ifndef ACCEL_TOOLS_MOCKDEV_BUILD_DIR
 #define ACCEL_TOOLS_MOCKDEV_BUILD_DIR ""
@@ -192,7 +192,8 @@ std::string describe_presets() {
   std::string out;
   for (const std::string& name : machine_names(dir)) {
     const accel::common::FileContents file = read_machine_file(dir / (name + ".yaml"));
-    out += fmt::format("{:<15} {}\n", name, file.ok() ? summarise(file.text) : "(" + file.error + ")");
+    out +=
+        fmt::format("{:<15} {}\n", name, file.ok() ? summarise(file.text) : "(" + file.error + ")");
   }
   return out;
 }

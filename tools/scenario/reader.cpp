@@ -99,8 +99,8 @@ int Reader::physical_device(const YAML::Node& node, const std::string& path, boo
   if (count == 0) {
     fail(node, path, "a physical device index, but the machine has no devices", shown(node));
   }
-  const std::string what = "a physical device index of the machine (0 to " +
-                           std::to_string(count - 1) + ")";
+  const std::string what =
+      "a physical device index of the machine (0 to " + std::to_string(count - 1) + ")";
   const std::string s = scalar(node, path, what);
   std::int64_t value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
@@ -176,8 +176,9 @@ std::string Reader::entry_point(const YAML::Node& node, const std::string& path)
   // The name is emitted as a quoted YAML string, so no text in it can change the probe.
   YAML::Emitter quoted;
   quoted << YAML::DoubleQuoted << name;
-  const std::string probe = "name: probe\ndevices: []\nfaults:\n  calls:\n    - {entry: " +
-                            std::string(quoted.c_str()) + ", nth: 1, code: 1}\n";
+  const std::string probe =
+      "name: probe\ndevices: []\nfaults:\n  calls:\n    - {entry: " + std::string(quoted.c_str()) +
+      ", nth: 1, code: 1}\n";
   try {
     (void)mockdev::parse_machine(probe, "entry");
   } catch (const mockdev::MachineFileError& e) {

@@ -31,8 +31,7 @@ namespace accel::scenario {
 class ScenarioError : public std::runtime_error {
  public:
   ScenarioError(std::string file, int line, const std::string& message)
-      : std::runtime_error(line > 0 ? file + ":" + std::to_string(line) + ": " + message
-                                    : message),
+      : std::runtime_error(line > 0 ? file + ":" + std::to_string(line) + ": " + message : message),
         file_(std::move(file)),
         line_(line) {}
   const std::string& file() const noexcept { return file_; }

@@ -47,8 +47,8 @@ const std::vector<std::string>& environment_names() {
 // file variables are checked by the runtime when it loads them, which scenarios test too.
 // No value may hold a NUL: setenv would cut the value there. `set_environment` steps are
 // deliberately not checked: they are how a scenario scripts a misconfiguration at run time.
-void check_environment_value(const Reader& reader, const YAML::Node& node,
-                             const std::string& name, const std::string& value) {
+void check_environment_value(const Reader& reader, const YAML::Node& node, const std::string& name,
+                             const std::string& value) {
   const std::string path = Reader::join("environment", name);
   if (value.find('\0') != std::string::npos) {
     reader.fail(node, path, "a value without a NUL character (the environment cannot hold one)",
@@ -65,7 +65,8 @@ void check_environment_value(const Reader& reader, const YAML::Node& node,
   }
   if (name == "ACCEL_REQUIRE_DEVICES") {
     const detail::Result<int> required = detail::parse_required_devices(value);
-    if (!required.ok()) reader.fail_at(Reader::line_of(node), path + ": " + required.status().message());
+    if (!required.ok())
+      reader.fail_at(Reader::line_of(node), path + ": " + required.status().message());
   }
   if (name == "ACCEL_BACKEND" && !value.empty() && value != "none") {
     const std::vector<std::string> backends = detail::compiled_backend_names();

@@ -120,7 +120,8 @@ const StepRegistrar registrar({
        if (!a.node["name"] || !a.node["size"]) {
          a.reader.fail(a.node, a.path, "name and size (both required)", "{...}");
        }
-       const std::string name = a.reader.name(a.node["name"], Reader::join(a.path, "name"), "a name");
+       const std::string name =
+           a.reader.name(a.node["name"], Reader::join(a.path, "name"), "a name");
        const std::uint64_t size = a.reader.size(a.node["size"], Reader::join(a.path, "size"));
        return [name, size](StepEnv& env) -> json {
          auto alloc = reinterpret_cast<abi::CUresult (*)(abi::CUdeviceptr*, std::size_t)>(

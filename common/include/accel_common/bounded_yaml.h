@@ -51,8 +51,8 @@
 namespace accel::common {
 
 struct YamlLimits {
-  std::size_t max_nodes;        // nodes a walk of the tree visits (aliases expanded)
-  std::size_t max_depth;        // collections nested in one another (aliases expanded)
+  std::size_t max_nodes;            // nodes a walk of the tree visits (aliases expanded)
+  std::size_t max_depth;            // collections nested in one another (aliases expanded)
   std::size_t max_lookahead_bytes;  // how far the scanner may read past the last node
 };
 

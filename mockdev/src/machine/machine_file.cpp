@@ -49,11 +49,11 @@ std::string read_machine_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
     const bool bare_name = path.find('/') == std::string::npos;
-    throw MachineFileError(path, 0,
-                           bare_name ? "machine '" + path + "': no such preset or file (presets: " +
-                                           preset_list() + ")"
-                                     : "machine file '" + path + "': no such file (presets: " +
-                                           preset_list() + ")");
+    throw MachineFileError(
+        path, 0,
+        bare_name
+            ? "machine '" + path + "': no such preset or file (presets: " + preset_list() + ")"
+            : "machine file '" + path + "': no such file (presets: " + preset_list() + ")");
   }
   accel::common::FileContents file =
       accel::common::read_file(path, kMaxMachineFileBytes, "machine file");

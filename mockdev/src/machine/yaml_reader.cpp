@@ -22,9 +22,9 @@ void YamlReader::fail_at(int line, const std::string& path, std::string_view wha
                          std::string_view got) const {
   // Line 0 is for errors about the file as a whole (MachineFileError): a node without a
   // line is reported at line 1, where the text starts.
-  throw MachineFileError(source_, std::max(1, line),
-                         path + ": expected " + std::string(what) + ", got '" +
-                             accel::common::printable(got) + "'");
+  throw MachineFileError(
+      source_, std::max(1, line),
+      path + ": expected " + std::string(what) + ", got '" + accel::common::printable(got) + "'");
 }
 
 int YamlReader::line_of(const YAML::Node& node) {

@@ -56,7 +56,8 @@ TEST_F(MockMachineFileLimits, ACharacterDeviceIsRejected) {
 TEST_F(MockMachineFileLimits, AFifoWithoutAWriterIsRejectedWithoutBlocking) {
   std::string path = (dir_ / "fifo.yaml").string();
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
-  EXPECT_EQ(error_of(path), "machine file '" + path + "': is a FIFO (named pipe), not a regular file");
+  EXPECT_EQ(error_of(path),
+            "machine file '" + path + "': is a FIFO (named pipe), not a regular file");
 }
 
 TEST_F(MockMachineFileLimits, ADirectoryIsRejected) {
@@ -74,8 +75,8 @@ TEST_F(MockMachineFileLimits, AFileAtTheLimitIsReadAndOneByteMoreIsNot) {
   ASSERT_EQ(text.size(), kMaxMachineFileBytes);
   EXPECT_EQ(load_machine(write("limit.yaml", text)).devices.size(), 1u);
   std::string big = write("big.yaml", text + "\n");
-  EXPECT_EQ(error_of(big), "machine file '" + big +
-                               "': is 1.0 MiB, more than the 1 MiB a machine file may have");
+  EXPECT_EQ(error_of(big),
+            "machine file '" + big + "': is 1.0 MiB, more than the 1 MiB a machine file may have");
 }
 
 // A missing file says so, with its path and the presets (a name without '/' may have been
@@ -89,7 +90,8 @@ TEST_F(MockMachineFileLimits, AMissingFileSaysNoSuchFile) {
   std::string through_file = write("plain.yaml", "x") + "/machine.yaml";
   EXPECT_EQ(error_of(through_file),
             "machine file '" + through_file + "': no such file (presets: " + presets + ")");
-  EXPECT_EQ(error_of("4xh10"), "machine '4xh10': no such preset or file (presets: " + presets + ")");
+  EXPECT_EQ(error_of("4xh10"),
+            "machine '4xh10': no such preset or file (presets: " + presets + ")");
 }
 
 TEST_F(MockMachineFileLimits, FileLevelErrorsHaveLineZeroAndNameTheFileOnce) {

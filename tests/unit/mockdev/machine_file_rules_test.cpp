@@ -46,7 +46,8 @@ TEST(MockMachineFileYaml, TagsAreRefused) {
 
 TEST(MockMachineFileYaml, AliasesThatExpandTooFarAreRefused) {
   // Each line multiplies the one above by ten: 10^6 nodes to visit from 8 lines.
-  std::string yaml = "name: x\ndevices: []\nfaults:\n  calls:\n    - &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  std::string yaml =
+      "name: x\ndevices: []\nfaults:\n  calls:\n    - &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
   for (int i = 1; i <= 5; ++i) {
     const std::string prev = "*a" + std::to_string(i - 1);
     yaml += "    - &a" + std::to_string(i) + " [";

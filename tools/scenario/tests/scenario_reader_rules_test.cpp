@@ -50,9 +50,10 @@ TEST(ScenarioReaderEnvironment, ValuesAreCheckedWithTheRuntimesAndTheMocksRules)
             "s.yaml:3: environment.ACCEL_REQUIRE_DEVICES: ACCEL_REQUIRE_DEVICES='-1': expected "
             "the number of devices the program requires (a whole number from 0 to 1000000, such "
             "as 2)");
-  EXPECT_EQ(error_of(with_environment("ACCEL_BACKEND", "rocm")).rfind(
-                "s.yaml:3: environment.ACCEL_BACKEND: expected a compiled backend (cuda, ", 0),
-            0u);
+  EXPECT_EQ(
+      error_of(with_environment("ACCEL_BACKEND", "rocm"))
+          .rfind("s.yaml:3: environment.ACCEL_BACKEND: expected a compiled backend (cuda, ", 0),
+      0u);
   EXPECT_EQ(error_of(with_environment("MOCKDEV_SCHEDULE", "lazy")),
             "s.yaml:3: environment.MOCKDEV_SCHEDULE: expected eager, random or adversarial, got "
             "'lazy'");
@@ -75,10 +76,10 @@ TEST(ScenarioReaderEnvironment, WhatTheReadersAcceptIsAccepted) {
            {"ACCEL_REQUIRE_DEVICES", "''"},   // empty: no requirement
            {"ACCEL_BACKEND", "cuda"},
            {"ACCEL_BACKEND", "none"},
-           {"ACCEL_BACKEND", "''"},           // empty: unset
+           {"ACCEL_BACKEND", "''"},  // empty: unset
            {"MOCKDEV_SCHEDULE", "adversarial"},
            {"MOCKDEV_SEED", "'18446744073709551615'"},
-           {"MOCKDEV_RACES", "''"},           // empty: the machine's policy
+           {"MOCKDEV_RACES", "''"},  // empty: the machine's policy
            {"MOCKDEV_RACES", "off"},
            {"CUDA_VISIBLE_DEVICES", "'junk,0,0'"},  // the driver's rules decide
        }) {
@@ -178,13 +179,14 @@ TEST_F(ScenarioFiles, OnlyARegularFileOfBoundedSizeIsRead) {
             "scenario file '/dev/zero': is a character device, not a regular file");
   const std::string fifo = (dir_ / "fifo.yaml").string();
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(load_error(fifo), "scenario file '" + fifo + "': is a FIFO (named pipe), not a regular file");
+  EXPECT_EQ(load_error(fifo),
+            "scenario file '" + fifo + "': is a FIFO (named pipe), not a regular file");
   EXPECT_EQ(load_error(dir_.string()),
             "scenario file '" + dir_.string() + "': is a directory, not a regular file");
   const std::string big = (dir_ / "big.yaml").string();
   std::ofstream(big) << std::string((std::size_t{4} << 20) + 1, '#');
-  EXPECT_EQ(load_error(big),
-            "scenario file '" + big + "': is 4.0 MiB, more than the 4 MiB a scenario file may have");
+  EXPECT_EQ(load_error(big), "scenario file '" + big +
+                                 "': is 4.0 MiB, more than the 4 MiB a scenario file may have");
 }
 
 TEST_F(ScenarioFiles, CollectingNamesWhatIsMissingAndKeepsFifosForTheReaderToRefuse) {
@@ -199,8 +201,9 @@ TEST_F(ScenarioFiles, CollectingNamesWhatIsMissingAndKeepsFifosForTheReaderToRef
     (void)collect_scenario_files({dir_.string()});
     FAIL() << "no error";
   } catch (const ScenarioError& e) {
-    EXPECT_STREQ(e.what(),
-                 ("scenario directory '" + dir_.string() + "': has no scenario files (*.yaml)").c_str());
+    EXPECT_STREQ(
+        e.what(),
+        ("scenario directory '" + dir_.string() + "': has no scenario files (*.yaml)").c_str());
   }
   // A FIFO given by name, or found in a directory, is kept: reading it is what says what it is.
   const std::string fifo = (dir_ / "fifo.yaml").string();

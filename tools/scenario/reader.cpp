@@ -94,6 +94,14 @@ std::string Reader::name(const YAML::Node& node, const std::string& path,
   return s;
 }
 
+std::string Reader::environment_value(const YAML::Node& node, const std::string& path) const {
+  std::string s = scalar(node, path, "a value or null");
+  if (s.find('\0') != std::string::npos) {
+    fail(node, path, "a value without a NUL character (the environment cannot hold one)", s);
+  }
+  return s;
+}
+
 int Reader::physical_device(const YAML::Node& node, const std::string& path, bool nvidia) const {
   const std::size_t count = machine_ != nullptr ? machine_->devices.size() : 0;
   if (count == 0) {

@@ -49,6 +49,9 @@ class Reader {
   // A non-empty scalar without control characters: a name that reports, tables and JUnit
   // files print (a scenario, a thread, a tag, a stream), where a newline would break them.
   std::string name(const YAML::Node& node, const std::string& path, std::string_view what) const;
+  // A value for an environment variable: a scalar without a NUL character (setenv would
+  // cut the value there, quietly changing it).
+  std::string environment_value(const YAML::Node& node, const std::string& path) const;
   // A physical device index (the machine file's order) of the scenario's machine, of an
   // NVIDIA device when `nvidia` (the devices CUDA faults reach).
   int physical_device(const YAML::Node& node, const std::string& path, bool nvidia) const;

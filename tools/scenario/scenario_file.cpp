@@ -45,15 +45,12 @@ const std::vector<std::string>& environment_names() {
 // for the engine). CUDA_VISIBLE_DEVICES is passed as written: the driver accepts any text
 // (its rules, Note [Driver visible-device rules], are what scenarios test), and the driver
 // file variables are checked by the runtime when it loads them, which scenarios test too.
-// No value may hold a NUL: setenv would cut the value there. `set_environment` steps are
-// deliberately not checked: they are how a scenario scripts a misconfiguration at run time.
+// No value may hold a NUL (Reader::environment_value, for `set_environment` steps too:
+// setenv would cut the value there). Otherwise `set_environment` steps are deliberately not
+// checked: they are how a scenario scripts a misconfiguration at run time.
 void check_environment_value(const Reader& reader, const YAML::Node& node, const std::string& name,
                              const std::string& value) {
   const std::string path = Reader::join("environment", name);
-  if (value.find('\0') != std::string::npos) {
-    reader.fail(node, path, "a value without a NUL character (the environment cannot hold one)",
-                value);
-  }
   if (name == "MOCKDEV_SCHEDULE" && !mockdev::parse_schedule(value)) {
     reader.fail(node, path, "eager, random or adversarial", value);
   }
@@ -368,7 +365,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
         s.environment[name] = std::nullopt;
       } else {
         s.environment[name] =
-            reader.scalar(entry.second, Reader::join("environment", name), "a value or null");
+            reader.environment_value(entry.second, Reader::join("environment", name));
         check_environment_value(reader, entry.second, name, *s.environment[name]);
       }
     }

@@ -70,6 +70,17 @@ TEST(ScenarioReaderEnvironment, ValuesAreCheckedWithTheRuntimesAndTheMocksRules)
             "(the environment cannot hold one), got '0\\01'");
 }
 
+// set_environment scripts misconfigurations at run time, so only a NUL is refused there.
+TEST(ScenarioReaderEnvironment, SetEnvironmentRefusesOnlyANul) {
+  EXPECT_EQ(
+      error_of("machine: 4xh100\nsteps:\n  - set_environment: {ACCEL_REQUIRE_DEVICES: lots}\n"),
+      "(no error)");
+  EXPECT_EQ(
+      error_of("machine: 4xh100\nsteps:\n  - set_environment: {ACCEL_BACKEND: \"cu\\0da\"}\n"),
+      "s.yaml:3: steps[0].set_environment.ACCEL_BACKEND: expected a value without a NUL "
+      "character (the environment cannot hold one), got 'cu\\0da'");
+}
+
 TEST(ScenarioReaderEnvironment, WhatTheReadersAcceptIsAccepted) {
   for (const auto& [variable, value] : std::vector<std::pair<std::string, std::string>>{
            {"ACCEL_REQUIRE_DEVICES", "'8'"},  // more than the machine has: the runtime's error

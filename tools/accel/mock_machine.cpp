@@ -5,17 +5,19 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <system_error>
 #include <vector>
 
+#include "accel_common/bounded_file.h"
+#include "accel_common/printable.h"
+
 #ifndef ACCEL_TOOLS_MOCKDEV_BUILD_DIR
 #define ACCEL_TOOLS_MOCKDEV_BUILD_DIR ""
 #endif
-#ifndef ACCEL_TOOLS_MACHINES_SOURCE_DIR
-#define ACCEL_TOOLS_MACHINES_SOURCE_DIR ""
+#ifndef ACCEL_TOOLS_MACHINES_BUILD_DIR
+#define ACCEL_TOOLS_MACHINES_BUILD_DIR ""
 #endif
 #ifndef ACCEL_TOOLS_INSTALL_LIBDIR
 #define ACCEL_TOOLS_INSTALL_LIBDIR "lib"
@@ -53,11 +55,11 @@ std::vector<std::string> machine_names(const fs::path& dir) {
   return names;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The text of a machine file of the machines directory, read as the mock reads machine
+// files (Note [Bounded readers]); the reader's message when it is not a readable file.
+accel::common::FileContents read_machine_file(const fs::path& path) {
+  return accel::common::read_file(path.string(), accel::common::kMaxMachineFileBytes,
+                                  "machine file");
 }
 
 std::string trim(std::string_view text) {
@@ -85,13 +87,13 @@ std::string summarise(const std::string& yaml) {
     if (!in_devices) continue;
     const std::string item = trim(line);
     if (item.starts_with("- name:")) {
-      kinds.emplace_back(trim(item.substr(7)), 1);
+      kinds.emplace_back(accel::common::printable(trim(item.substr(7))), 1);
     } else if (item.starts_with("- {")) {  // flow style: - {name: X, memory: ..., count: 2}
       const std::size_t name = item.find("name:");
       const std::size_t count = item.find("count:");
       if (name == std::string::npos) return "(devices: see --show)";
       const std::size_t end = item.find_first_of(",}", name);
-      kinds.emplace_back(trim(item.substr(name + 5, end - name - 5)), 1);
+      kinds.emplace_back(accel::common::printable(trim(item.substr(name + 5, end - name - 5))), 1);
       if (count != std::string::npos) kinds.back().second = std::atoi(item.c_str() + count + 6);
     } else if (item.starts_with("count:") && !kinds.empty()) {
       kinds.back().second = std::atoi(trim(item.substr(6)).c_str());
@@ -179,8 +181,8 @@ fs::path machines_directory() {
   const fs::path installed =
       executable_directory() / ".." / ACCEL_TOOLS_INSTALL_DATADIR / "accel" / "machines";
   if (fs::is_directory(installed, ec)) return fs::weakly_canonical(installed, ec);
-  const fs::path source(ACCEL_TOOLS_MACHINES_SOURCE_DIR);
-  if (!source.empty() && fs::is_directory(source, ec)) return source;
+  const fs::path build(ACCEL_TOOLS_MACHINES_BUILD_DIR);
+  if (!build.empty() && fs::is_directory(build, ec)) return build;
   return {};
 }
 
@@ -189,7 +191,9 @@ std::string describe_presets() {
   if (dir.empty()) return "(no machine files found: this accel install has none)\n";
   std::string out;
   for (const std::string& name : machine_names(dir)) {
-    out += fmt::format("{:<15} {}\n", name, summarise(read_file(dir / (name + ".yaml"))));
+    const accel::common::FileContents file = read_machine_file(dir / (name + ".yaml"));
+    out +=
+        fmt::format("{:<15} {}\n", name, file.ok() ? summarise(file.text) : "(" + file.error + ")");
   }
   return out;
 }
@@ -201,7 +205,9 @@ std::string preset_text(std::string_view name) {
     throw UnknownPresetError(fmt::format("no preset machine '{}' (presets: {})", name,
                                          names.empty() ? "none installed" : fmt::format("{}", fmt::join(names, ", "))));
   }
-  return read_file(dir / (std::string(name) + ".yaml"));
+  accel::common::FileContents file = read_machine_file(dir / (std::string(name) + ".yaml"));
+  if (!file.ok()) throw UnknownPresetError(file.error);
+  return std::move(file.text);
 }
 
 }  // namespace accel::tools

@@ -60,16 +60,20 @@ MockSelection mock_selection(std::string facade_dir, std::string_view path_or_pr
 MockSelection select_mock_machine(std::string_view path_or_preset);
 
 // The directory of the preset machine files: <dir of this executable>/../<datadir>/accel/
-// machines when it exists (installed), else the source tree's scenarios/machines compiled
-// in. Empty when neither exists.
+// machines when it exists (installed), else the build tree's copy compiled in. Both hold
+// exactly the presets' files (ACCEL_MOCKDEV_PRESETS, the names mockdev's --machine
+// accepts without a path): the build tree stages the same files the install copies, so
+// `accel machines` lists the same names in both, and every name it lists is a machine
+// `--machine` accepts. Empty when neither exists.
 std::filesystem::path machines_directory();
 
 // One line per machine file in machines_directory(): name, device count, device names
-// (read from the file's `devices:` entries; see the note in mock_machine.cpp).
+// (read from the file's `devices:` entries; see the note in mock_machine.cpp); a file that
+// cannot be read (Note [Bounded readers]) shows the reason instead.
 std::string describe_presets();
 
 // The text of <machines_directory>/<name>.yaml. Throws UnknownPresetError naming the
-// machines there.
+// machines there, or saying why the file cannot be read.
 std::string preset_text(std::string_view name);
 
 }  // namespace accel::tools

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "accel_common/edit_distance.h"
+#include "accel_common/printable.h"
 #include "step_registry.h"
 
 namespace accel::scenario {
@@ -29,7 +30,9 @@ void Reader::fail(const YAML::Node& node, const std::string& path, std::string_v
 }
 
 void Reader::fail_at(int line, const std::string& message) const {
-  throw ScenarioError(file_, line, message);
+  // Line 0 is for errors about the file as a whole; a node yaml-cpp gives no line (the
+  // null node of an empty document) is reported at line 1, where the text starts.
+  throw ScenarioError(file_, std::max(1, line), accel::common::printable(message));
 }
 
 int Reader::line_of(const YAML::Node& node) {
@@ -82,6 +85,47 @@ std::string Reader::text(const YAML::Node& node, const std::string& path,
   return s;
 }
 
+std::string Reader::name(const YAML::Node& node, const std::string& path,
+                         std::string_view what) const {
+  std::string s = text(node, path, what);
+  if (accel::common::find_control_character(s) != std::string::npos) {
+    fail(node, path, std::string(what) + " without control characters", s);
+  }
+  return s;
+}
+
+std::string Reader::environment_value(const YAML::Node& node, const std::string& path) const {
+  std::string s = scalar(node, path, "a value or null");
+  if (s.find('\0') != std::string::npos) {
+    fail(node, path, "a value without a NUL character (the environment cannot hold one)", s);
+  }
+  return s;
+}
+
+int Reader::physical_device(const YAML::Node& node, const std::string& path, bool nvidia) const {
+  const std::size_t count = machine_ != nullptr ? machine_->devices.size() : 0;
+  if (count == 0) {
+    fail(node, path, "a physical device index, but the machine has no devices", shown(node));
+  }
+  const std::string what =
+      "a physical device index of the machine (0 to " + std::to_string(count - 1) + ")";
+  const std::string s = scalar(node, path, what);
+  std::int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || value < 0 ||
+      static_cast<std::uint64_t>(value) >= count) {
+    fail(node, path, what, s);
+  }
+  const mockdev::DeviceSpec& device = machine_->devices[static_cast<std::size_t>(value)];
+  if (nvidia && device.vendor != mockdev::Vendor::kNvidia) {
+    fail(node, path,
+         "an NVIDIA device of the machine (CUDA serves it; device " + s + " is " +
+             std::string(mockdev::vendor_name(device.vendor)) + ")",
+         s);
+  }
+  return static_cast<int>(value);
+}
+
 std::int64_t Reader::integer(const YAML::Node& node, const std::string& path, std::int64_t min,
                              std::int64_t max) const {
   const std::string what =
@@ -132,10 +176,17 @@ int Reader::cuda_code(const YAML::Node& node, const std::string& path) const {
 
 std::string Reader::entry_point(const YAML::Node& node, const std::string& path) const {
   const std::string name = text(node, path, "an entry point of the simulated driver");
+  // Each name is probed once: a file may name the same entry point thousands of times
+  // (one `calls:` per step), and a probe parses a whole machine.
+  if (known_entry_points_.count(name) != 0) return name;
   // The machine-file reader is the one authority on entry-point names (symbols, base names,
   // the closest matches): a one-fault machine checks the name through the public parser.
+  // The name is emitted as a quoted YAML string, so no text in it can change the probe.
+  YAML::Emitter quoted;
+  quoted << YAML::DoubleQuoted << name;
   const std::string probe =
-      "name: probe\ndevices: []\nfaults:\n  calls:\n    - {entry: \"" + name + "\", nth: 1, code: 1}\n";
+      "name: probe\ndevices: []\nfaults:\n  calls:\n    - {entry: " + std::string(quoted.c_str()) +
+      ", nth: 1, code: 1}\n";
   try {
     (void)mockdev::parse_machine(probe, "entry");
   } catch (const mockdev::MachineFileError& e) {
@@ -148,6 +199,7 @@ std::string Reader::entry_point(const YAML::Node& node, const std::string& path)
                            : "an entry point of the simulated driver";
     fail(node, path, what, name);
   }
+  known_entry_points_.insert(name);
   return name;
 }
 

@@ -3,11 +3,14 @@
 // ScenarioError "<file>:<line>: <path>: expected <what>, got '<value>'", the same shape as
 // machine-file errors (mockdev's reader is private to the engine, so this is its own).
 // Unknown names (keys, steps, threads) come with the closest known names by edit distance.
-// Stateless apart from the file name; thread-compatible.
+// Control characters in a message are escaped (accel_common/printable.h), so an error is
+// always one line. Stateless apart from the file name and the scenario's machine (set once
+// it is read, so steps can check physical device indices); thread-compatible.
 
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +29,8 @@ class Reader {
   // The directory of the scenario file, for relative paths in it.
   const std::string& directory() const { return directory_; }
   const StepRegistry& registry() const { return registry_; }
+  // The scenario's machine, read before its steps (null until then).
+  void set_machine(const mockdev::MachineSpec* machine) { machine_ = machine; }
 
   [[noreturn]] void fail(const YAML::Node& node, const std::string& path, std::string_view what,
                          std::string_view got) const;
@@ -41,6 +46,15 @@ class Reader {
   void require_map(const YAML::Node& node, const std::string& path, std::string_view what) const;
   std::string scalar(const YAML::Node& node, const std::string& path, std::string_view what) const;
   std::string text(const YAML::Node& node, const std::string& path, std::string_view what) const;
+  // A non-empty scalar without control characters: a name that reports, tables and JUnit
+  // files print (a scenario, a thread, a tag, a stream), where a newline would break them.
+  std::string name(const YAML::Node& node, const std::string& path, std::string_view what) const;
+  // A value for an environment variable: a scalar without a NUL character (setenv would
+  // cut the value there, quietly changing it).
+  std::string environment_value(const YAML::Node& node, const std::string& path) const;
+  // A physical device index (the machine file's order) of the scenario's machine, of an
+  // NVIDIA device when `nvidia` (the devices CUDA faults reach).
+  int physical_device(const YAML::Node& node, const std::string& path, bool nvidia) const;
   std::int64_t integer(const YAML::Node& node, const std::string& path, std::int64_t min,
                        std::int64_t max) const;
   bool boolean(const YAML::Node& node, const std::string& path) const;
@@ -75,6 +89,8 @@ class Reader {
 
  private:
   mutable std::vector<ObjectRef> object_refs_;
+  mutable std::set<std::string> known_entry_points_;  // names entry_point() accepted
+  const mockdev::MachineSpec* machine_ = nullptr;
   std::string file_;
   std::string directory_;
   const StepRegistry& registry_;

@@ -25,11 +25,13 @@
 namespace accel::scenario {
 
 // A malformed scenario: what() is "<file>:<line>: <path>: expected <what>, got '<value>'"
-// (the machine reader's shape), or "<file>:<line>: <message>".
+// (the machine reader's shape), or "<file>:<line>: <message>". Line 0: an error about the
+// file as a whole (missing, not a regular file, too large), whose message names the file
+// itself ("scenario file '<path>': ..."), so what() is the message alone.
 class ScenarioError : public std::runtime_error {
  public:
   ScenarioError(std::string file, int line, const std::string& message)
-      : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
+      : std::runtime_error(line > 0 ? file + ":" + std::to_string(line) + ": " + message : message),
         file_(std::move(file)),
         line_(line) {}
   const std::string& file() const noexcept { return file_; }

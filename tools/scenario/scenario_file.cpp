@@ -1,12 +1,19 @@
 #include "scenario_file.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "accel_common/bounded_file.h"
+#include "accel_common/bounded_yaml.h"
+#include "accel_common/printable.h"
+#include "core/backend_registry.h"
+#include "core/device_requirement.h"
 #include "reader.h"
 #include "step_registry.h"
 
@@ -16,7 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::int64_t kMaxTimeoutSeconds = 3600;
-constexpr std::size_t kMaxScenarioBytes = std::size_t{1} << 20;
 
 // The variables a scenario may set: the ones the runtime and the simulated driver read.
 const std::vector<std::string>& environment_names() {
@@ -27,23 +33,46 @@ const std::vector<std::string>& environment_names() {
   return names;
 }
 
-// The stream simulation's variables are read when the machine is installed, after the run
-// started: check their values here, so a typo is a file:line error before anything runs.
-void check_stream_variable(const Reader& reader, const YAML::Node& node, const std::string& name,
-                           const std::string& value) {
+// Note [Environment values are checked when read]
+// The runtime and the simulated driver read these variables only once a run has started,
+// and a malformed value then becomes a configuration error in the middle of a scenario
+// that meant to test something else. So each value is checked here with the rule its
+// reader applies, through that reader's own parser where one is reachable:
+// ACCEL_REQUIRE_DEVICES with the runtime's parse_required_devices (its message),
+// ACCEL_BACKEND against the runtime's compiled backends (or none; empty is unset, as for
+// the runtime), MOCKDEV_SCHEDULE / MOCKDEV_SEED / MOCKDEV_RACES with mockdev's
+// parse_schedule / parse_seed / parse_race_policy (an empty value means unset, as for the
+// engine). CUDA_VISIBLE_DEVICES is passed as written: the driver accepts any text
+// (its rules, Note [Driver visible-device rules], are what scenarios test), and the driver
+// file variables are checked by the runtime when it loads them, which scenarios test too.
+// No value may hold a NUL (Reader::environment_value, for `set_environment` steps too:
+// setenv would cut the value there). Otherwise `set_environment` steps are deliberately not
+// checked: they are how a scenario scripts a misconfiguration at run time.
+void check_environment_value(const Reader& reader, const YAML::Node& node, const std::string& name,
+                             const std::string& value) {
   const std::string path = Reader::join("environment", name);
-  if (name == "MOCKDEV_SCHEDULE" && value != "eager" && value != "random" &&
-      value != "adversarial") {
+  if (name == "MOCKDEV_SCHEDULE" && !value.empty() && !mockdev::parse_schedule(value)) {
     reader.fail(node, path, "eager, random or adversarial", value);
   }
-  if (name == "MOCKDEV_RACES" && !mockdev::parse_race_policy(value)) {
-    reader.fail(node, path, "report, abort or off", value);
+  if (name == "MOCKDEV_RACES" && !value.empty() && !mockdev::parse_race_policy(value)) {
+    reader.fail(node, path, "report, fail, abort or off", value);
   }
-  if (name == "MOCKDEV_SEED") {
-    const bool digits = !value.empty() && value.size() <= 20 &&
-                        value.find_first_not_of("0123456789") == std::string::npos &&
-                        (value.size() < 20 || value <= "18446744073709551615");
-    if (!digits) reader.fail(node, path, "an unsigned decimal integer below 2^64", value);
+  if (name == "MOCKDEV_SEED" && !value.empty() && !mockdev::parse_seed(value)) {
+    reader.fail(node, path, "an unsigned decimal integer from 0 to 18446744073709551615 (2^64 - 1)",
+                value);
+  }
+  if (name == "ACCEL_REQUIRE_DEVICES") {
+    const detail::Result<int> required = detail::parse_required_devices(value);
+    if (!required.ok())
+      reader.fail_at(Reader::line_of(node), path + ": " + required.status().message());
+  }
+  if (name == "ACCEL_BACKEND" && !value.empty() && value != "none") {
+    const std::vector<std::string> backends = detail::compiled_backend_names();
+    if (std::find(backends.begin(), backends.end(), value) == backends.end()) {
+      std::string list;
+      for (const std::string& b : backends) list += b + ", ";
+      reader.fail(node, path, "a compiled backend (" + list + "or none)", value);
+    }
   }
 }
 
@@ -98,14 +127,9 @@ mockdev::MachineSpec named_machine(const YAML::Node& node, const Reader& reader,
     machine_env = target;
     return spec;
   } catch (const mockdev::MachineFileError& e) {
+    // A missing name lists the presets itself (mockdev's message).
     reader.fail_at(Reader::line_of(node),
-                   "machine: cannot load '" + value + "': " + std::string(e.what()) +
-                       (is_path ? "" : " (presets: " + [] {
-                         std::string list;
-                         for (const auto& p : mockdev::preset_names())
-                           list += (list.empty() ? "" : ", ") + p;
-                         return list;
-                       }() + ")"));
+                   "machine: cannot load '" + value + "': " + std::string(e.what()));
   }
 }
 
@@ -180,7 +204,7 @@ Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
     const std::string p = Reader::join(path, "used_bytes");
     reader.require_map(used, p, "a map of physical device index: bytes in use");
     for (const auto& entry : used) {
-      const int device = static_cast<int>(reader.integer(entry.first, p, 0, 127));
+      const int device = reader.physical_device(entry.first, p, false);
       const std::string q = p + "[" + std::to_string(device) + "]";
       e.used_bytes[device] = entry.second.IsScalar() && entry.second.Scalar() == "0"
                                  ? 0
@@ -304,23 +328,23 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   Reader reader(file, directory, registry);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    reader.fail_at(e.mark.line >= 0 ? e.mark.line + 1 : 0, "expected valid YAML: " + e.msg);
+    root = accel::common::load_yaml(text);
+  } catch (const accel::common::YamlError& e) {
+    reader.fail_at(e.line(), e.what());
   }
   if (!root.IsMap()) reader.fail(root, "(document)", "a map with steps:", Reader::shown(root));
   reader.check_keys(root, "", {"name", "description", "tags", "machine", "environment", "threads",
                                "timeout", "steps"});
   Scenario s;
   s.file = file;
-  s.name = root["name"] ? reader.text(root["name"], "name", "a name")
-                        : fs::path(file).stem().string();
+  s.name = root["name"] ? reader.name(root["name"], "name", "a name")
+                        : accel::common::printable(fs::path(file).stem().string());
   if (root["description"]) {
     s.description = reader.scalar(root["description"], "description", "a text");
   }
   if (const YAML::Node tags = root["tags"]) {
     if (!tags.IsSequence()) reader.fail(tags, "tags", "a list of tags (e.g. [sweep])", Reader::shown(tags));
-    for (const auto& t : tags) s.tags.push_back(reader.text(t, "tags", "a tag"));
+    for (const auto& t : tags) s.tags.push_back(reader.name(t, "tags", "a tag"));
   }
   const YAML::Node machine = root["machine"];
   if (!machine) {
@@ -332,6 +356,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   } else {
     s.machine = named_machine(machine, reader, s.machine_env);
   }
+  reader.set_machine(&s.machine);
   if (const YAML::Node env = root["environment"]) {
     reader.require_map(env, "environment", "a map of variable: value (null unsets it)");
     reader.check_keys(env, "environment", environment_names());
@@ -341,8 +366,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
         s.environment[name] = std::nullopt;
       } else {
         s.environment[name] =
-            reader.scalar(entry.second, Reader::join("environment", name), "a value or null");
-        check_stream_variable(reader, entry.second, name, *s.environment[name]);
+            reader.environment_value(entry.second, Reader::join("environment", name));
+        check_environment_value(reader, entry.second, name, *s.environment[name]);
       }
     }
   }
@@ -352,7 +377,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
       reader.fail(threads, "threads", "a list of thread names", Reader::shown(threads));
     }
     for (const auto& t : threads) {
-      const std::string name = reader.text(t, "threads", "a thread name");
+      const std::string name = reader.name(t, "threads", "a thread name");
       if (std::find(s.threads.begin(), s.threads.end(), name) != s.threads.end()) {
         reader.fail(t, "threads", "each name once (main always exists)", name);
       }
@@ -372,17 +397,12 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
 }
 
 Scenario load_scenario(const std::string& path, const StepRegistry& registry) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw ScenarioError(path, 0, "not a regular file");
-  if (fs::file_size(path, ec) > kMaxScenarioBytes) {
-    throw ScenarioError(path, 0, "larger than 1 MiB: not a scenario file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!in && !in.eof()) throw ScenarioError(path, 0, "cannot be read");
+  // Note [Bounded readers]: a FIFO, a device or a huge file is refused before any parse.
+  accel::common::FileContents contents =
+      accel::common::read_file(path, accel::common::kMaxScenarioFileBytes, "scenario file");
+  if (!contents.ok()) throw ScenarioError(path, 0, contents.error);
   const std::string directory = fs::path(path).parent_path().string();
-  return parse_scenario(buffer.str(), path, directory.empty() ? "." : directory, registry);
+  return parse_scenario(contents.text, path, directory.empty() ? "." : directory, registry);
 }
 
 std::vector<std::string> collect_scenario_files(const std::vector<std::string>& paths) {
@@ -398,17 +418,25 @@ std::vector<std::string> collect_scenario_files(const std::vector<std::string>& 
           it.disable_recursion_pending();
           continue;
         }
-        if (it->is_regular_file() && it->path().extension() == ".yaml") {
+        // Every *.yaml that is not a directory, whatever it is: load_scenario refuses a
+        // FIFO or a device with a message instead of skipping it quietly.
+        if (!it->is_directory() && it->path().extension() == ".yaml") {
           files.insert(it->path().lexically_normal().string());
           ++found;
         }
       }
-      if (found == 0) throw ScenarioError(p, 0, "no scenario files (*.yaml) in this directory");
-    } else if (fs::is_regular_file(p, ec)) {
-      files.insert(fs::path(p).lexically_normal().string());
-    } else {
-      throw ScenarioError(p, 0, "no such file or directory");
+      if (found == 0) {
+        throw ScenarioError(p, 0, "scenario directory '" + p + "': has no scenario files (*.yaml)");
+      }
+      continue;
     }
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+      throw ScenarioError(p, 0, "scenario file '" + p + "': no such file or directory");
+    }
+    // Anything else that exists is read (and refused, if it is not a regular file, by
+    // load_scenario).
+    files.insert(fs::path(p).lexically_normal().string());
   }
   return {files.begin(), files.end()};
 }

@@ -26,8 +26,8 @@ const StepRegistrar registrar({
          if (entry.second.IsNull()) {
            changes.emplace_back(name, std::nullopt);
          } else {
-           changes.emplace_back(
-               name, a.reader.scalar(entry.second, Reader::join(a.path, name), "a value or null"));
+           changes.emplace_back(name,
+                                a.reader.environment_value(entry.second, Reader::join(a.path, name)));
          }
        }
        return [changes](StepEnv&) {

@@ -74,8 +74,10 @@ const StepRegistrar registrar({
        if (!a.node["device"] || !a.node["code"]) {
          a.reader.fail(a.node, a.path, "device and code (both required)", "{...}");
        }
+       // Checked against the scenario's machine now: an index it does not have (or one of
+       // a device CUDA does not serve) would be a fault that can never fire.
        const int device =
-           static_cast<int>(a.reader.integer(a.node["device"], Reader::join(a.path, "device"), 0, 127));
+           a.reader.physical_device(a.node["device"], Reader::join(a.path, "device"), true);
        const int code = a.reader.cuda_code(a.node["code"], Reader::join(a.path, "code"));
        return [device, code](StepEnv&) {
          mockdev::control::set_sticky_error(device, code);
@@ -118,7 +120,8 @@ const StepRegistrar registrar({
        if (!a.node["name"] || !a.node["size"]) {
          a.reader.fail(a.node, a.path, "name and size (both required)", "{...}");
        }
-       const std::string name = a.reader.text(a.node["name"], Reader::join(a.path, "name"), "a name");
+       const std::string name =
+           a.reader.name(a.node["name"], Reader::join(a.path, "name"), "a name");
        const std::uint64_t size = a.reader.size(a.node["size"], Reader::join(a.path, "size"));
        return [name, size](StepEnv& env) -> json {
          auto alloc = reinterpret_cast<abi::CUresult (*)(abi::CUdeviceptr*, std::size_t)>(
@@ -132,7 +135,7 @@ const StepRegistrar registrar({
      }},
     {"driver_free", "a NAME given to driver_alloc; cuMemFree on this thread", false,
      [](const StepArgs& a) -> Action {
-       const std::string name = a.reader.text(a.node, a.path, "an allocation name");
+       const std::string name = a.reader.name(a.node, a.path, "an allocation name");
        return [name](StepEnv& env) -> json {
          auto it = env.allocations().find(name);
          if (it == env.allocations().end()) throw UserError("driver_free: no allocation '" + name + "'");

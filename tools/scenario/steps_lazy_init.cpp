@@ -39,7 +39,8 @@ const StepRegistrar registrar({
        if (!a.node["label"]) {
          a.reader.fail(a.node, Reader::join(a.path, "label"), "a label (required)", "");
        }
-       const std::string label = a.reader.text(a.node["label"], Reader::join(a.path, "label"), "a label");
+       const std::string label =
+           a.reader.name(a.node["label"], Reader::join(a.path, "label"), "a label");
        std::optional<std::string> raise;
        if (a.node["raise"]) {
          raise = a.reader.text(a.node["raise"], Reader::join(a.path, "raise"), "a message");

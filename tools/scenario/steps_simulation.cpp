@@ -92,7 +92,8 @@ const StepRegistrar registrar({
        if (!a.node["alloc"] || !a.node["size"]) {
          a.reader.fail(a.node, a.path, "alloc and size (both required)", "{...}");
        }
-       const std::string alloc = a.reader.text(a.node["alloc"], Reader::join(a.path, "alloc"), "an allocation name");
+       const std::string alloc =
+           a.reader.name(a.node["alloc"], Reader::join(a.path, "alloc"), "an allocation name");
        std::optional<std::string> stream;
        if (a.node["stream"] && !a.node["stream"].IsNull()) {
          stream = object_name(a, a.node["stream"], Reader::join(a.path, "stream"), "stream", false);

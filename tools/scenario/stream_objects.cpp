@@ -40,7 +40,7 @@ std::vector<std::int64_t> thread_stream_snapshot(std::size_t count) {
 
 std::string object_name(const StepArgs& args, const YAML::Node& node, const std::string& path,
                         const std::string& kind, bool defines) {
-  const std::string name = args.reader.text(node, path, "a " + kind + " name");
+  const std::string name = args.reader.name(node, path, "a " + kind + " name");
   args.reader.note_object({kind, name, path, Reader::line_of(node), defines});
   return name;
 }

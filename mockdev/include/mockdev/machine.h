@@ -172,6 +172,13 @@ struct StreamSettings {
   Timing timing;
 };
 
+// "eager", "random", "adversarial" (the spelling of machine files and MOCKDEV_SCHEDULE);
+// nullopt for anything else.
+std::optional<StreamSettings::Schedule> parse_schedule(std::string_view text);
+// A seed as machine files and MOCKDEV_SEED write it: decimal digits only (no sign, no
+// blanks), below 2^64; nullopt for anything else.
+std::optional<std::uint64_t> parse_seed(std::string_view text);
+
 // Which device pairs are peers, and over what (`topology:` section, docs/MACHINE_FILES.md).
 // Pairs are of physical devices (the machine file's order); CUDA_VISIBLE_DEVICES does not
 // change them. Links are symmetric.
@@ -249,7 +256,10 @@ class MachineFileError : public std::runtime_error {
 
 // The largest machine file load_machine reads: 1 MiB, far above any real machine (a
 // 64-device file with every key is under 16 KiB), so a wrong path (a log, a core file,
-// /dev/zero) is refused at once instead of being read into memory.
+// /dev/zero) is refused at once instead of being read into memory. The same number as
+// accel::common::kMaxMachineFileBytes, the bounded reader's limit (a static_assert in the
+// reader keeps them equal); the YAML inside is bounded too (Note [Bounded YAML] in
+// accel_common/bounded_yaml.h, docs/MACHINE_FILES.md "Format").
 inline constexpr std::size_t kMaxMachineFileBytes = std::size_t{1} << 20;
 
 // Reads a machine from a path or a preset name (a name without '/' that matches a

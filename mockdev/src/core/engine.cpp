@@ -59,31 +59,25 @@ void apply_stream_environment(StreamSettings& settings) {
   if (std::optional<std::string> error = race_policy_environment_error()) {
     throw std::invalid_argument(*error);
   }
-  // An empty value counts as unset, as for every variable the project reads.
+  // An empty value counts as unset, as for every variable the project reads. The values
+  // are read by the machine file's own parsers (mockdev/machine.h), as the scenario reader
+  // checks them.
   if (const char* v = std::getenv("MOCKDEV_SCHEDULE"); v != nullptr && *v != '\0') {
-    const std::string_view text(v);
-    if (text == "eager") {
-      settings.schedule = StreamSettings::Schedule::kEager;
-    } else if (text == "random") {
-      settings.schedule = StreamSettings::Schedule::kRandom;
-    } else if (text == "adversarial") {
-      settings.schedule = StreamSettings::Schedule::kAdversarial;
-    } else {
+    const std::optional<StreamSettings::Schedule> schedule = parse_schedule(v);
+    if (!schedule) {
       throw std::invalid_argument(
-          environment_choice_error("MOCKDEV_SCHEDULE", text, {"eager", "random", "adversarial"}));
+          environment_choice_error("MOCKDEV_SCHEDULE", v, {"eager", "random", "adversarial"}));
     }
+    settings.schedule = *schedule;
   }
   if (const char* v = std::getenv("MOCKDEV_SEED"); v != nullptr && *v != '\0') {
-    const std::string text(v);
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || text[0] < '0' || text[0] > '9' || *end != '\0' || errno == ERANGE) {
-      throw std::invalid_argument("MOCKDEV_SEED='" + text +
+    const std::optional<std::uint64_t> seed = parse_seed(v);
+    if (!seed) {
+      throw std::invalid_argument(std::string("MOCKDEV_SEED='") + v +
                                   "': expected an unsigned decimal integer from 0 to "
                                   "18446744073709551615 (2^64 - 1)");
     }
-    settings.seed = seed;
+    settings.seed = *seed;
   }
 }
 

@@ -120,7 +120,9 @@ void read_attributes(const YamlReader& reader, const YAML::Node& node, const std
 }
 
 // The keys of "Memory" (docs/MACHINE_FILES.md): allocation_granularity (a power of two of
-// at least 4 KiB, as the driver's pages are) and context_reserve (a size, or 0).
+// at least 4 KiB, as the driver's pages are, and at most the device's memory: a larger page
+// could never be allocated, so every allocation would fail) and context_reserve (a size,
+// or 0).
 void read_memory_keys(const YamlReader& reader, const YAML::Node& node, const std::string& path,
                       DeviceSpec& d) {
   if (YAML::Node g = node["allocation_granularity"]) {
@@ -130,6 +132,12 @@ void read_memory_keys(const YamlReader& reader, const YAML::Node& node, const st
     if (text == "0") reader.fail(g, field, kWhat, text);
     const std::uint64_t bytes = reader.size(g, field);
     if (bytes < 4096 || (bytes & (bytes - 1)) != 0) reader.fail(g, field, kWhat, text);
+    if (bytes > d.memory_bytes) {
+      reader.fail(g, field,
+                  std::string(kWhat) + " and at most the device's memory (" +
+                      std::to_string(d.memory_bytes) + " bytes)",
+                  text);
+    }
     d.allocation_granularity = bytes;
   }
   if (YAML::Node r = node["context_reserve"]) {
@@ -247,7 +255,7 @@ void read_device(const YamlReader& reader, const YAML::Node& node, const std::st
   DeviceSpec d;
   d.vendor = read_vendor(reader, node, path);
   check_vendor_keys(reader, node, path, d.vendor);
-  d.name = reader.text(reader.require(node, path, "name", "a device name"), field("name"),
+  d.name = reader.name(reader.require(node, path, "name", "a device name"), field("name"),
                        "a device name");
   d.memory_bytes = reader.size(reader.require(node, path, "memory", kSizeWhat), field("memory"));
   if (d.vendor == Vendor::kNvidia) {

@@ -1,9 +1,12 @@
 // The `streams` section of a machine file (sections.h): the scheduler, its seed, the race
 // policy, the stream priority range and the timing model (docs/MACHINE_FILES.md, "Streams").
 // MOCKDEV_SCHEDULE and MOCKDEV_SEED override schedule and seed at load time
-// (core::apply_stream_environment), not here: parsing stays pure.
+// (core::apply_stream_environment), not here: parsing stays pure. Also the spellings both
+// share (parse_schedule, parse_seed in mockdev/machine.h), which the scenario reader uses to
+// check the variables before a run.
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -69,6 +72,28 @@ void read_timing(const YamlReader& reader, const YAML::Node& node, StreamSetting
 
 }  // namespace
 
+}  // namespace mockdev::machine_file
+
+namespace mockdev {
+
+std::optional<StreamSettings::Schedule> parse_schedule(std::string_view text) {
+  if (text == "eager") return StreamSettings::Schedule::kEager;
+  if (text == "random") return StreamSettings::Schedule::kRandom;
+  if (text == "adversarial") return StreamSettings::Schedule::kAdversarial;
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_seed(std::string_view text) {
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return seed;
+}
+
+}  // namespace mockdev
+
+namespace mockdev::machine_file {
+
 void read_streams(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {
   const std::string path = "streams";
   if (!node.IsMap()) {
@@ -83,15 +108,9 @@ void read_streams(const YamlReader& reader, const YAML::Node& node, MachineSpec&
   if (YAML::Node v = node["schedule"]) {
     constexpr std::string_view what = "eager, random or adversarial";
     const std::string name = reader.scalar(v, "streams.schedule", what);
-    if (name == "eager") {
-      s.schedule = StreamSettings::Schedule::kEager;
-    } else if (name == "random") {
-      s.schedule = StreamSettings::Schedule::kRandom;
-    } else if (name == "adversarial") {
-      s.schedule = StreamSettings::Schedule::kAdversarial;
-    } else {
-      reader.fail(v, "streams.schedule", what, name);
-    }
+    const std::optional<StreamSettings::Schedule> schedule = parse_schedule(name);
+    if (!schedule) reader.fail(v, "streams.schedule", what, name);
+    s.schedule = *schedule;
   }
   if (YAML::Node v = node["seed"]) s.seed = reader.integer(v, "streams.seed", 0, UINT64_MAX);
   if (YAML::Node v = node["races"]) {

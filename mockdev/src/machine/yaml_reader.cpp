@@ -4,7 +4,11 @@
 #include <cctype>
 #include <charconv>
 #include <set>
+#include <utility>
+#include <vector>
 
+#include "accel_common/edit_distance.h"
+#include "accel_common/printable.h"
 #include "machine/api_codes.h"
 
 namespace mockdev::machine_file {
@@ -16,8 +20,11 @@ void YamlReader::fail(const YAML::Node& node, const std::string& path, std::stri
 
 void YamlReader::fail_at(int line, const std::string& path, std::string_view what,
                          std::string_view got) const {
+  // Line 0 is for errors about the file as a whole (MachineFileError): a node without a
+  // line is reported at line 1, where the text starts.
   throw MachineFileError(
-      source_, line, path + ": expected " + std::string(what) + ", got '" + std::string(got) + "'");
+      source_, std::max(1, line),
+      path + ": expected " + std::string(what) + ", got '" + accel::common::printable(got) + "'");
 }
 
 int YamlReader::line_of(const YAML::Node& node) {
@@ -39,6 +46,28 @@ std::string YamlReader::join(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
 }
 
+namespace {
+
+// " (closest: a, b)": the known keys within accel::common::close_distance_limit of `key`,
+// nearest first (at most three); "" when none is close.
+std::string closest_keys(std::string_view key, std::initializer_list<std::string_view> known) {
+  std::vector<std::pair<std::size_t, std::string_view>> close;
+  const std::size_t limit = accel::common::close_distance_limit(key);
+  for (std::string_view k : known) {
+    const std::size_t d = accel::common::edit_distance(key, k);
+    if (d <= limit) close.emplace_back(d, k);
+  }
+  std::stable_sort(close.begin(), close.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string list;
+  for (std::size_t i = 0; i < close.size() && i < 3; ++i) {
+    list += (i == 0 ? " (closest: " : ", ") + std::string(close[i].second);
+  }
+  return list.empty() ? "" : list + ")";
+}
+
+}  // namespace
+
 void YamlReader::check_keys(const YAML::Node& map, const std::string& path,
                             std::initializer_list<std::string_view> known) const {
   std::string list;
@@ -49,7 +78,7 @@ void YamlReader::check_keys(const YAML::Node& map, const std::string& path,
     std::string name = key.IsScalar() ? key.Scalar() : shown(key);
     bool ok = key.IsScalar() && std::find(known.begin(), known.end(), name) != known.end();
     std::string where = path.empty() ? "(document)" : path;
-    if (!ok) fail(key, where, "one of the keys " + list, name);
+    if (!ok) fail(key, where, "one of the keys " + list + closest_keys(name, known), name);
     if (!seen.insert(name).second) fail(key, where, "each key once", name);
   }
 }
@@ -74,6 +103,15 @@ std::string YamlReader::text(const YAML::Node& node, const std::string& path,
                              std::string_view what) const {
   std::string s = scalar(node, path, what);
   if (s.empty()) fail(node, path, what, s);
+  return s;
+}
+
+std::string YamlReader::name(const YAML::Node& node, const std::string& path,
+                             std::string_view what) const {
+  std::string s = text(node, path, what);
+  if (accel::common::find_control_character(s) != std::string::npos) {
+    fail(node, path, std::string(what) + " without control characters", s);
+  }
   return s;
 }
 

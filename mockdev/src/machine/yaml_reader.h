@@ -1,8 +1,9 @@
 #pragma once
 // The strict YAML field reader every machine-file section uses: each accessor checks one
 // value and throws MachineFileError "<file>:<line>: <field>: expected <what>, got '<value>'"
-// (mockdev/machine.h) on anything else, so a typo never silently changes the machine.
-// Stateless apart from the file name; thread-compatible.
+// (mockdev/machine.h) on anything else, so a typo never silently changes the machine. The
+// value is shown with its control characters escaped (accel_common/printable.h), so an
+// error line is always one line. Stateless apart from the file name; thread-compatible.
 
 #include <yaml-cpp/yaml.h>
 
@@ -37,7 +38,8 @@ class YamlReader {
   // "path.key" ("key" at the top).
   static std::string join(const std::string& path, std::string_view key);
 
-  // Every key of `map` must be one of `known`, and appear once.
+  // Every key of `map` must be one of `known`, and appear once; an unknown key's error
+  // names the known keys closest to it (accel::common::edit_distance).
   void check_keys(const YAML::Node& map, const std::string& path,
                   std::initializer_list<std::string_view> known) const;
   // map[key], which must be present and not null.
@@ -46,6 +48,9 @@ class YamlReader {
   std::string scalar(const YAML::Node& node, const std::string& path, std::string_view what) const;
   // A non-empty scalar.
   std::string text(const YAML::Node& node, const std::string& path, std::string_view what) const;
+  // A non-empty scalar without control characters: a name that tables and messages print
+  // (a device's or the machine's), where a newline or an ESC would break the line.
+  std::string name(const YAML::Node& node, const std::string& path, std::string_view what) const;
   std::uint64_t integer(const YAML::Node& node, const std::string& path, std::uint64_t min,
                         std::uint64_t max) const;
   // A size above 0: bytes, or an integer with a unit (kSizeWhat).

@@ -222,7 +222,7 @@ TEST(MockMachineFile, UnknownKeysAreErrorsAtTheirLine) {
             "allocation_granularity, context_reserve, tiles, integrated, level_zero, got 'colour'");
   EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  driver_int: 3\n"),
             "m.yaml:4: faults: expected one of the keys driver_init, nvml_init, level_zero_init, "
-            "calls, sticky, memory, got 'driver_int'");
+            "calls, sticky, memory (closest: driver_init), got 'driver_int'");
   EXPECT_EQ(error_of("name: x\ndevices: []\nfaults:\n  calls:\n    - {entry: cuInit, nth: 1, "
                      "code: 3, when: now}\n"),
             "m.yaml:5: faults.calls[0]: expected one of the keys entry, nth, code, got 'when'");
@@ -360,8 +360,8 @@ TEST(MockMachineFile, LoadUnknownNameOrMissingFile) {
     FAIL() << "no error";
   } catch (const MachineFileError& e) {
     EXPECT_STREQ(e.what(),
-                 "4xh10: machine: expected a preset (4xh100, 8xh100, 2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu, mixed_vendors) "
-                 "or a machine file, got '4xh10' (no such preset or file)");
+                 "machine '4xh10': no such preset or file (presets: 4xh100, 8xh100, 2xa100, "
+                 "1xa100, mixed, none, 2xmax1550, laptop_igpu, mixed_vendors)");
   }
   EXPECT_THROW(load_machine("no/such/machine.yaml"), MachineFileError);
 }

@@ -110,7 +110,7 @@ add_test(NAME tools.replay_min_capacity_limit
 add_test(NAME tools.replay_bad_machine
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--machine|9xnothing"
     -DEXPECT_EXIT=2
-    "-DEXPECT_1=^accel replay: --machine 9xnothing: [^\n]*got '9xnothing'"
+    "-DEXPECT_1=^accel replay: --machine 9xnothing: machine '9xnothing': no such preset or file \\(presets: [^\n]*4xh100"
     -P ${replay_run_expect})
 add_test(NAME tools.replay_capacity_and_machine
   COMMAND ${CMAKE_COMMAND} "${replay_cmd}|${replay_data}/snapshot.json|--capacity|1GiB|--machine|1xa100"

@@ -76,7 +76,7 @@ TEST_F(MockMachineFileLimits, AFileAtTheLimitIsReadAndOneByteMoreIsNot) {
   EXPECT_EQ(load_machine(write("limit.yaml", text)).devices.size(), 1u);
   std::string big = write("big.yaml", text + "\n");
   EXPECT_EQ(error_of(big),
-            "machine file '" + big + "': is 1.0 MiB, more than the 1 MiB a machine file may have");
+            "machine file '" + big + "': is 1.0 MiB, over the limit of 1 MiB");
 }
 
 // A missing file says so, with its path and the presets (a name without '/' may have been

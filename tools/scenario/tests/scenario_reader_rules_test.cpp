@@ -200,7 +200,7 @@ TEST_F(ScenarioFiles, OnlyARegularFileOfBoundedSizeIsRead) {
   const std::string big = (dir_ / "big.yaml").string();
   std::ofstream(big) << std::string((std::size_t{4} << 20) + 1, '#');
   EXPECT_EQ(load_error(big), "scenario file '" + big +
-                                 "': is 4.0 MiB, more than the 4 MiB a scenario file may have");
+                                 "': is 4.0 MiB, over the limit of 4 MiB");
 }
 
 TEST_F(ScenarioFiles, CollectingNamesWhatIsMissingAndKeepsFifosForTheReaderToRefuse) {

@@ -9,6 +9,7 @@
 #include "core/environment_choice.h"
 #include "core/memory.h"
 #include "core/race_policy.h"
+#include "core/trace_writer.h"
 
 namespace mockdev::core {
 namespace {
@@ -88,6 +89,17 @@ Engine& engine() {
     instance = new Engine();
     auto [machine, error] = machine_from_environment();
     install_machine(std::move(machine), std::move(error));
+    // MOCKDEV_TRACE is opened by install_machine (make_observers); a path that cannot be
+    // written is a setting that does not work (Note [Timeline trace]).
+    if (!instance->config_error) {
+      if (std::optional<std::string> trace = process_trace_error()) {
+        std::fprintf(stderr, "mockdev: cannot start the simulated hardware: %s\n", trace->c_str());
+        MachineSpec empty;  // as for every configuration error: no device is installed
+        empty.name = "(invalid)";
+        empty.source = instance->machine.source;
+        install_machine(std::move(empty), std::move(trace));
+      }
+    }
   }
   return *instance;
 }

@@ -371,21 +371,25 @@ TraceFile::TraceFile(std::string path, std::FILE* diagnostics, accel::common::Un
       owner_(current_pid()) {}
 
 std::unique_ptr<TraceFile> TraceFile::open(std::string path, std::FILE* diagnostics,
-                                           std::string* error) {
+                                           std::string* error, bool report_open_error) {
   accel::common::OpenedFile opened = accel::common::open_for_writing(path, kTraceVariable);
   if (!opened.ok()) {
-    std::fprintf(diagnostics, "mockdev: %s; tracing is off\n", opened.error.c_str());
+    if (report_open_error) {
+      std::fprintf(diagnostics, "mockdev: %s; tracing is off\n", opened.error.c_str());
+    }
     if (error != nullptr) *error = opened.error;
     return nullptr;
   }
   struct stat st {};
   const bool stream = ::fstat(opened.fd.get(), &st) != 0 || !S_ISREG(st.st_mode);
-  std::unique_ptr<TraceFile> file(
-      new TraceFile(std::move(path), diagnostics, std::move(opened.fd), stream));
+  // The header is part of opening: its failure is reported as an open failure is.
+  std::unique_ptr<TraceFile> file(new TraceFile(
+      std::move(path), report_open_error ? diagnostics : nullptr, std::move(opened.fd), stream));
   if (!file->write_at_end(kHeader, /*then_tail=*/true)) {
     if (error != nullptr) *error = file->error_;
     return nullptr;
   }
+  file->diagnostics_ = diagnostics;
   return file;
 }
 
@@ -428,7 +432,7 @@ bool TraceFile::write_at_end(std::string_view text, bool then_tail) {
 void TraceFile::fail(int error) {
   error_ = std::string(kTraceVariable) + " '" + path_ + "': cannot write: " +
            (error != 0 ? std::strerror(error) : "write error");
-  std::fprintf(diagnostics_, "mockdev: %s; tracing is off\n", error_.c_str());
+  if (diagnostics_ != nullptr) std::fprintf(diagnostics_, "mockdev: %s; tracing is off\n", error_.c_str());
   failed_ = true;
 }
 
@@ -438,7 +442,8 @@ TraceFile* process_trace_file() {
     if (path == nullptr || path[0] == '\0') return nullptr;
     g_trace_opened = true;
     std::string error;
-    g_trace_file = TraceFile::open(path, stderr, &error).release();
+    // The engine reports an open failure as its configuration error (Note [Timeline trace]).
+    g_trace_file = TraceFile::open(path, stderr, &error, /*report_open_error=*/false).release();
     if (g_trace_file == nullptr) g_trace_open_error = new std::string(std::move(error));
   }
   return g_trace_file != nullptr && !g_trace_file->failed() ? g_trace_file : nullptr;

@@ -10,12 +10,16 @@
 // enclosing wait slice, one id per arrow), every race an instant event ("i", thread scope)
 // on both operations' tracks at their start, its report in args. An operation that never
 // completed has no slice (a race mark on it sits at the machine's last completion time).
-// Opening: the path is opened once, through accel::common::open_for_writing (Note [Bounded
-// readers]), which never blocks: a FIFO nobody reads, a directory or a socket is refused
-// with one stderr line naming the variable, the path and the problem ("mockdev:
-// MOCKDEV_TRACE '/tmp/f': is a FIFO (named pipe) that nobody reads; tracing is off"), then
-// tracing is off for the process, never a crash or a hang; control::trace_error() keeps the
-// text. A write error later (a full disk) is one such line too.
+// Opening: the path is opened once, when the engine starts, through
+// accel::common::open_for_writing (Note [Bounded readers]), which never blocks. A FIFO
+// nobody reads, a directory or a socket is a setting that does not work, so the simulated
+// hardware does not start (a configuration error, as for a misspelt MOCKDEV_SCHEDULE: one
+// stderr line "mockdev: cannot start the simulated hardware: MOCKDEV_TRACE '/tmp/f': is a
+// FIFO (named pipe) that nobody reads", then cuInit, nvmlInit and zeInit fail), never a
+// crash, a hang or a run without the trace asked for. A write error later (a full disk) is
+// one stderr line ("mockdev: MOCKDEV_TRACE '<path>': cannot write: ...; tracing is off"),
+// after which tracing is off; control::trace_error() keeps the text, and the scenario
+// runner fails the scenario with it.
 // When: events are rendered as the run goes and written at every flush(): when the machine
 // is replaced, at process exit (an atexit hook, below), before an abort on a race, and at
 // control::finish_process() (a process that leaves with _exit()). A regular file holds a
@@ -59,11 +63,13 @@ inline constexpr const char* kTraceVariable = "MOCKDEV_TRACE";
 class TraceFile {
  public:
   // Opens `path` (open_for_writing: never blocks) and writes an empty trace. On failure
-  // prints one line to `diagnostics` ("mockdev: MOCKDEV_TRACE '<path>': <problem>; tracing
-  // is off"), stores "MOCKDEV_TRACE '<path>': <problem>" in `*error` when given, and returns
-  // nullptr.
+  // stores "MOCKDEV_TRACE '<path>': <problem>" in `*error` when given, prints one line to
+  // `diagnostics` ("mockdev: MOCKDEV_TRACE '<path>': <problem>; tracing is off") unless
+  // `report_open_error` is false (the caller reports it), and returns nullptr. Later write
+  // errors go to `diagnostics` always.
   static std::unique_ptr<TraceFile> open(std::string path, std::FILE* diagnostics = stderr,
-                                         std::string* error = nullptr);
+                                         std::string* error = nullptr,
+                                         bool report_open_error = true);
 
   const std::string& path() const { return path_; }
   bool failed() const { return failed_; }

@@ -292,7 +292,10 @@ TEST(TraceWriter, WriteErrorsAreOneLineAndNeverASignal) {
 }
 
 // Needs a process that has not opened a trace file yet (ctest runs each test alone).
-TEST(TraceWriter, MakeObserversReportsABadPathOnceAndRunsWithoutTrace) {
+// make_observers leaves the report of a path that cannot be opened to the engine, which
+// makes it its configuration error (mockdev_config_error_trace_* ctests); here no trace is
+// written and the error is kept.
+TEST(TraceWriter, MakeObserversRunsWithoutTraceAndKeepsTheOpenError) {
   setenv("MOCKDEV_TRACE", "/nonexistent-mockdev-dir/trace.json", 1);
   unsetenv("MOCKDEV_RACES");
   ::testing::internal::CaptureStderr();
@@ -302,9 +305,7 @@ TEST(TraceWriter, MakeObserversReportsABadPathOnceAndRunsWithoutTrace) {
     first = core::make_observers(twin()).size();
     second = core::make_observers(twin()).size();
   }
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
-            "mockdev: MOCKDEV_TRACE '/nonexistent-mockdev-dir/trace.json': cannot open for "
-            "writing: No such file or directory; tracing is off\n");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(first, 1u);  // the race detector only
   EXPECT_EQ(second, 1u);
   EXPECT_EQ(control::trace_error(),

@@ -22,6 +22,7 @@
 
 #include "accel/accelerator.h"
 #include "accel/error.h"
+#include "accel_common/printable.h"
 #include "command_line.h"
 #include "info.h"
 #include "mock_machine.h"
@@ -102,7 +103,7 @@ int run_info(const accel::tools::CommandLine& line) {
     // Note [Configuration errors] (info.cpp): the error first, exit 2; --json still
     // writes its document, with the error in it, for programs that read it.
     report.error->message = as_user_did(report.error->message, mock);
-    std::cerr << "accel: " << report.error->message << '\n';
+    std::cerr << "accel: " << accel::common::printable(report.error->message) << '\n';
     std::cerr.flush();
     if (line.json && !line.count) accel::tools::render_json(report, std::cout);
     return kExitConfig;
@@ -205,19 +206,19 @@ int main(int argc, char** argv) {
     }
     return run_info(*parsed.line);
   } catch (const accel::Error& e) {
-    std::cerr << "accel: " << e.what() << '\n';
+    std::cerr << "accel: " << accel::common::printable(e.what()) << '\n';
     return e.kind() == accel::ErrorKind::kConfig ? kExitConfig : kExitError;
   } catch (const ConfigProblem& e) {
-    std::cerr << "accel: " << e.message << '\n';
+    std::cerr << "accel: " << accel::common::printable(e.message) << '\n';
     return kExitConfig;
   } catch (const accel::tools::NoMockError& e) {
-    std::cerr << "accel: " << e.what() << '\n';
+    std::cerr << "accel: " << accel::common::printable(e.what()) << '\n';
     return kExitConfig;
   } catch (const accel::tools::UnknownPresetError& e) {
-    std::cerr << "accel: " << e.what() << '\n';
+    std::cerr << "accel: " << accel::common::printable(e.what()) << '\n';
     return kExitConfig;
   } catch (const std::exception& e) {
-    std::cerr << "accel: " << e.what() << '\n';
+    std::cerr << "accel: " << accel::common::printable(e.what()) << '\n';
     return kExitError;
   }
 }

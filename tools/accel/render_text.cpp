@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "accel_common/printable.h"
 #include "render.h"
 
 namespace accel::tools {
@@ -16,10 +17,13 @@ namespace {
 
 constexpr std::size_t kLabelWidth = 16;  // "driver version: " is the longest label
 
-// "label:" padded to the value column; an empty label continues the previous field.
+// "label:" padded to the value column; an empty label continues the previous field. Every
+// value and table cell is printed through accel::common::printable: a name or message from
+// a driver or the environment may hold control characters, which must not break a line or
+// reach the terminal.
 void field(std::ostream& out, std::string_view label, std::string_view value) {
   out << fmt::format("{:<{}}{}\n", label.empty() ? "" : fmt::format("{}:", label), kLabelWidth,
-                     value);
+                     common::printable(value));
 }
 
 std::string or_dash(const std::optional<std::string>& value) { return value ? *value : "-"; }
@@ -49,6 +53,14 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
     }
     out << line << '\n';
   }
+}
+
+// The rows with every cell printable (see field()), before widths are measured.
+std::vector<std::vector<std::string>> printable_rows(std::vector<std::vector<std::string>> rows) {
+  for (auto& row : rows) {
+    for (std::string& cell : row) cell = common::printable(cell);
+  }
+  return rows;
 }
 
 std::string build_line(const BuildInfo& build) {
@@ -86,7 +98,7 @@ void print_devices(std::ostream& out, const std::vector<DeviceRow>& devices) {
     // The error on its own line, under the name.
     if (row.error) rows.push_back({fmt::format("{:<{}}error: {}", "", 7, *row.error)});
   }
-  print_table(out, rows);
+  print_table(out, printable_rows(std::move(rows)));
 }
 
 // A compiled backend that does not serve this process (Note [Which accelerator]): its

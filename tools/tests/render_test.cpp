@@ -103,6 +103,21 @@ TEST(RenderText, VendorDriverVersionWhenKnown) {
   EXPECT_NE(out.str().find("\ndriver version: 580.159.04\n"), std::string::npos) << out.str();
 }
 
+// A name or error from a driver may hold control characters: the text report escapes them,
+// so a row stays one line and nothing reaches the terminal as a control sequence.
+TEST(RenderText, ControlCharactersAreEscaped) {
+  InfoReport report = available_report();
+  report.devices[0].name = "GPU A\x1b[31m\nPASS";
+  report.devices[1].error = "lost\rdevice";
+  std::ostringstream out;
+  render_text(report, out);
+  const std::string text = out.str();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU A\\x1b[31m\\nPASS"), std::string::npos) << text;
+  EXPECT_NE(text.find("error: lost\\rdevice"), std::string::npos) << text;
+}
+
 TEST(RenderText, UnavailableReportsCpuFallback) {
   InfoReport report;
   report.version = "0.1.0";

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <atomic>
+
 namespace mockdev::core {
 
 // Never destroyed (trivially destructible): Note [Leaky state] in core/engine.h.
@@ -14,8 +16,10 @@ namespace {
 // microseconds, which made a simulated device switch a hundred times slower than the
 // runtime around it. The pid changes only across fork(), whose child handler below
 // refreshes it. A child made by a raw clone/syscall that skips the atfork handlers would
-// see a stale pid; such a child cannot safely use this library anyway.
-pid_t g_pid = getpid();
+// see a stale pid; such a child cannot safely use this library anyway. Zero until first
+// asked (Note [Constant driver tables] in cuda/cuda_facade.cpp: no load-time construction,
+// so a child forked half-way through loading this library computes its own).
+constinit std::atomic<pid_t> g_pid{0};
 
 void atfork_prepare() MOCKDEV_NO_THREAD_SAFETY_ANALYSIS { g_engine_mutex.lock(); }
 void atfork_parent() MOCKDEV_NO_THREAD_SAFETY_ANALYSIS { g_engine_mutex.unlock(); }
@@ -25,7 +29,7 @@ void atfork_child() MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
   // mutex over a locked one) keeps the lock's history consistent for ThreadSanitizer, which
   // otherwise believes the lock is held forever and reports false lock-order inversions.
   g_engine_mutex.unlock();
-  g_pid = getpid();
+  g_pid.store(getpid(), std::memory_order_relaxed);
 }
 
 // Note [Fork handler registration]: the handlers are registered when the library is
@@ -38,6 +42,13 @@ __attribute__((constructor)) void register_fork_handlers() {
 
 }  // namespace
 
-pid_t current_pid() noexcept { return g_pid; }
+pid_t current_pid() noexcept {
+  pid_t pid = g_pid.load(std::memory_order_relaxed);
+  if (pid == 0) {
+    pid = getpid();
+    g_pid.store(pid, std::memory_order_relaxed);
+  }
+  return pid;
+}
 
 }  // namespace mockdev::core

@@ -44,19 +44,25 @@ namespace {
 // The table cuGetProcAddress serves: base name, introducing version, exported function.
 // Note [Proc address table]: the same table that declares the ABI builds it, so the
 // resolver and the exports can never disagree; the resolver also resolves itself.
+// Note [Constant driver tables]: the table is constant-initialised data (constexpr; each
+// function is reached through a captureless thunk, because a function pointer cast to
+// void* is not a constant expression). A table built by a load-time constructor is empty
+// in a child forked while another thread was inside the dlopen() that loads this library:
+// the child inherits the library as "constructors run" with the table half-written, and
+// every lookup answers CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND.
 struct ProcEntry {
   std::string_view name;
   int version;
-  void* function;
+  void* (*function)();
 };
 
-const ProcEntry kProcTable[] = {
+constexpr ProcEntry kProcTable[] = {
 #define MOCKDEV_PROC_ENTRY(name, version, symbol, params, args, traits) \
-  {#name, version, reinterpret_cast<void*>(&::symbol)},
+  {#name, version, [] { return reinterpret_cast<void*>(&::symbol); }},
     ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_PROC_ENTRY)
 #undef MOCKDEV_PROC_ENTRY
-        {"cuGetProcAddress", 12000, reinterpret_cast<void*>(&::cuGetProcAddress_v2)},
-    {"cuGetProcAddress", 11030, reinterpret_cast<void*>(&::cuGetProcAddress)},
+        {"cuGetProcAddress", 12000, [] { return reinterpret_cast<void*>(&::cuGetProcAddress_v2); }},
+    {"cuGetProcAddress", 11030, [] { return reinterpret_cast<void*>(&::cuGetProcAddress); }},
 };
 
 // Looks `symbol` up at `cuda_version` (already checked against the driver version): the
@@ -70,7 +76,7 @@ CUresult resolve(const char* symbol, void** pfn, int cuda_version,
     known = true;
     if (e.version <= cuda_version && (best == nullptr || e.version > best->version)) best = &e;
   }
-  *pfn = best != nullptr ? best->function : nullptr;
+  *pfn = best != nullptr ? best->function() : nullptr;
   if (status != nullptr) {
     *status = best != nullptr ? CU_GET_PROC_ADDRESS_SUCCESS
               : known         ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT

@@ -1,6 +1,7 @@
 // Backend selection over the generated table of compiled backends (Note [Which
 // accelerator] in backend_registry.h).
 #include "core/backend_registry.h"
+#include "core/environment.h"
 
 #include <cstdlib>
 
@@ -89,7 +90,7 @@ BackendSelection select_backend(std::optional<std::string_view> requested) {
 }
 
 BackendSelection select_backend_from_environment() {
-  const char* value = std::getenv("ACCEL_BACKEND");
+  const char* value = ::accel::detail::environment_variable("ACCEL_BACKEND");
   return select_backend(value ? std::optional<std::string_view>(value) : std::nullopt);
 }
 

@@ -1,5 +1,6 @@
 // ACCEL_REQUIRE_DEVICES parsing and its error (device_requirement.h).
 #include "core/device_requirement.h"
+#include "core/environment.h"
 
 #include <cstdlib>
 
@@ -35,7 +36,7 @@ Result<int> parse_required_devices(std::optional<std::string_view> value) {
 }
 
 Result<int> required_devices_from_environment() {
-  const char* value = std::getenv(kRequireDevicesVariable);
+  const char* value = ::accel::detail::environment_variable(kRequireDevicesVariable);
   return parse_required_devices(value ? std::optional<std::string_view>(value) : std::nullopt);
 }
 

@@ -12,6 +12,8 @@
 #include "allocator/caching_allocator.h"
 #include "core/backend_registry.h"
 #include "core/device_requirement.h"
+#include "core/environment.h"
+#include "core/fork_gate.h"
 #include "core/thread_device.h"
 
 namespace accel::detail {
@@ -45,6 +47,7 @@ void publish_top_generation() noexcept {
 // callbacks, and waiting for it could deadlock the fork.
 void on_fork_prepare() noexcept {
   g_stack_mutex.lock();
+  lock_environment_for_fork();  // Note [Environment reads]
   for (RuntimeState* state = g_top.load(); state != nullptr; state = state->previous()) {
     state->lazy().lock_for_fork();
     if (state->backend() != nullptr) state->backend()->prepare_fork();
@@ -56,6 +59,7 @@ void on_fork_parent() noexcept {
     if (state->backend() != nullptr) state->backend()->after_fork_parent();
     state->lazy().unlock_after_fork();
   }
+  unlock_environment_after_fork();
   g_stack_mutex.unlock();
 }
 
@@ -69,6 +73,7 @@ void on_fork_child() noexcept {
     state->lazy().unlock_after_fork();
   }
   publish_top_generation();
+  unlock_environment_after_fork();
   g_stack_mutex.unlock();
 }
 
@@ -76,8 +81,11 @@ void on_fork_child() noexcept {
 // installed later could miss a fork that catches its locks). Dynamic initialisation of a
 // namespace-scope object runs before main() or during the dlopen() that loads us, and the
 // handlers touch only constant-initialised objects.
+// The fork gate's handlers go in after these, so its prepare runs first (Note [Fork gate]).
 [[maybe_unused]] const bool g_fork_handlers_installed = [] {
-  return pthread_atfork(&on_fork_prepare, &on_fork_parent, &on_fork_child) == 0;
+  const bool runtime_handlers =
+      pthread_atfork(&on_fork_prepare, &on_fork_parent, &on_fork_child) == 0;
+  return install_fork_gate() && runtime_handlers;
 }();
 
 }  // namespace

@@ -4,7 +4,9 @@
 //  - RuntimeCreationRacingFork: a fresh process whose threads create the runtime (their
 //    first device_count()) while it forks; the child must count devices, not hang on a
 //    one-time-initialisation guard or a lock a vanished thread held. Runs on the simulated
-//    machine through the real CUDA backend, so the driver and NVML loads race too.
+//    machine through the real CUDA backend with nothing preloaded, so the driver and NVML
+//    loads race the fork too (Note [Fork gate]; first_use_fork_test.cpp does the same for
+//    initialisation on both backends).
 //  - LazyCallQueueRacingFork: threads queue lazy_call()s while the process forks; the
 //    child's queue must be whole (init() replays it without a torn or moved-from entry).
 //  - ForkDuringBackendInitialisation: a fork while another thread is inside the backend's
@@ -12,7 +14,6 @@
 //
 // Each test forks many times because the windows are narrow; the counts were chosen so
 // that the tests failed reliably before the atfork handlers existed.
-#include <dlfcn.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -44,33 +45,12 @@ namespace {
 constexpr int kWrongCount = 30;
 constexpr int kGrandchildHung = 31;
 constexpr int kGrandchildFailed = 32;
-constexpr int kPreloadFailed = 33;
-
-// The driver and NVML files the runtime will load, opened up front. glibc does not run
-// atfork handlers registered while a fork is in progress, so a fork racing the very first
-// dlopen() of a driver that registers its handlers in its constructor (as the simulated
-// driver does) can leave the driver's own lock held in the child: that race belongs to the
-// driver library, not to the runtime, and is kept out of this test. The runtime's part —
-// creating its state, loading and publishing the libraries, resolving entry points,
-// counting — still races the fork.
-void preload_driver_libraries() {
-  for (const char* variable : {"ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY"}) {
-    const char* path = std::getenv(variable);
-    if (path == nullptr || dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) == nullptr) {
-      _exit(kPreloadFailed);
-    }
-  }
-  // Backend selection also asks the Level Zero backend for its configuration, which opens
-  // the Level Zero loader when it is installed: the same dlopen race, kept out the same way.
-  (void)dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-}
 
 // One round of the creation race, in a fresh child process P of the test (so P has never
 // created the runtime): two threads make their first device_count() while P forks a
 // grandchild G that counts devices too. P exits with G's verdict.
 [[noreturn]] void creation_race_round(int round) {
   alarm(30);
-  preload_driver_libraries();
   std::atomic<int> calling{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t) {
@@ -114,7 +94,7 @@ TEST(ForkSafety, RuntimeCreationRacingFork) {
   EXPECT_EQ(hung, 0) << "grandchildren that hung after a fork during runtime creation";
   EXPECT_TRUE(failures.empty()) << failures.size() << " rounds failed; first: "
                                 << (failures.empty() ? "" : failures.front())
-                                << " (30: wrong count, 31: hung, 32: killed, 33: no driver)";
+                                << " (30: wrong count, 31: hung, 32: killed)";
 }
 
 // A 4-device MockBackend with the FakeMachine's answers, for a ScopedBackendOverride.

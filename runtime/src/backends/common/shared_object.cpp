@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "accel_common/bounded_file.h"
+#include "core/fork_gate.h"
 
 namespace accel::detail {
 
@@ -20,6 +21,8 @@ void* open_shared_object(const std::string& path, const char* what, const char* 
       *reason = "cannot load " + problem + " (" + hint + ")";
       return nullptr;
     }
+    // Note [Fork gate]: a fork never copies the library loaded half-way.
+    ForkGateSection gate;
     dlerror();  // clear a stale error so the one we report is ours
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == nullptr) {

@@ -17,6 +17,7 @@
 #include "backends/cuda/nvml_library.h"
 #include "backends/cuda/visible_devices.h"
 #include "core/device_limits.h"
+#include "core/environment.h"
 
 namespace accel::detail::cuda {
 
@@ -37,7 +38,7 @@ struct ThreadTarget {
 thread_local ThreadTarget t_target;
 
 std::optional<std::string_view> visible_devices_variable() {
-  const char* value = std::getenv("CUDA_VISIBLE_DEVICES");
+  const char* value = ::accel::detail::environment_variable("CUDA_VISIBLE_DEVICES");
   if (value == nullptr) return std::nullopt;
   return std::string_view(value);
 }
@@ -67,7 +68,7 @@ LibraryLoad<LoadResult>* choose_library(const std::optional<std::string>& given,
   auto* load = new LibraryLoad<LoadResult>();
   if (given) {
     load->path = *given;
-  } else if (const char* value = std::getenv(variable); value != nullptr && *value != '\0') {
+  } else if (const char* value = ::accel::detail::environment_variable(variable); value != nullptr && *value != '\0') {
     load->path = value;
     load->variable = variable;
   } else {

@@ -14,6 +14,7 @@
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
 #include "core/device_limits.h"
+#include "core/environment.h"
 
 namespace accel::detail::level_zero {
 
@@ -74,10 +75,11 @@ ze_result_t LevelZeroBackend::ze_init_once() noexcept {
   // S-3: without zesInit, memory_info's free bytes come from the legacy Sysman route, which
   // the driver enables only if ZES_ENABLE_SYSMAN=1 is set when zeInit runs. A value
   // the user set (even "0") is theirs. With zesInit the backend never sets it (S-2).
-  if (api->zesInit == nullptr && std::getenv("ZES_ENABLE_SYSMAN") == nullptr) {
-    setenv("ZES_ENABLE_SYSMAN", "1", 0);
+  if (api->zesInit == nullptr && ::accel::detail::environment_variable("ZES_ENABLE_SYSMAN") == nullptr) {
+    set_environment_default("ZES_ENABLE_SYSMAN", "1");  // Note [Environment reads]
   }
-  ze_init_result_ = api->zeInit(0);  // I-5: all driver types, once per process
+  ze_init_started_pid_.store(getpid());
+  ze_init_result_ = first_loader_init(api->zeInit, 0);  // I-5: all driver types, once per process
   ze_init_pid_ = getpid();
   ze_init_done_.store(true, std::memory_order_release);
   return ze_init_result_;
@@ -148,12 +150,18 @@ int LevelZeroBackend::fork_safe_device_count() noexcept {
     // refuses forked children (F-7), and the driver read the variables at its own init
     // (D-1): the count is the driver's (driver_device_count()).
     if (ze_init_done_.load(std::memory_order_acquire) && ze_init_pid_ == getpid()) return -1;
+    // Nor while this process's zeInit is under way (Note [Fork gate]): the probe child would
+    // inherit the loader initialised half-way. A zeInit that began during the probe makes
+    // its answer untrustworthy for the same reason; either way the driver counts.
+    const pid_t self = getpid();
+    if (ze_init_started_pid_.load() == self) return -1;
     ForkSafeCount count = sysman_count(*api);
     if (count.count < 0) {
       Result<int> timeout = probe_timeout_ms();
       if (!timeout.ok()) return -1;  // configuration_status() reports it
       const std::string sysman_reason = count.reason;
       count = probe_count(*api, *timeout);
+      if (ze_init_started_pid_.load() == self) return -1;
       if (count.count < 0) count.reason = "Sysman: " + sysman_reason + "; " + count.reason;
     }
     counts_.add(key, count);

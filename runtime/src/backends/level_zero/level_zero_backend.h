@@ -187,6 +187,9 @@ class LevelZeroBackend final : public Backend {
   std::atomic<bool> ze_init_done_{false};
   ze_result_t ze_init_result_ = ZE_RESULT_SUCCESS;  // under ze_init_mutex_ / after ze_init_done_
   pid_t ze_init_pid_ = 0;                            // the process that called zeInit
+  // The process whose zeInit has begun (set before the call): the probe never forks while
+  // the loader is being initialised in this process (fork_safe_device_count).
+  std::atomic<pid_t> ze_init_started_pid_{0};
 
   std::mutex init_mutex_;  // initialize() only (the core serialises it too)
   std::atomic<bool> initialized_{false};

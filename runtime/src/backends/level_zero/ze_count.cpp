@@ -14,8 +14,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/level_zero/ze_loader.h"
+#include "core/fork_gate.h"
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
+#include "core/environment.h"
 
 namespace accel::detail::level_zero {
 
@@ -100,7 +103,7 @@ ForkSafeCount sysman_count(const abi_ze::ZeApi& api) {
                       "' is not a list of device numbers, so Sysman cannot apply it";
       return result;
     }
-    ze_result_t rc = api.zesInit(0);
+    ze_result_t rc = first_loader_init(api.zesInit, 0);  // Note [Fork gate]
     if (rc != ZE_RESULT_SUCCESS) {
       result.reason = "zesInit failed: " + ze_result_text(rc);
       return result;
@@ -247,7 +250,7 @@ ForkSafeCount probe_count(const abi_ze::ZeApi& api, int timeout_ms) {
       return result;
     }
     std::fflush(nullptr);  // a child must not inherit half-written stdio buffers (FEAS §2.7)
-    const pid_t pid = fork();
+    const pid_t pid = fork_between_loads();  // Note [Fork gate]
     if (pid == 0) {
       close(fds[0]);
       run_probe_child(api, fds[1]);
@@ -331,7 +334,7 @@ Result<int> probe_timeout_ms() {
 std::string count_cache_key() {
   std::string key;
   for (const char* variable : {kAffinityMaskVariable, kHierarchyVariable, "ZE_ENABLE_ALT_DRIVERS"}) {
-    const char* value = std::getenv(variable);
+    const char* value = ::accel::detail::environment_variable(variable);
     key += value ? "=" + std::string(value) : std::string("-");
     key += '\x1f';
   }

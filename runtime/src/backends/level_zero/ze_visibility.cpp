@@ -1,6 +1,7 @@
 // ZE_AFFINITY_MASK / ZE_FLAT_DEVICE_HIERARCHY syntax and PyTorch's mask parse
 // (Note [Level Zero visibility variables]).
 #include "backends/level_zero/ze_visibility.h"
+#include "core/environment.h"
 
 #include <algorithm>
 #include <cctype>
@@ -109,7 +110,7 @@ std::vector<int> pytorch_mask_indices(std::optional<std::string_view> value) {
 }
 
 std::optional<std::string_view> environment_value(const char* variable) {
-  const char* value = std::getenv(variable);
+  const char* value = ::accel::detail::environment_variable(variable);
   if (value == nullptr || *value == '\0') return std::nullopt;
   return std::string_view(value);
 }

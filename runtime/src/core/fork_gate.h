@@ -9,28 +9,23 @@
 // library: a child forked while another thread was inside dlopen() has the library
 // "loaded" with its load-time state half-built, and a later dlopen() in the child returns
 // it as it is. So every dlopen() the runtime makes — the CUDA driver, NVML, the Level Zero
-// loader and the drivers ZE_ENABLE_ALT_DRIVERS names — runs as a ForkGateSection. Sections
+// loader — runs as a ForkGateSection (backends/common/shared_object.cpp). Sections
 // exclude each other (they are a process's first uses, a handful of calls) and forks: the
 // gate's atfork prepare handler takes the same lock, so fork() waits until the load in
 // progress ends, and no load starts until the copy is made.
 //
 // A section holds nothing but dlopen(): never a driver call. A fork's prepare handlers may
 // include a driver's that takes the driver's own lock (the simulated drivers' engine lock,
-// mockdev/src/core/engine_lock.h), and when that handler runs before the gate's the fork
-// holds the driver's lock while it waits for the gate; a section that called the driver
-// would then wait for the fork, and neither could go on. (For the same reason the Level
-// Zero loader's first zeInit, which loads drivers itself, is not a section: the runtime
-// calls it only while initialising, so a fork during it gives a child in a bad fork, which
-// never calls Level Zero; LevelZeroBackend keeps its probe away from it. The fork-safe
-// Sysman count's zesInit on a loader that has it (1.9 and newer) is the open case: a fork
-// during that first call copies the loader half-initialised into a child that may go on to
-// use it [inferred; the installed loader, 1.8, has no zesInit].)
-//
-// Handler order. glibc runs prepare handlers in the reverse order of registration. A
-// section that loaded something registers the gate's handlers again before it ends
-// (dl_iterate_phdr's load counter says whether it did), so the gate's prepare runs ahead of
-// those of every library loaded through it; the handlers count how often they ran in one
-// fork, so a gate registered several times is taken once.
+// mockdev/src/core/engine_lock.h), and when that handler runs before the gate's (glibc runs
+// them in the reverse order of registration, and the driver registered after the runtime)
+// the fork holds the driver's lock while it waits for the gate; a section that called the
+// driver would then wait for the fork, and neither could go on. For the same reason the
+// Level Zero loader's first zeInit, which loads drivers itself, is not a section: the
+// runtime calls it only while initialising, so a fork during it gives a child in a bad
+// fork, which never calls Level Zero, and LevelZeroBackend keeps its probe away from it.
+// The fork-safe Sysman count's zesInit on a loader that has it (1.9 and newer) is the open
+// case: a fork during that first call copies the loader half-initialised into a child that
+// may go on to use it [inferred; the installed loader, 1.8, has no zesInit].
 //
 // Loads during a fork. glibc lists the handlers to run when fork() starts; one registered
 // later is not run for that fork. A fork that started while a section was loading a
@@ -42,13 +37,9 @@
 // dlopen() found the file already loaded may be handing out a library another section
 // loaded during that fork). What stays open: a fork whose list was made before the load
 // but whose prepare handler had not yet run when the whole section ended (the forking
-// thread preempted between glibc's list and its first handler) [inferred]. The runtime's
-// own forks have no such window: fork_between_loads() waits for the load in progress and
-// keeps new ones from starting until its copy is made.
+// thread preempted between glibc's list and its first handler) [inferred].
 //
 // A thread that forks inside a section (none does in the runtime) passes its own gate.
-
-#include <sys/types.h>
 
 namespace accel::detail {
 
@@ -60,12 +51,6 @@ class ForkGateSection {
   ForkGateSection(const ForkGateSection&) = delete;
   ForkGateSection& operator=(const ForkGateSection&) = delete;
 };
-
-// fork() for the runtime's own children (the Level Zero probe): called with the gate held,
-// so glibc lists the handlers to run while no load is in progress and none can begin until
-// the copy is made ("Loads during a fork" above leaves no window for these). The child
-// gets the gate released. Returns fork()'s result; errno as fork() sets it.
-pid_t fork_between_loads() noexcept;
 
 // Registers the gate's atfork handlers; called when the runtime is loaded (runtime.cpp),
 // before any section can open. Returns pthread_atfork's success.

@@ -79,7 +79,7 @@ ze_result_t LevelZeroBackend::ze_init_once() noexcept {
     set_environment_default("ZES_ENABLE_SYSMAN", "1");  // Note [Environment reads]
   }
   ze_init_started_pid_.store(getpid());
-  ze_init_result_ = first_loader_init(api->zeInit, 0);  // I-5: all driver types, once per process
+  ze_init_result_ = api->zeInit(0);  // I-5: all driver types, once per process
   ze_init_pid_ = getpid();
   ze_init_done_.store(true, std::memory_order_release);
   return ze_init_result_;

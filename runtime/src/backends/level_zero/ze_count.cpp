@@ -14,8 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "backends/level_zero/ze_loader.h"
-#include "core/fork_gate.h"
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
 #include "core/environment.h"
@@ -103,7 +101,7 @@ ForkSafeCount sysman_count(const abi_ze::ZeApi& api) {
                       "' is not a list of device numbers, so Sysman cannot apply it";
       return result;
     }
-    ze_result_t rc = first_loader_init(api.zesInit, 0);  // Note [Fork gate]
+    ze_result_t rc = api.zesInit(0);
     if (rc != ZE_RESULT_SUCCESS) {
       result.reason = "zesInit failed: " + ze_result_text(rc);
       return result;
@@ -250,7 +248,7 @@ ForkSafeCount probe_count(const abi_ze::ZeApi& api, int timeout_ms) {
       return result;
     }
     std::fflush(nullptr);  // a child must not inherit half-written stdio buffers (FEAS §2.7)
-    const pid_t pid = fork_between_loads();  // Note [Fork gate]
+    const pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
       run_probe_child(api, fds[1]);

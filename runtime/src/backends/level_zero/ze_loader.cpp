@@ -3,13 +3,9 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
 #include <cstdlib>
-#include <string_view>
 
-#include "accel_common/bounded_file.h"
 #include "backends/common/shared_object.h"
-#include "core/fork_gate.h"
 #include "core/environment.h"
 
 namespace accel::detail::level_zero {
@@ -25,39 +21,7 @@ bool resolve(void* handle, const char* name, Pointer* slot) {
   return symbol != nullptr;
 }
 
-// Loads each file ZE_ENABLE_ALT_DRIVERS names (gated_loader_init in ze_loader.h), once per
-// process; racing first callers may both load, which dlopen makes harmless. Only paths
-// that are regular files are opened (Note [Bounded readers]): a FIFO would block inside
-// the gate. Handles are kept, so the files stay loaded for the loader.
-void load_alt_drivers_once() noexcept {
-  constinit static std::atomic<bool> loaded{false};
-  if (loaded.load(std::memory_order_acquire)) return;
-  try {
-    const char* value = ::accel::detail::environment_variable("ZE_ENABLE_ALT_DRIVERS");
-    std::string_view rest = value != nullptr ? value : "";
-    ForkGateSection gate;
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      const std::string path(rest.substr(0, comma));
-      if (path.find('/') != std::string::npos &&
-          common::check_library_file(path, common::kMaxLibraryBytes, "the Level Zero driver")
-              .empty()) {
-        (void)dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-      }
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-  } catch (...) {  // std::bad_alloc: the loader loads them itself
-  }
-  loaded.store(true, std::memory_order_release);
-}
-
 }  // namespace
-
-ze_result_t first_loader_init(ze_result_t (*init)(std::uint32_t), std::uint32_t flags) noexcept {
-  load_alt_drivers_once();
-  return init(flags);
-}
 
 Status ZeLoaderLoad::status() const {
   if (loader != nullptr) return Status();

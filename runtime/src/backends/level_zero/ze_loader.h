@@ -20,7 +20,6 @@
 // Ownership: load() returns an immutable object; the table stays valid for the life of the
 // process. Thread safety: immutable after load(), freely shared.
 
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,19 +55,5 @@ struct ZeLoaderLoad {
 // The file to load: `given` (chosen by code), else ACCEL_LEVEL_ZERO_LOADER when set and
 // non-empty, else kDefaultLoader; then loads it. Never throws.
 ZeLoaderLoad load_ze_loader(const std::optional<std::string>& given) noexcept;
-
-// Runs `init`: a loader call that may be the process's first zesInit()/zeInit(), in which
-// the loader loads its drivers. The driver files ZE_ENABLE_ALT_DRIVERS names are loaded
-// first, as a ForkGateSection of their own (Note [Fork gate] in core/fork_gate.h): a fork
-// never copies them loaded half-way, and the gate's prepare handler is registered again
-// after theirs (the simulated driver's takes its engine lock), so a later fork runs it
-// first. The init call itself is not a section: it calls the driver, and holding the gate
-// across a driver call could deadlock a fork whose prepare handlers took the driver's lock
-// before the gate's. (A fork during the runtime's own zeInit gives a child in a bad fork,
-// which never calls Level Zero; the probe is kept away from it by LevelZeroBackend.) The
-// files are opened as the loader opens drivers (RTLD_LAZY | RTLD_LOCAL [inferred from the
-// installed loader]); the loader's own dlopen() then finds them loaded. A file that does not
-// load is left to the loader, which reports it.
-ze_result_t first_loader_init(ze_result_t (*init)(std::uint32_t), std::uint32_t flags) noexcept;
 
 }  // namespace accel::detail::level_zero

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "backends/level_zero/level_zero_backend.h"
-#include "backends/level_zero/ze_loader.h"
 #include "backends/level_zero/ze_status.h"
 
 namespace accel::detail::level_zero {
@@ -186,7 +185,7 @@ zes_device_handle_t sysman_device(const ZeApi& api, const ZeDevice& device, std:
     *why = "the device is a sub-device and zesInit's Sysman lists only cards";
     return nullptr;
   }
-  ze_result_t rc = first_loader_init(api.zesInit, 0);  // once per process; idempotent (S-4)
+  ze_result_t rc = api.zesInit(0);  // once per process; idempotent (S-4)
   if (rc != ZE_RESULT_SUCCESS) {
     *why = "zesInit: " + ze_result_text(rc);
     return nullptr;

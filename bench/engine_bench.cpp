@@ -1,5 +1,5 @@
 // The stream engine's cost: simple operations per second in the engine alone (goal: 5 M/s on
-// one core, issue 7 item 10), and through the simulated driver's facade
+// one core), and through the simulated driver's facade
 // (cuMemsetD8Async on a stream, loaded with dlopen as a client loads libcuda.so.1).
 // Each engine operation takes the engine lock, as every driver call does.
 

@@ -1,5 +1,5 @@
 # ctest script: the simulated driver libraries run no load-time constructor that builds
-# state (docs/decisions/fork-gate.md, Note [Constant driver tables] in
+# state (docs/decisions/188-fork-gate.md, Note [Constant driver tables] in
 # mockdev/src/cuda/cuda_facade.cpp). A child forked while another thread was inside the
 # dlopen() of such a library would inherit that state half-built.
 #

@@ -11,11 +11,11 @@
 #   lib/cmake/accel/                              accelConfig.cmake, version, targets,
 #                                                 AccelTesting.cmake (accel_add_mock_test)
 #   share/accel/machines/<preset>.yaml            the presets' machine files (templates)
-#   share/doc/accel/                              README.md and docs/*.md, which the
-#                                                 installed headers cite
+#   share/doc/accel/                              README.md and docs/ (decisions/ too),
+#                                                 which the installed headers cite
 #
-# Every rule is guarded by if(TARGET ...), so a tree where a folder still has a
-# placeholder configures and installs what exists.
+# Every rule is guarded by if(TARGET ...), so a build without some targets (no Level Zero
+# headers, no Google Benchmark) configures and installs what exists.
 include(CMakePackageConfigHelpers)
 
 set(ACCEL_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/accel")

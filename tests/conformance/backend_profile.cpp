@@ -32,7 +32,7 @@ std::string fork_message_for(std::string_view upper_name) {
          std::string(upper_name) + " with multiprocessing, you must use the 'spawn' start method";
 }
 
-// CUDA_VISIBLE_DEVICES (torch_accelerator.md §3.5, PyTorch's _parse_visible_devices): the
+// CUDA_VISIBLE_DEVICES (torch/cuda/__init__.py, PyTorch's _parse_visible_devices): the
 // list keeps its order, a duplicate hides everything, the first bad entry ends the list.
 std::vector<VisibilityRow> cuda_visibility_rows() {
   return {
@@ -42,15 +42,15 @@ std::vector<VisibilityRow> cuda_visibility_rows() {
       {"empty_hides_every_device", "", {}, 1, {}, "an empty value hides every device"},
       {"past_the_last_device_ends_the_list", "1,<N>,0", {1}, 2, {},
        "the first ordinal that is not a device ends the list"},
-      // Issue 5, item 6: the parser saturated ordinals at INT_MAX, so two distinct
-      // out-of-range ordinals looked like duplicates (count 0 before init, 1 after).
+      // A regression row: a parser that saturates ordinals at INT_MAX sees two distinct
+      // out-of-range ordinals as duplicates (count 0 before init, 1 after).
       {"huge_distinct_ordinals_are_not_duplicates", "0,3000000000,4000000000", {0}, 1, {},
        "an out-of-range ordinal ends the list; it is not a duplicate"},
   };
 }
 
 #ifdef ACCEL_CONFORMANCE_MOCK_LEVEL_ZERO_DRIVER
-// ZE_AFFINITY_MASK (level_zero.md D-6..D-9, torch_accelerator.md §3.6): applied by the
+// ZE_AFFINITY_MASK (Level Zero Programming Guide; torch/xpu/__init__.py): applied by the
 // driver in the hierarchy in force; it never reorders, drops duplicates, skips entries that
 // are out of range instead of ending the list, and an empty value shows everything.
 // Indices below are into the ground truth listed in the row's own environment (tiles in
@@ -135,8 +135,8 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.init_failure_code = 0x78000001;  // ZE_RESULT_ERROR_UNINITIALIZED
   profile.init_failure_name = "ZE_RESULT_ERROR_UNINITIALIZED";
   profile.init_failure_kind = ErrorKind::kUnavailable;
-  // Level Zero has no stream capture: Graph::capture_begin is kUnsupported (spec §4 has no
-  // capture; PyTorch XPU graphs are not in the torch.accelerator surface either).
+  // Level Zero has no stream capture: Graph::capture_begin is kUnsupported (the Level Zero
+  // API has no capture; PyTorch XPU graphs are not in the torch.accelerator surface either).
   profile.has_graphs = false;
   profile.properties_are_machine_attributes = false;
   profile.uuid_prefix = "";
@@ -162,7 +162,7 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   }
   profile.environment.push_back({"ACCEL_BACKEND", "xpu"});
   if (on_mock) {
-    // Two 2-tile Data Center GPU Max 1550 cards; FLAT by default (D-3): 4 devices.
+    // Two 2-tile Data Center GPU Max 1550 cards; FLAT by default: 4 devices.
     profile.environment.push_back(
         {"ZE_ENABLE_ALT_DRIVERS", ACCEL_CONFORMANCE_MOCK_LEVEL_ZERO_DRIVER});
     profile.environment.push_back({"MOCKDEV_MACHINE", "2xmax1550"});
@@ -353,7 +353,7 @@ std::vector<MockDevice> mock_visible_devices(const BackendProfile& profile,
       value != nullptr && (std::string_view(value) == "COMPOSITE" ||
                            std::string_view(value) == "FLAT" ||
                            std::string_view(value) == "COMBINED")) {
-    hierarchy = value;  // D-3: any other value falls back to the default
+    hierarchy = value;  // any other value falls back to the default
   }
   std::vector<MockDevice> devices;
   for (const mockdev::DeviceSpec& device : machine.devices) {

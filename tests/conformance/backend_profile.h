@@ -1,7 +1,7 @@
 #pragma once
 // BackendProfile: everything the conformance suite needs to know about one backend, so the
-// suite is written once and instantiated per backend (docs/ARCHITECTURE.md, "Conformance
-// profiles").
+// suite is written once and instantiated per backend (docs/decisions/032-one-conformance-
+// suite.md, tests/conformance/README.md).
 //
 // A profile says how to select the backend (environment variables, applied in each test's
 // fresh child process: a value the user set wins, so ctest's mockdev_environment() entries
@@ -88,7 +88,7 @@ struct BackendProfile {
   // On the mock: how many driver init calls one successful runtime initialisation makes.
   // CUDA: one cuInit. Level Zero over loader 1.8.12: two, because the loader's first zeInit
   // calls the driver's zeInit once to check it (zelLoaderDriverCheck) and then forwards
-  // the caller's (mock_driver_feasibility.md §2.1).
+  // the caller's (oneapi-src/level-zero 1.8.12, source/loader/ze_loader.cpp).
   std::uint64_t driver_init_calls_per_init = 1;
   // On the mock: whether the driver finished its initialisation in this process (CUDA:
   // cuInit succeeded; Level Zero: zeInit reached the driver, the control API has no finer
@@ -96,12 +96,12 @@ struct BackendProfile {
   std::function<bool()> mock_driver_initialized;
   // Whether init() can succeed after the driver's initialisation failed once. CUDA: yes
   // (cuInit is asked again). Level Zero over loader 1.8.12: no, the loader unloads a driver
-  // whose zeInit failed and never asks it again (mock_driver_feasibility.md §2), so the
+  // whose zeInit failed and never asks it again (the same loader source), so the
   // process stays without devices.
   bool init_failure_is_retryable = true;
   // The driver code the mock's init fault uses, the name the runtime prints for it and the
   // error kind: CUDA kDriver; Level Zero kUnavailable ("No XPU devices are available"),
-  // because ZE_RESULT_ERROR_UNINITIALIZED is also how a driver says it has no device (I-4).
+  // because ZE_RESULT_ERROR_UNINITIALIZED is also how a driver says it has no device.
   ErrorKind init_failure_kind = ErrorKind::kDriver;
   int init_failure_code = 0;
   std::string init_failure_name;
@@ -112,8 +112,8 @@ struct BackendProfile {
   // machine file (CUDA attributes); Level Zero derives its own (tile UUIDs, EU counts), so
   // the mock comparison checks name and memory only there.
   bool properties_are_machine_attributes = true;
-  // Level Zero has no stream capture (no cudaStreamBeginCapture equivalent; spec
-  // level_zero.md §4): Graph::capture_begin answers "not supported" there.
+  // Level Zero has no stream capture (no cudaStreamBeginCapture equivalent in
+  // the Level Zero API): Graph::capture_begin answers "not supported" there.
   bool has_graphs = true;
   // The stream, event and graph tests queue work through the CUDA driver entry points
   // directly (driver_calls.h). false: those tests skip with `driver_calls_missing`.
@@ -160,18 +160,18 @@ std::vector<std::string> physical_device_uuids(const BackendProfile& profile,
 
 // On the mock: the devices this profile's backend must see on `machine`, in order, with the
 // current environment's hierarchy and no visibility variable (CUDA: the NVIDIA devices;
-// Level Zero: the Intel devices, each tile a device unless COMPOSITE, spec D-3), and what
+// Level Zero: the Intel devices, each tile a device unless COMPOSITE), and what
 // each must report.
 struct MockDevice {
   const mockdev::DeviceSpec* card = nullptr;  // the machine-file device (the card)
   int tile = -1;                              // the tile, or -1 for a whole device
-  std::uint64_t memory_bytes = 0;             // a tile has the card's memory / tiles (M-3)
+  std::uint64_t memory_bytes = 0;             // a tile has the card's memory / tiles
 };
 std::vector<MockDevice> mock_visible_devices(const BackendProfile& profile,
                                              const mockdev::MachineSpec& machine);
 // On the mock: how many devices this profile's backend must see on `machine` with the
 // current environment's hierarchy and no visibility variable (CUDA: the NVIDIA devices;
-// Level Zero: the Intel devices, tiles counted as devices unless COMPOSITE, spec D-3).
+// Level Zero: the Intel devices, tiles counted as devices unless COMPOSITE).
 int mock_visible_count(const BackendProfile& profile, const mockdev::MachineSpec& machine);
 
 // Real-driver profiles: whether a real device of the vendor is there (asked once per

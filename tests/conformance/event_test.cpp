@@ -1,6 +1,6 @@
 // Conformance: events through the whole stack, once per backend profile (see stream_test.cpp
-// for how work is queued and held back). Needs the simulated driver's events (branch
-// i7-timeline) on the cuda_mock profile.
+// for how work is queued and held back). On the cuda_mock profile this runs on the simulated
+// driver's events.
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -296,7 +296,7 @@ TEST_P(Fork, GrandchildOfAnInitialisedParentIsPoisonedToo) {
   });
 }
 
-// The "done when" for the fork-safe count: the parent asks device_count() (the
+// The fork-safe count end to end: the parent asks device_count() (the
 // backend's fork-safe path: NVML for CUDA; Sysman or a short-lived probe child for Level
 // Zero), which must neither initialise the runtime nor reach the driver's init in the
 // parent's process (mock: its call count stays 0); then it forks, and the child

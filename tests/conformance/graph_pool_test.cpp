@@ -1,6 +1,6 @@
 // Conformance: graph private pools through the whole stack (accel::Graph -> the caching
 // allocator's private pools -> the CUDA backend, whose cuMemAlloc runs in relaxed capture
-// mode during capture). Spec torch_accelerator.md §2.12, §4.15; Note [Graph private pools]
+// mode during capture). PyTorch's graph private pools; Note [Graph private pools]
 // in runtime/src/core/graph.cpp.
 #include <gtest/gtest.h>
 

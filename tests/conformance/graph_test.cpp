@@ -1,6 +1,6 @@
 // Conformance: graphs through the whole stack, once per backend profile: the captured work
 // runs again at each replay; PyTorch's rules; a call that capture forbids invalidates it.
-// Needs the simulated driver's capture (branch i7-capture) on the cuda_mock profile.
+// On the cuda_mock profile this runs on the simulated driver's stream capture.
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -8,7 +8,7 @@
 //                                                 after the profile's uuid_prefix)
 //   ERROR <why>
 // Which driver: the first with a discrete GPU, else the first with an integrated one (the
-// backend's rule, level_zero_backend.h / spec Q-19).
+// backend's rule, level_zero_backend.h).
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <unistd.h>
@@ -108,7 +108,7 @@ std::string list_devices(const std::string& prefix) {
 PhysicalDevices level_zero_ground_truth(const BackendProfile& profile) {
   // Asked once per process and hierarchy, and inherited by forked children: a child forked
   // after the runtime initialised (the fork table's poisoned children) can no longer ask
-  // the driver (its pid gate refuses, F-7), and the answer is the same devices anyway.
+  // the driver (its pid gate refuses), and the answer is the same devices anyway.
   static auto* const kCache = new std::map<std::string, PhysicalDevices>;
   const char* hierarchy = std::getenv("ZE_FLAT_DEVICE_HIERARCHY");
   const std::string key = profile.name + "/" + (hierarchy != nullptr ? hierarchy : "<unset>");

@@ -1,8 +1,8 @@
 // Conformance: the pinned host caching allocator through the whole stack (public API ->
 // HostCachingAllocator -> the CUDA backend's cuMemHostAlloc(PORTABLE)/cuMemFreeHost, and
 // events on the runtime's streams). Restates test_cuda's test_host_memory_stats,
-// test_caching_pinned_memory and test_accelerator's test_empty_host_cache (spec
-// torch_accelerator.md §4.14, §6).
+// test_caching_pinned_memory and test_accelerator's test_empty_host_cache
+// (PyTorch test/test_cuda.py, test/test_accelerator.py).
 #include <gtest/gtest.h>
 
 #include <cstdint>

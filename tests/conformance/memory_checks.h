@@ -1,6 +1,6 @@
 #pragma once
 // Checks the memory conformance tests share: PyTorch's _check_memory_stat_consistency
-// (spec torch_accelerator.md §5 invariant 14: the *.current statistics rebuilt from
+// (test/test_cuda.py: the *.current statistics rebuilt from
 // memory_snapshot() equal memory_stats() exactly) and small helpers. Header-only; for use
 // inside run_isolated bodies.
 
@@ -17,8 +17,9 @@ namespace accel::test {
 inline constexpr std::int64_t kMiB = 1024 * 1024;
 
 // Invariant 14 for `device`: per pool ("small_pool", "large_pool", and "all"), the segment
-// count (of non-expandable segments), total/allocated/active/requested sizes, the active_allocated and active blocks,
-// and the inactive blocks of multi-block non-expandable segments, against the stats.
+// count (of non-expandable segments), total/allocated/active/requested sizes, the active_allocated
+// and active blocks, and the inactive blocks of multi-block non-expandable segments, against the
+// stats.
 inline ::testing::AssertionResult memory_stats_match_snapshot(int device) {
   std::map<std::string, std::int64_t> rebuilt;
   for (const char* pool : {"all", "small_pool", "large_pool"}) {
@@ -36,7 +37,7 @@ inline ::testing::AssertionResult memory_stats_match_snapshot(int device) {
         rebuilt[std::string(stat) + "." + pool + ".current"] += value;
       };
       // Expandable segments grow by pages, which move reserved bytes but not the
-      // segment statistic (spec §4.10), so only ordinary segments are counted.
+      // segment statistic (as in PyTorch), so only ordinary segments are counted.
       if (!segment.is_expandable) add("segment", 1);
       add("reserved_bytes", static_cast<std::int64_t>(segment.total_size));
       add("allocated_bytes", static_cast<std::int64_t>(segment.allocated_size));

@@ -1,7 +1,7 @@
 // Conformance: the caching allocator through the whole stack (public API -> allocator ->
 // CUDA backend -> driver), once per backend profile. Restates the memory tests of
-// PyTorch's test_accelerator, test_cuda and test_cuda_multigpu (spec torch_accelerator.md
-// §6) with exact byte counts: sizes follow spec §4 (512-byte rounding, 2 MiB small
+// PyTorch's test/test_accelerator.py, test_cuda.py and test_cuda_multigpu.py with exact
+// byte counts: sizes follow PyTorch's CUDACachingAllocator.cpp (512-byte rounding, 2 MiB small
 // segments, 20 MiB large segments), so every delta below is computed, not observed.
 // Stream-ordering tests run under the simulated hardware's adversarial schedule (nothing
 // completes until something waits for it), so reuse before the recorded work is done would
@@ -488,7 +488,7 @@ TEST_P(Memory, RecordStreamOomWaitsForPendingBlocks) {
       kAdversarial);
 }
 
-// "Two 1 MiB tensors": spec §4.3-4.5 puts a 1 MiB request in the small pool, whose
+// "Two 1 MiB tensors": PyTorch's size policy puts a 1 MiB request in the small pool, whose
 // segment is 2 MiB and whose blocks split at any remainder >= 512 bytes. So two 1 MiB
 // tensors on one stream share one segment (+2 MiB); on two streams (blocks are never
 // shared across streams) each takes its own (+4 MiB, the figure of the XPU test).

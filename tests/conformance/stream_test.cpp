@@ -3,7 +3,7 @@
 // through the driver on the runtime's streams (driver_calls.h). On the simulated hardware
 // the tests run under the adversarial schedule (nothing completes until something waits
 // for it), so a missing dependency shows as old bytes, every time.
-// Needs the simulated driver's streams (branch i7-timeline) on the cuda_mock profile.
+// On the cuda_mock profile this runs on the simulated driver's streams.
 #include <gtest/gtest.h>
 
 #include <cstdint>

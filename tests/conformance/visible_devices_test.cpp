@@ -1,12 +1,12 @@
-// Conformance: every CUDA_VISIBLE_DEVICES example of spec §3.5, end to end, plus malformed
-// values. For each row, a child of a process that never initialised sets the variable and
+// Conformance: every CUDA_VISIBLE_DEVICES example of PyTorch's parser tests, end to end, plus
+// malformed values. For each row, a child of a process that never initialised sets the variable and
 // checks (1) the runtime's fork-safe count (NVML path: cuInit must not be called, except
 // for MIG lists, where PyTorch's rules fall back to the driver), then (2) after init(), the
 // driver's own count through the mock facade and which physical device each visible
 // index is (by UUID).
 //
 // Note [Where NVML-side and driver-side rules differ]
-// The runtime's NVML path follows PyTorch's parser (spec §3.5); the simulated driver
+// The runtime's NVML path follows PyTorch's parser (torch/cuda/__init__.py); the simulated driver
 // follows the driver's rules (mockdev/src/cuda/visible_devices.h), which were recorded on
 // real hardware (docs/HARDWARE.md). They agree on every example PyTorch documents, and on
 // blanks around UUID entries (neither trims them). They differ on:
@@ -62,7 +62,7 @@ std::ostream& operator<<(std::ostream& os, const Row& row) {
             << (row.value ? "'" + *row.value + "'" : std::string("<unset>")) << "]";
 }
 
-// Spec §3.5 examples (test_env_var_parsing, _transform_uuid_to_ordinals,
+// PyTorch's test/test_cuda.py examples (test_env_var_parsing, _transform_uuid_to_ordinals,
 // test_ordinal_parse_visible_devices), then malformed values.
 const std::vector<Row>& rows() {
   static const std::vector<Row> kRows = {

@@ -1,5 +1,5 @@
-// Fork safety with a real fork() (spec §3.4, Note [Fork safety] in the runtime): a child
-// of a parent that never initialised can initialise; a child of an initialised parent is
+// Fork safety with a real fork() (PyTorch's fork poisoning, Note [Fork safety] in the runtime): a
+// child of a parent that never initialised can initialise; a child of an initialised parent is
 // "in a bad fork" and every device API raises ForkError before reaching the driver, while
 // the fork-safe counts keep working; a thread hammering the runtime while the main thread
 // forks never leaves a child deadlocked. Every child runs under alarm().

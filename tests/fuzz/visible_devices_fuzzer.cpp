@@ -1,6 +1,7 @@
 // Differential fuzzer: the runtime's CUDA_VISIBLE_DEVICES parser (PyTorch's NVML-path
 // rules) against the simulated driver's, on the same machine. They must expose the same
-// devices, except where docs/ARCHITECTURE.md records a difference (see excluded()).
+// devices, except where a difference is documented (Note [Where NVML-side and driver-side
+// rules differ] in tests/conformance/visible_devices_test.cpp; see excluded()).
 //
 // Input: byte 0 picks the device count (1..8); bytes 1..8 pick each device's UUID from a
 // small alphabet (so prefixes collide and ambiguity is reachable); the rest is the value.

@@ -476,7 +476,7 @@ void probe_visible() {
   }
 }
 
-// ---- streams, events, capture, copies (recorded; not simulated yet) ----------------
+// ---- streams, events, capture, copies (recorded and compared by the twin) ---------
 
 bool have_stream_symbols() {
   return cu.stream_create != nullptr && cu.event_create != nullptr &&

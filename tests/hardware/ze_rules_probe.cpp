@@ -1,22 +1,22 @@
 // accel_ze_rules_probe: asks a Level Zero stack (the loader and whatever driver it finds) how
-// it answers the rules the mock driver encodes from spec level_zero.md that are marked
-// [inferred] or that the spec's §11 lists as open, so a run on real Intel hardware settles
+// it answers the rules the mock driver encodes that are marked [inferred] or that
+// docs/HARDWARE.md lists as open, so a run on real Intel hardware settles
 // them (ci/hardware; docs/HARDWARE.md). Written only against the loader API, opened at run
 // time (ACCEL_LEVEL_ZERO_LOADER, default libze_loader.so.1), so it builds without libze1.
 //
 // Every row runs in a fresh child (the driver reads ZE_AFFINITY_MASK and
-// ZE_FLAT_DEVICE_HIERARCHY once, at zeInit: D-1). Devices are named by what they are
+// ZE_FLAT_DEVICE_HIERARCHY once, at zeInit). Devices are named by what they are
 // physically, cNtM (card N, tile M) or cN (a whole card), from a COMPOSITE listing made
 // first, so rows compare across machines. Output: one line per row, stable (no pointers,
 // no times), "name: answer".
 //
 // Rows:
-//   mask.<hierarchy>.<mask>     zeInit result and what zeDeviceGet returns (D-6..D-9, §11.8)
-//   subdevices.<hierarchy>      sub-device counts and the SUBDEVICE flag (D-2, D-3 table)
-//   flat_order                  FLAT order equals card-major, tile-minor (§11.7)
-//   timers                      timerResolution (both stypes), valid bits (§11.4)
-//   fork.child_zeinit           zeInit and zeDriverGet in a child forked after init (§11.1)
-//   sysman.zesinit              whether the loader exports zesInit (V-1, S-4)
+//   mask.<hierarchy>.<mask>     zeInit result and what zeDeviceGet returns
+//   subdevices.<hierarchy>      sub-device counts and the SUBDEVICE flag
+//   flat_order                  FLAT order equals card-major, tile-minor
+//   timers                      timerResolution (both stypes), valid bits
+//   fork.child_zeinit           zeInit and zeDriverGet in a child forked after init
+//   sysman.zesinit              whether the loader exports zesInit
 // Exit status 0 when it ran (whatever the answers), 2 when no Level Zero driver answered.
 
 #include <dlfcn.h>
@@ -227,14 +227,15 @@ int main() {
   }
   std::printf("physical devices (COMPOSITE listing): %zu cards and tiles\n", names.size());
 
-  // D-9's table and the grammar of D-6/D-8, in both hierarchies (§11.8: non-numeric).
+  // The Programming Guide's affinity-mask examples and Intel's parser's grammar, in both
+  // hierarchies (non-numeric entries included: their answer is open).
   const char* masks[] = {nullptr, "", "0", "1", "0,1", "1,0", "0,0", "0.1", "1.1,1.0",
                          "3", "2,0", "0, 1", "1,-1,0", "0x1", "0,3000000000", "a", "0,a,1"};
   for (const char* hierarchy : {"COMPOSITE", "FLAT", "COMBINED"}) {
     for (const char* mask : masks) mask_row(l, names, hierarchy, mask);
   }
 
-  // D-2/D-3: sub-device counts per hierarchy, and the SUBDEVICE flag on zeDeviceGet's devices.
+  // Sub-device counts per hierarchy, and the SUBDEVICE flag on zeDeviceGet's devices.
   for (const char* hierarchy : {"COMPOSITE", "FLAT", "COMBINED"}) {
     const std::string text = in_child(
         {{"ZE_AFFINITY_MASK", nullptr}, {"ZE_FLAT_DEVICE_HIERARCHY", hierarchy}},
@@ -255,7 +256,7 @@ int main() {
     std::printf("subdevices.%s: %s\n", hierarchy, text.c_str());
   }
 
-  // §11.4: timer resolution in both units, valid bits.
+  // Timer resolution in both units, valid bits.
   const std::string timers = in_child({{"ZE_AFFINITY_MASK", nullptr}}, [&]() -> std::string {
     std::vector<ze_device_handle_t> devices;
     std::string why;
@@ -275,7 +276,7 @@ int main() {
   });
   std::printf("timers: %s\n", timers.c_str());
 
-  // §11.1: a child forked after the parent's zeInit (in a child of its own, so this
+  // A child forked after the parent's zeInit (in a child of its own, so this
   // process stays uninitialised).
   const std::string fork_row = in_child({{"ZE_AFFINITY_MASK", nullptr}}, [&]() -> std::string {
     std::vector<ze_device_handle_t> devices;

@@ -3,7 +3,7 @@
 // allocate / free / record_stream / stream work / empty_cache / resets / memory fraction
 // run under three families of settings (defaults; max_split_size_mb and
 // roundup_power2_divisions; expandable_segments), and after every command:
-//  * every invariant of spec §5 that holds at a quiescent point (allocator_invariants.h);
+//  * every allocator invariant that holds at a quiescent point (allocator_invariants.h);
 //  * the model's blocks (allocator_model.h): live blocks never overlap, pending blocks are
 //    not handed out before their work completed, the snapshot holds exactly the model's
 //    live and pending blocks;
@@ -199,7 +199,8 @@ class CoreRun {
 
   void allocate(const Op& op, const FlatStats& before, Violations& out) {
     const bool rejected_up_front = op.bytes == 0 || op.bytes >= kOneExbibyte;
-    // Spec §4.7: an allocation first lets go of pending blocks whose work has completed.
+    // PyTorch's process_events: an allocation first lets go of pending blocks whose work has
+    // completed.
     const std::vector<PendingBlock> pending_before = model_.pending();
     if (!rejected_up_front) model_.process_events(0, done());
     std::uint64_t address = 0;
@@ -381,7 +382,7 @@ void run_program(const Settings& settings, const Program& program, Coverage& cov
   ++coverage.programs;
 }
 
-// Whether the allocator core is there at all (its bodies throw kUnsupported until it lands).
+// Whether the allocator core answers at all (a core whose bodies throw kUnsupported skips).
 bool core_is_written() {
   DeviceCachingAllocator probe(std::make_unique<ScriptedDeviceProvider>(0, kCapacity, kGranularity),
                                AllocatorConfig{});

@@ -90,7 +90,7 @@ const std::vector<std::string>& stat_prefixes() {
 Violations check_stats(const FlatStats& s, const LayoutRules& rules) {
   Violations out;
   Collector c(out);
-  // The key set (§4.11): 122 keys exactly.
+  // The key set of torch.cuda.memory_stats: 122 keys exactly.
   std::size_t expected_keys = kScalars.size();
   for (const std::string& p : stat_prefixes()) {
     for (const char* f : kFields) {
@@ -177,7 +177,7 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
     previous_end = seg.address + seg.total_size;
     c.expect(seg.is_expandable == rules.expandable, "layout", name, " is_expandable ",
              seg.is_expandable);
-    // 8: segment sizes (PyTorch's segment policy, §4.3).
+    // 8: segment sizes (PyTorch's segment policy).
     const auto total = static_cast<std::int64_t>(seg.total_size);
     if (!seg.is_expandable) {
       if (small) {
@@ -256,7 +256,7 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
         {"inactive_split", r.inactive_split},   {"inactive_split_bytes", r.inactive_split_bytes},
         {"segment", r.segment}};
     for (const auto& [key, value] : rows) {
-      // Expandable segments map pages rather than making segments (§4.10).
+      // Expandable segments map pages rather than making segments (as in PyTorch).
       if (rules.expandable && std::string(key) == "segment") continue;
       const std::string k = std::string(key) + "." + p + ".current";
       c.expect(get(s, k) == value, "invariant 14", k, " ", get(s, k),

@@ -1,5 +1,5 @@
 #pragma once
-// The device allocator's invariants (spec torch_accelerator.md §5), as checks that the
+// The device allocator's invariants, as checks that the
 // property tests run after every step, on the core allocator and through the public API
 // alike: both give the flat statistics (122 keys, accel::MemoryStats) and a snapshot.
 //
@@ -31,7 +31,8 @@ std::uint64_t stat_bytes(const FlatStats& stats, const char* key);
 // Violations as indented lines, to follow a failure message.
 std::string join_violations(const Violations& violations);
 
-// The 29 Stats of §4.11 by prefix ("allocated_bytes.all", ..., "oversize_segments").
+// The 29 Stats of torch.cuda.memory_stats by prefix ("allocated_bytes.all", ...,
+// "oversize_segments").
 const std::vector<std::string>& stat_prefixes();
 
 struct LayoutRules {
@@ -40,7 +41,7 @@ struct LayoutRules {
 };
 
 // Invariants 1, 4, 5, 6 (aggregate part), 7 (inequality), 9 (not expandable), and every key
-// of §4.11 present, no other.
+// of torch.cuda.memory_stats present, no other.
 Violations check_stats(const FlatStats& stats, const LayoutRules& rules);
 
 // Invariants 8, 10 and 14 (the statistics rebuilt from the snapshot equal the live ones),
@@ -56,7 +57,7 @@ class StatHistory {
   // After each step: invariants 2 and 3 and the peak rule, then remembers `now`.
   Violations observe(const FlatStats& now);
   // Call after reset_peak_memory_stats / reset_accumulated_memory_stats succeeded, with
-  // the stats read right after; the reset's own rules (§4.12) are checked here.
+  // the stats read right after; the reset's own rules are checked here.
   Violations after_reset_peak(const FlatStats& now);
   Violations after_reset_accumulated(const FlatStats& now);
 

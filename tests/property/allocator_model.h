@@ -1,15 +1,15 @@
 #pragma once
 // The model the allocator properties hold the caching allocator to: which blocks the user
 // holds (live), which were freed while other streams still had work queued that used them
-// (pending, with the work each must wait for), and PyTorch's size policy (spec
-// torch_accelerator.md §4.2-4.5) to judge an out-of-memory error.
+// (pending, with the work each must wait for), and PyTorch's size policy
+// (CUDACachingAllocator.cpp) to judge an out-of-memory error.
 //
-// The model is written from the spec, not from the allocator: it never predicts addresses
+// The model is written from PyTorch's rules, not from the allocator: it never predicts addresses
 // (it learns them from what allocate returns and from the snapshot) but it predicts which
 // blocks are handed out, pending or free at every step, and it checks that
 //  * no live block overlaps another live one (no address handed out twice);
 //  * a block freed with pending work on another stream is not handed out again before that
-//    work completed (spec §4.7);
+//    work completed (PyTorch's recordStream rule);
 //  * the snapshot's allocated blocks are exactly the live ones (with their requested sizes)
 //    and its pending-free blocks exactly the pending ones;
 //  * every live block sits in a segment made for its own stream (no cross-stream reuse).
@@ -55,15 +55,16 @@ struct PolicyConfig {
   std::size_t max_non_split_rounding = 20 * (std::size_t{1} << 20);
 };
 
-// Spec §4.2-4.5.
+// PyTorch's round_size, get_allocation_size, get_pool.
 std::size_t round_size(std::size_t bytes, const PolicyConfig& config);
 std::size_t allocation_size(std::size_t rounded);
 bool is_small(std::size_t rounded);
-// Whether a free block of `block_size` may serve a request of `rounded` bytes (§4.4).
+// Whether a free block of `block_size` may serve a request of `rounded` bytes (get_free_block's
+// oversize rules).
 bool may_serve(std::size_t block_size, std::size_t rounded, const PolicyConfig& config);
 
-// What an OutOfMemoryError is judged against (spec §4.9): the request, the settings, and the
-// device right after the error.
+// What an OutOfMemoryError is judged against (PyTorch's malloc path): the request, the settings,
+// and the device right after the error.
 struct OomFacts {
   std::size_t bytes = 0;
   int device = 0;
@@ -102,7 +103,7 @@ class Model {
   // Frees live block `i`: pending when it was used on other streams, with the work queued
   // on each (`queued(device, stream)`) as what it must wait for.
   void free(std::size_t i, const std::function<std::uint64_t(int, int)>& queued);
-  // What an allocation on `device` does to pending blocks first (spec §4.7
+  // What an allocation on `device` does to pending blocks first (PyTorch's
   // process_events): those whose work has all completed become free.
   void process_events(int device, const CompletionOracle& done);
   // A synchronisation of every event of `device` (empty_cache, the OOM retry chain).

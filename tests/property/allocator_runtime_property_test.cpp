@@ -7,7 +7,7 @@
 //    record_stream after that stream waited for the allocation stream (a host function
 //    declaring a read), so the race detector sees every use;
 //  * "queue work" launches a host function on the stream; "complete work" synchronises it.
-// After every command, per device: the invariants of spec §5 (allocator_invariants.h) on
+// After every command, per device: the allocator invariants (allocator_invariants.h) on
 // memory_stats() and memory_snapshot() (stats rebuilt from the snapshot equal the live
 // ones), the block model (allocator_model.h: no address handed out twice, a block freed with
 // pending work on another stream not handed out before that work ran), reserved bytes equal

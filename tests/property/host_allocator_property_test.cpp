@@ -2,7 +2,7 @@
 // allocate / free / record_use / event completion / empty_cache / peak and accumulated
 // resets / capture begin and end (plus bad frees, bad record_use and unmatched end_capture)
 // run over a fake provider with a small capacity (so OOM happens); after every step:
-//   * the host invariants of spec §5 item 15: active_requests.current <= allocations.current,
+//   * the host invariants: active_requests.current <= allocations.current,
 //     active_bytes.current <= allocated_bytes.current, every block a power of two and the
 //     byte statistics their sums, num_host_alloc == allocations.allocated and
 //     num_host_free == allocations.freed since the last reset, peak >= current;

@@ -1,4 +1,4 @@
-// The race detector against a brute-force happens-before model (issue 7 item 9): random
+// The race detector against a brute-force happens-before model: random
 // programs over 2-5 queues on two devices (accesses to overlapping small buffers, device and
 // host ranges, event record/wait, host waits, unregistered kernels), run through the
 // observer interface. The model computes happens-before by explicit reachability (program

@@ -9,10 +9,11 @@
 // wait) and host waits (stream, event and context synchronisation), plus checkpoints where the
 // test reads the pinned host buffers and the host-function log directly.
 //
-// The model is written from the CUDA rules (spec cuda_streams sections 1.3, 1.6, 2.2, 3.6 and
-// 8), not from the simulation: vector clocks over the streams plus one host clock (Note
-// [Happens-before] in mockdev/src/core/op_observer.h), the legacy stream's implicit barriers
-// against blocking streams, event snapshots. From them it predicts
+// The model is written from the CUDA rules (the legacy default stream, cuStreamWaitEvent,
+// cuEventRecord, cuLaunchHostFunc: CUDA Driver API reference), not from the simulation: vector
+// clocks over the streams plus one host clock (Note [Happens-before] in
+// mockdev/src/core/op_observer.h), the legacy stream's implicit barriers against blocking streams,
+// event snapshots. From them it predicts
 //  * whether the program has a data race (two accesses to overlapping bytes from different
 //    streams, at least one a write, neither ordered before the other);
 //  * for a race-free program, every byte of every buffer at the end (after a context

@@ -8,8 +8,8 @@
 // its own promise with promise_live_objects() (or opts out with waive_live_object_check()).
 //
 // The runtime keeps a device's primary context for the life of the process (docs/
-// ARCHITECTURE.md decision 23), so "no new primary context" is a promise only some tests
-// can make (pure queries, guards that must not create a context); allocations are never
+// decisions/023-choices-where-pytorch-is-silent.md), so "no new primary context" is a promise only
+// some tests can make (pure queries, guards that must not create a context); allocations are never
 // legitimately left behind by a test that frees what it allocated.
 //
 // A test body that runs in a forked child (the conformance suite does) calls

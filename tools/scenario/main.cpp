@@ -1,6 +1,7 @@
 // accel-scenario: reads, runs and sweeps scenario files (docs/SCENARIOS.md). Users reach it
 // as `accel scenario ...`: the `accel` tool execs this program, which links the simulated
-// hardware's control API, so that `accel` itself never does (docs/ARCHITECTURE.md).
+// hardware's control API, so that `accel` itself never does
+// (docs/decisions/088-scenarios-run-by-separate-program.md).
 //
 //   accel-scenario run FILE|DIR... [--junit FILE] [--seed N] [--shard I/N] [--timeout S]
 //                                  [--tag TAG] [--name PATTERN]

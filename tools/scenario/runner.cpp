@@ -143,8 +143,9 @@ int representative_code(const std::string& entry) {
 }
 
 // Calls the runtime makes while loading the driver file: a failure there makes the file
-// unusable for the life of the process by design (a misconfiguration, decision 36 of
-// docs/ARCHITECTURE.md), so "usable once the fault is cleared" does not apply to them.
+// unusable for the life of the process by design (a misconfiguration,
+// docs/decisions/036-misconfiguration-is-an-error.md), so "usable once the fault is cleared" does
+// not apply to them.
 bool sweepable(const std::string& entry) {
   return entry.rfind("cuGetProcAddress", 0) != 0 && entry != "cuDriverGetVersion";
 }

@@ -1,10 +1,10 @@
 // Faults, counters and raw driver memory through the simulated hardware's control API
 // (mockdev/control.h), plus `check` (a step that only carries expectations) and `sleep`.
 //
-// Driver memory: the runtime has no allocator yet, so `driver_alloc` / `driver_free` call
-// the driver file the runtime loaded (ACCEL_CUDA_DRIVER) directly, on the step's thread
-// and its current context. When the caching allocator lands, its steps go in
-// steps_allocator.cpp and these stay for driver-level scenarios.
+// Driver memory: `driver_alloc` / `driver_free` call the driver file the runtime loaded
+// (ACCEL_CUDA_DRIVER) directly, on the step's thread and its current context, bypassing the
+// runtime's caching allocator: they are for driver-level scenarios (no step calls the
+// caching allocator).
 #include <dlfcn.h>
 
 #include <chrono>

@@ -1,8 +1,8 @@
 // The stream simulation under the runtime, through mockdev's control API: the races its
 // detector found (mockdev/races.h), its settings and counters (mockdev/streams.h), and
 // `driver_memset`, device work queued on a named stream through the driver file the
-// runtime loaded, so a scenario can make two streams touch the same bytes (the runtime has
-// no copies or kernels of its own yet). The schedule and seed come from the scenario's
+// runtime loaded, so a scenario can make two streams touch the same bytes (the runtime's
+// API has no copies or kernels). The schedule and seed come from the scenario's
 // environment (MOCKDEV_SCHEDULE, MOCKDEV_SEED) or its machine's `streams:` section.
 #include "accel_abi/cuda_driver.h"
 #include "mockdev/races.h"

@@ -457,10 +457,10 @@ enum EntryTraits : unsigned {
   kNoTraits = 0,
   kNeedsInit = 1u << 0,       // before a successful cuInit: CUDA_ERROR_NOT_INITIALIZED
   kTouchesDevice = 1u << 1,   // runs on the current context's device (sticky errors apply)
-  kLegalInCapture = 1u << 2,  // not "potentially unsafe" during capture (spec cuda_streams
-                              // section 4.3): without it, a call that the thread's capture
-                              // mode prohibits fails with 900 and invalidates the captures
-                              // that prohibit it. Stream- and event-specific capture rules
+  kLegalInCapture = 1u << 2,  // not "potentially unsafe" during capture (CUDA Driver API,
+                              // cuThreadExchangeStreamCaptureMode): without it, a call that the
+                              // thread's capture mode prohibits fails with 900 and invalidates the
+                              // captures that prohibit it. Stream- and event-specific capture rules
                               // (906 on the legacy stream, 900 on a captured event) apply on
                               // top, whatever the trait.
   kAnswersAfterFork = 1u << 3,  // answers in a child forked after cuInit (no pid gate);

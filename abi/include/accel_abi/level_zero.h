@@ -3,12 +3,13 @@
 // (dlopen of the loader, then dlsym per name), one row each, so the list of what the
 // backend needs lives in one place and a loader that lacks one is named in the error.
 //
-// Types come from the loader's own headers (Debian's libze-dev 1.8.12, spec 1.4: level_zero.md
-// V-1). Rows of ACCEL_ZE_REQUIRED_TABLE are exported by every loader since 1.8 and their
-// absence makes the backend unavailable ("the Level Zero loader <file> lacks <symbol>").
-// Rows of ACCEL_ZE_OPTIONAL_TABLE arrived later (zesInit and friends with loader 1.9 / spec
+// Types come from the loader's own headers (Debian's libze-dev 1.8.12, API 1.4; that loader
+// exports no entry point of 1.5 or later). Rows of ACCEL_ZE_REQUIRED_TABLE are exported by every
+// loader since 1.8 and their absence makes the backend unavailable ("the Level Zero loader <file>
+// lacks <symbol>"). Rows of ACCEL_ZE_OPTIONAL_TABLE arrived later (zesInit and friends with loader
+// 1.9 / spec
 // 1.5, zeCommandListHostSynchronize with 1.10 / spec 1.6); they are used only when dlsym
-// finds them AND the driver's zeDriverGetApiVersion reports their version (V-1 gating).
+// finds them AND the driver's zeDriverGetApiVersion reports their version.
 // Their types are declared here because the 1.4 headers do not have them; the declarations
 // follow the newer headers' signatures exactly (ABI facts, checked by the mock driver's
 // tests, which serve them at version 1.5).
@@ -27,7 +28,7 @@ namespace accel::abi::level_zero {
 
 // ---- declarations the 1.4 headers lack (spec 1.5+ / 1.7+) ------------------------------
 
-// zesInit flags (spec 1.5): must be 0 (level_zero.md S-4).
+// zesInit flags (spec 1.5): must be 0 (Level Zero Sysman API, zesInit).
 using zes_init_flags_t = std::uint32_t;
 using PFN_zesInit = ze_result_t (*)(zes_init_flags_t flags);
 using PFN_zesDriverGet = ze_result_t (*)(std::uint32_t* pCount, zes_driver_handle_t* phDrivers);
@@ -36,7 +37,7 @@ using PFN_zesDeviceGet = ze_result_t (*)(zes_driver_handle_t hDriver, std::uint3
 using PFN_zeCommandListHostSynchronize = ze_result_t (*)(ze_command_list_handle_t hCommandList,
                                                          std::uint64_t timeout);
 
-// zes_device_ext_properties_t (spec 1.7), chained to zes_device_properties_t (S-8).
+// zes_device_ext_properties_t (spec 1.7), chained to zes_device_properties_t through pNext.
 inline constexpr int kZesStructureTypeDeviceExtProperties = 0x2d;
 inline constexpr std::uint32_t kZesDevicePropertyFlagIntegrated = 0x1;
 inline constexpr std::uint32_t kZesDevicePropertyFlagSubdevice = 0x2;

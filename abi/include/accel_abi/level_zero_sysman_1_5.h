@@ -1,9 +1,11 @@
 #pragma once
 // The Sysman dispatch tables as a loader of spec >= 1.5 (loader >= 1.9) passes them to a
 // driver's zes*ProcAddrTable getters, declared here because Debian's 1.4 headers stop
-// before them (spec level_zero.md S-6, FEAS §2.6). Tables only ever grow at the end (V-3),
-// so each is the 1.4 table's members followed by what 1.5 appended, in that order; a driver
-// writes a member only when the requested version has it.
+// before them (a loader >= 1.9 asks a driver for pfnInit and pfnGet at version >= 1.5:
+// oneapi-src/level-zero, source/loader/zes_ldrddi.cpp). Tables only ever grow at the end (the
+// Level Zero specification's versioning rules), so each is the 1.4 table's members followed
+// by what 1.5 appended, in that order; a driver writes a member only when the requested
+// version has it.
 //
 // Used by the mock Level Zero driver (which fills pfnInit and the two pfnGet entries for
 // requests >= 1.5) and by the test stand-in for a Sysman-capable loader
@@ -35,7 +37,7 @@ struct zes_driver_dditable_1_5_t {
 
 // zes Device table: 1.4's 29 members, then pfnGet and the six overclock entries (1.5).
 struct zes_device_dditable_1_5_t {
-  zes_device_dditable_t v1_4;  // the 1.4 layout, unchanged (V-3)
+  zes_device_dditable_t v1_4;  // the 1.4 layout, unchanged (minor versions only append)
   PFN_zesDeviceGet pfnGet;
   void* pfnSetOverclockWaiver;      // the overclock entries: never filled by the mock
   void* pfnGetOverclockDomains;

@@ -8,16 +8,18 @@
 
 namespace mockdev::control {
 
-// Each default is the mock's reading of spec cuda_streams section 4 where it is marked
-// [inferred]; each is on the hardware "to check" list (docs/arch_pending/capture_hardware.md).
+// Each default is the mock's reading of NVIDIA's stream-capture documentation (CUDA
+// Programming Guide, "CUDA Graphs") where it is marked [inferred]; each is on the hardware
+// "to check" list (docs/HARDWARE.md, "Capture and graphs").
 struct CaptureRules {
-  // Ongoing captures prohibit unsafe calls only on their own device (spec section 4.3,
-  // after measurements third parties made); false: on every device of the process.
+  // Ongoing captures prohibit unsafe calls only on their own device (the Programming
+  // Guide's prohibited operations, after measurements third parties made); false: on every device
+  // of the process.
   bool gate_per_device = true;
   // A wait that would merge two captures (902) invalidates both of them.
   bool merge_invalidates_both = true;
   // cuEventQuery / cuEventSynchronize on a captured event (900, recorded) also invalidates
-  // the capture the event belongs to (spec section 4.6: any invalid operation does).
+  // the capture the event belongs to (the Programming Guide: any invalid operation does).
   bool captured_event_wait_invalidates = true;
   // cuStreamEndCapture from a thread other than the owner of a non-relaxed capture (908)
   // also invalidates the capture.

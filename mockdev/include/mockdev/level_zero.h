@@ -16,7 +16,7 @@ namespace mockdev::control::level_zero {
 struct Status {
   bool init_attempted = false;  // the driver's zeInit ran in this machine generation
   bool initialized = false;     // and succeeded (in the process that called it)
-  int init_result = 0;          // the first zeInit's ze_result_t (cached, spec I-2)
+  int init_result = 0;          // the first zeInit's ze_result_t (cached, as Intel's driver does)
   // Why zeInit failed in words (the affinity-mask entry, "selects no device", the fault
   // schedule, no Intel device); empty after a success.
   std::string init_failure;
@@ -28,8 +28,8 @@ struct Status {
 };
 Status status();
 
-// What a forked child's zeInit meets (spec F-7): overrides the machine file's
-// `level_zero.child_policy` until the next reset.
+// What a forked child's zeInit meets (in a child of an initialised parent): overrides the machine
+// file's `level_zero.child_policy` until the next reset.
 void set_child_policy(LevelZeroDriverSpec::ChildPolicy policy);
 
 }  // namespace mockdev::control::level_zero

@@ -31,27 +31,27 @@ enum class Vendor { kNvidia, kIntel };
 std::string_view vendor_name(Vendor vendor);
 
 // What only the Level Zero driver reports about an Intel device (`level_zero:` under a
-// device). Defaults describe an Intel Data Center GPU Max 1550 tile as spec level_zero.md
-// §3.4 gives it; the tick period is deliberately not an integer (D-11).
+// device). Defaults describe an Intel Data Center GPU Max 1550 tile as Intel's driver reports
+// it; the tick period is deliberately not an integer, so truncation bugs show.
 struct LevelZeroDeviceSpec {
   std::uint32_t device_id = 0x0bd5;        // PCI device id (vendor id is always 0x8086)
-  double timer_resolution_ns = 52.083;     // ns per tick; ticks/s = 1e9 / this (D-11, D-12)
-  int timestamp_valid_bits = 36;           // global timestamps (D-17): 32, 36 or 64
-  int kernel_timestamp_valid_bits = 32;    // kernel-timestamp event values (E-9)
+  double timer_resolution_ns = 52.083;     // ns per tick; ticks/s = 1e9 / this
+  int timestamp_valid_bits = 36;           // global timestamps: 32, 36 or 64
+  int kernel_timestamp_valid_bits = 32;    // kernel-timestamp event values
   std::uint64_t timestamp_start_ticks = 0; // device tick at virtual time 0: set near the wrap
-                                           // point to exercise E-9 (E-12)
+                                           // point to exercise the wrap
   std::uint32_t core_clock_mhz = 1600;
-  int num_slices = 1;                      // topology per tile (D-11 table)
+  int num_slices = 1;                      // topology per tile (ze_device_properties_t)
   int subslices_per_slice = 64;
   int eus_per_subslice = 8;
   int threads_per_eu = 8;
   int simd_width = 16;
   // Largest single allocation (maxMemAllocSize); 0: the memory of one tile (or of the
-  // card when untiled), as Intel's driver caps it (spec §3.4).
+  // card when untiled), as Intel's driver caps it.
   std::uint64_t max_mem_alloc_bytes = 0;
   int compute_queues = 4;                  // numQueues of group 0 (COMPUTE | COPY)
   int copy_queues = 7;                     // numQueues of group 1 (COPY)
-  std::uint64_t copy_fill_pattern_limit = 1;  // maxMemoryFillPatternSize of group 1 (D-15)
+  std::uint64_t copy_fill_pattern_limit = 1;  // maxMemoryFillPatternSize of group 1
   bool fp64 = true;                        // double precision (dtypes of the runtime)
 };
 
@@ -59,7 +59,8 @@ struct DeviceSpec {
   std::string name;                // "NVIDIA H100 80GB HBM3"
   Vendor vendor = Vendor::kNvidia;
   // Intel only: sub-devices (tiles). 0 = untiled; never 1 (a root device never has exactly
-  // one sub-device, spec D-2). Memory is split evenly over the tiles.
+  // one sub-device: Level Zero, zeDeviceGetSubDevices). Memory is split evenly over the
+  // tiles.
   int tiles = 0;
   // Intel only: an integrated GPU (ZE_DEVICE_PROPERTY_FLAG_INTEGRATED; never tiled).
   bool integrated = false;
@@ -146,7 +147,7 @@ std::optional<RacePolicy> parse_race_policy(std::string_view text);
 std::string_view race_policy_name(RacePolicy policy);
 
 // The stream simulation: scheduler, seed, timing model (`streams:` section,
-// docs/MACHINE_FILES.md). The fields are the streams work's; see core/timeline.h.
+// docs/MACHINE_FILES.md). The engine's timeline reads them (core/timeline.h).
 struct StreamSettings {
   RacePolicy races = RacePolicy::kReport;
   // When operations complete (`streams.schedule`, MOCKDEV_SCHEDULE): eager = at enqueue, as
@@ -192,7 +193,7 @@ struct PeerLinkSpec {
   bool native_atomics = false;  // CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED
 };
 // What a link kind gives when the file says no more: NVLink rank 0 with native atomics,
-// PCIe rank 1 without ([inferred]: docs/arch_pending/peers_hardware.md).
+// PCIe rank 1 without ([inferred]: docs/HARDWARE.md, "Device attributes and peers").
 PeerLinkSpec default_link_spec(PeerLink link);
 
 struct PeerLinkEntry {
@@ -220,12 +221,13 @@ struct Topology {
 // The Level Zero driver as a whole (`level_zero:` at the top of a machine file).
 struct LevelZeroDriverSpec {
   // ZE_FLAT_DEVICE_HIERARCHY when unset (or set to anything but COMPOSITE, FLAT, COMBINED):
-  // Intel's driver defaults to FLAT on Data Center GPU Max and COMPOSITE elsewhere (D-3);
+  // Intel's driver defaults to FLAT on Data Center GPU Max and COMPOSITE elsewhere;
   // the machine file says which. "COMPOSITE", "FLAT" or "COMBINED".
   std::string default_hierarchy = "COMPOSITE";
   std::uint32_t driver_version = 0x01060000;  // ze_driver_properties_t::driverVersion
-  // What a forked child's zeInit meets (spec F-7): refuse (every core call, zeInit included,
-  // returns ZE_RESULT_ERROR_UNINITIALIZED) or reinit (Intel since 2024: fresh device state).
+  // What a forked child's zeInit meets (in a child of an initialised parent): refuse (every core
+  // call, zeInit included, returns ZE_RESULT_ERROR_UNINITIALIZED) or reinit (Intel since 2024:
+  // fresh device state).
   enum class ChildPolicy { kRefuse, kReinit };
   ChildPolicy child_policy = ChildPolicy::kRefuse;
 };

@@ -1,9 +1,9 @@
 #pragma once
 // The races the simulated hardware found, for tests in the same process (control API).
 //
-// mockdev's race detector (docs/ARCHITECTURE.md, "races") watches every operation the
-// simulated streams run: the byte ranges it reads and writes and what it is ordered after
-// (stream order, event waits, the legacy stream's barriers, graph launches, host
+// mockdev's race detector (docs/decisions/051-race-detector-vector-clocks.md) watches every
+// operation the simulated streams run: the byte ranges it reads and writes and what it is ordered
+// after (stream order, event waits, the legacy stream's barriers, graph launches, host
 // synchronisation). Two accesses of different streams that overlap, where at least one
 // writes and neither is ordered before the other, are a race: printed on stderr as one block,
 // kept here, and, under RacePolicy::kAbort, followed by abort(); under RacePolicy::kFail the

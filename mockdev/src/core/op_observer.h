@@ -22,7 +22,8 @@
 // wait that happened before its enqueue (in engine-lock order) is the choice that never
 // reports a race in a correctly synchronised program; the price is that a race between
 // two host threads that do not synchronise is missed. Priority, implicit serialisation
-// (allocation, memset: spec cuda_streams section 3.3) and NOT_READY queries are never edges.
+// (allocation, memset: the Programming Guide's "Implicit Synchronization") and NOT_READY queries
+// are never edges.
 
 #include <cstdint>
 #include <memory>

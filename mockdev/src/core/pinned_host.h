@@ -1,9 +1,9 @@
 #pragma once
 // Pinned (page-locked) host memory, vendor-neutral: the ranges a driver allocated for the
 // host or registered, and the bytes they hold per process. Copies consult it to decide when
-// host bytes move (spec cuda_streams section 3.2): a pinned endpoint is read or written when
-// the operation executes, a pageable one at the call. Requires the engine lock; starts
-// afresh with each installed machine.
+// host bytes move (the CUDA Driver API's "API synchronization behavior"): a pinned endpoint is read
+// or written when the operation executes, a pageable one at the call. Requires the engine lock;
+// starts afresh with each installed machine.
 
 #include <cstdint>
 #include <optional>

@@ -1,8 +1,9 @@
 #pragma once
-// Stream capture in the simulated CUDA driver (spec cuda_streams section 4, section 8.6,
-// and docs/HARDWARE.md "Stream, event, copy and capture rules", which wins where the two
-// differ): capture sequences, the per-thread capture mode, captured events and the gate
-// for "potentially unsafe" calls. The graphs a capture builds live in graph.h.
+// Stream capture in the simulated CUDA driver (CUDA Programming Guide, "CUDA Graphs";
+// CUDA Driver API, cuStreamBeginCapture and friends; and docs/HARDWARE.md "Stream, event, copy and
+// capture rules", which wins where the two differ): capture sequences, the per-thread capture mode,
+// captured events and the gate for "potentially unsafe" calls. The graphs a capture builds live in
+// graph.h.
 //
 // The capture engine never touches a stream object: the stream code describes a stream
 // with a StreamRef (identity, device, context, legacy/blocking) and calls the hooks below
@@ -27,7 +28,7 @@
 //   answers 0, 901 or 904 ends the sequence: every member reads NONE again, and the graph
 //   is handed out only on success (*graph is NULL after every failure).
 // * Operations submitted to a member become graph nodes depending on its dependency set;
-//   a member of an invalidated sequence answers 901 [inferred, spec section 8.6].
+//   a member of an invalidated sequence answers 901 [inferred].
 // * Event record on a member makes the event a captured event (its nodes: the member's
 //   dependency set); a wait by a non-member on a captured event joins the sequence (fork),
 //   a wait by a member adds the nodes (join), a wait by a member of another sequence is a
@@ -46,13 +47,14 @@
 // * The legacy stream of a context (enqueue, synchronous copies, query, sync) while a
 //   blocking stream of the same device captures: 906 + invalidation of those sequences
 //   (recorded for synchronous copies); cuStreamIsCapturing/GetCaptureInfo on it: 906 and
-//   nothing invalidated (spec section 4.7).
-// * Unsafe-call gate (spec section 4.3): an entry point without kLegalInCapture, called by
+//   nothing invalidated (CUDA Driver API, cuStreamGetCaptureInfo).
+// * Unsafe-call gate (CUDA Driver API, cuThreadExchangeStreamCaptureMode): an entry point without
+// kLegalInCapture, called by
 //   thread T in mode m_T with device D current: RELAXED is allowed; a sequence on D owned
 //   by T and begun GLOBAL or THREAD_LOCAL prohibits it; with m_T GLOBAL, a GLOBAL sequence
 //   on D owned by another thread prohibits it. Prohibited: 900, and the prohibiting
 //   sequences are invalidated (recorded for cuMemAlloc, cuStreamSynchronize/Query,
-//   cuCtxSynchronize). Captures count per device [inferred, spec section 4.3]; with
+//   cuCtxSynchronize). Captures count per device [inferred]; with
 //   CaptureRules::gate_per_device false they count on every device.
 // * After End, a member's next operation follows the last one enqueued before it entered
 //   the capture: captured operations never enter the stream's queue, so nothing is needed.

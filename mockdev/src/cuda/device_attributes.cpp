@@ -223,7 +223,8 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: return 1;
     // [inferred] The v1 stream memory operations and multi-device cooperative launch are
     // deprecated; cuda.h still defines the values, so the simulated driver answers them as
-    // supported (docs/arch_pending/peers_hardware.md asks what a real driver says).
+    // supported (docs/HARDWARE.md, "Device attributes and peers", asks what a real driver
+    // says).
     case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: return 1;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: return 1;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: return 1;

@@ -20,7 +20,7 @@
 // cuInit in this process, returns CUDA_ERROR_NOT_INITIALIZED if the entry point has the
 // kNeedsInit trait (all but cuInit, cuDriverGetVersion, cuGetErrorName, cuGetErrorString
 // and cuGetProcAddress(_v2)); (4b) for entry points without the kLegalInCapture trait
-// (the "potentially unsafe" calls of spec cuda_streams section 4.3), returns
+// (the "potentially unsafe" calls of cuThreadExchangeStreamCaptureMode), returns
 // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the captures that prohibit the
 // call (Note [Capture rules] in capture.h); (5) checks its arguments, pointers to driver objects
 // included (a context handle, an allocation's address); (6) for entry points with the

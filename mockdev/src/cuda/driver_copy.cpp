@@ -1,5 +1,6 @@
 // Copies of the simulated driver (declared in driver_api.h): every sync and async form,
-// through the submit path (stream_objects.h), with spec cuda_streams section 3.2 and the
+// through the submit path (stream_objects.h), with the CUDA Driver API's "API
+// synchronization behavior" and the
 // H200 recording (docs/HARDWARE.md) for when host bytes move and when the call returns:
 //   host -> device, pageable source: the source is copied at the call ("staged"), the
 //     device gets it when the operation completes; the call returns at once.

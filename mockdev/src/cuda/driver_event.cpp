@@ -1,5 +1,5 @@
 // Events of the simulated driver (declared in driver_api.h): a record is a snapshot of its
-// stream (spec cuda_streams section 2.2), an operation on the timeline whose completion
+// stream (CUDA Driver API, cuEventRecord), an operation on the timeline whose completion
 // stands for the event's; waits hold the snapshot's operation, never the event object, so
 // destroying or re-recording an event never changes a wait already made.
 
@@ -21,7 +21,8 @@ CUresult record(CUevent event, CUstream stream, const char* name)
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;  // NULL too (recorded: 400)
   const ResolvedStream r = resolve_stream(stream);
   if (r.stream == nullptr) return r.error;
-  // Event and stream must share a context (spec section 1.8).
+  // Event and stream must share a context (CUDA Programming Guide, stream and event
+  // behavior).
   if (r.stream->ctx != event->ctx) return CUDA_ERROR_INVALID_HANDLE;
   if (auto sticky = sticky_error(event->ctx->physical_device)) return *sticky;
   // Capture hook: on a capturing stream the event becomes a captured event and nothing is
@@ -68,7 +69,7 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
   return record(event, stream, "cuEventRecord");
 }
 
-// [inferred, spec section 2.1] CU_EVENT_RECORD_EXTERNAL makes an event-record node during
+// [inferred from cuEventRecordWithFlags] CU_EVENT_RECORD_EXTERNAL makes an event-record node during
 // capture only; outside capture it is CUDA_ERROR_INVALID_VALUE, as is any unknown flag.
 CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned int flags) {
   if (flags != CU_EVENT_RECORD_DEFAULT) {
@@ -111,7 +112,7 @@ CUresult cuEventDestroy(CUevent event) {
 }
 
 // Recorded on the H200: never recorded -> 400, DISABLE_TIMING -> 400, end pending -> 600,
-// reversed -> a negative time. [inferred, spec section 2.4] Events of different contexts
+// reversed -> a negative time. [inferred from cuEventElapsedTime] Events of different contexts
 // (devices) -> 400. Virtual milliseconds (core/timeline.h, Note [Virtual time]).
 CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end) {
   if (milliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -135,7 +136,7 @@ CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end) {
 }
 
 // Recorded on the H200: NULL event -> 400, flag 0x10 -> 1, never recorded -> 0 (nothing to
-// wait for). [inferred, spec section 1.6] CU_EVENT_WAIT_EXTERNAL outside capture -> 1.
+// wait for). [inferred from cuStreamWaitEvent] CU_EVENT_WAIT_EXTERNAL outside capture -> 1.
 CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
   if (event == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (flags != CU_EVENT_WAIT_DEFAULT) return CUDA_ERROR_INVALID_VALUE;

@@ -18,7 +18,7 @@ CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   if (r.stream == nullptr) return r.error;
   const capture::StreamRef ref = capture::ref_of(r.stream);
   // A launch into a capturing stream would be a child-graph node in CUDA; the mock does not
-  // model child graphs and refuses it [inferred] (docs/arch_pending/capture_hardware.md).
+  // model child graphs and refuses it [inferred] (docs/HARDWARE.md, "Capture and graphs").
   if (capture::status_of(ref.key) != CU_STREAM_CAPTURE_STATUS_NONE) {
     capture::host_wait_on_stream(ref);  // invalidates the capture
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;

@@ -55,8 +55,9 @@ CUresult cuMemHostAlloc(void** pointer, std::size_t bytes, unsigned int flags) {
 
 // Recorded on the H200: memory that is not from cuMemAllocHost/cuMemHostAlloc -> 1
 // ([inferred] NULL and a registered range too). Freeing is an implicit synchronisation
-// (spec section 3.3): pending operations may still read or write the memory, so the call
-// first completes all work, without telling the observers (it is no happens-before edge).
+// (CUDA Programming Guide, "Implicit Synchronization"): pending operations may still read or write
+// the memory, so the call first completes all work, without telling the observers (it is no
+// happens-before edge).
 CUresult cuMemFreeHost(void* pointer) {
   const auto base = reinterpret_cast<std::uintptr_t>(pointer);
   std::optional<core::PinnedRange> range = core::pinned_at(base);
@@ -70,7 +71,7 @@ CUresult cuMemFreeHost(void* pointer) {
   return CUDA_SUCCESS;
 }
 
-// 712 when the range overlaps a pinned range (spec section 3.1).
+// 712 when the range overlaps a pinned range (CUDA Driver API, cuMemHostRegister).
 CUresult cuMemHostRegister(void* pointer, std::size_t bytes, unsigned int flags) {
   if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   if ((flags & ~kHostRegisterFlags) != 0) return CUDA_ERROR_INVALID_VALUE;

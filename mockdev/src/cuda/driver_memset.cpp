@@ -1,8 +1,8 @@
 // Memsets of the simulated driver (declared in driver_api.h): D8 and D32, sync and async,
 // through the submit path (stream_objects.h). The bytes are written when the operation
 // completes in virtual time. The synchronous forms run on the legacy stream and return
-// without waiting (spec cuda_streams section 3.2: asynchronous to the host for device
-// memory).
+// without waiting (the CUDA Driver API's "API synchronization behavior": asynchronous to
+// the host for device memory).
 
 #include "core/engine.h"
 #include "core/memory.h"

@@ -8,7 +8,7 @@
 // answers 0 for dev == peer, as the driver does). Enabled access is state of a pair of
 // contexts, kept in CudaState::peer_access; releasing a primary context's last retain
 // drops every pair it is part of. Choices marked [inferred] are listed for the next GPU
-// session in docs/arch_pending/peers_hardware.md.
+// machine in docs/HARDWARE.md, "Device attributes and peers".
 
 #include "core/engine.h"
 #include "cuda/cuda_state.h"

@@ -69,7 +69,7 @@ StreamWait begin_stream_wait(CUstream stream) MOCKDEV_REQUIRES(core::g_engine_mu
 CUresult cuCtxGetStreamPriorityRange(int* least_priority, int* greatest_priority) {
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  // Either pointer may be NULL (spec section 1.2).
+  // Either pointer may be NULL (CUDA Driver API, cuCtxGetStreamPriorityRange).
   const StreamSettings& s = stream_settings();
   if (least_priority != nullptr) *least_priority = s.least_priority;
   if (greatest_priority != nullptr) *greatest_priority = s.greatest_priority;
@@ -116,7 +116,7 @@ CUresult cuStreamGetCtx(CUstream stream, CUcontext* ctx) {
   return CUDA_SUCCESS;
 }
 
-// [inferred, spec section 1.7 / 9] Destroying a special handle (0, CU_STREAM_LEGACY,
+// [inferred from cuStreamDestroy] Destroying a special handle (0, CU_STREAM_LEGACY,
 // CU_STREAM_PER_THREAD) is refused with CUDA_ERROR_INVALID_HANDLE; the pending work of a
 // destroyed stream still runs, and the handle is rejected from then on.
 CUresult cuStreamDestroy(CUstream stream) {

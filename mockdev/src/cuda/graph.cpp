@@ -122,7 +122,8 @@ void erase(CUgraph_st* g) { remove(registry().graphs, g); }
 CUresult instantiate(CUgraphExec* exec, CUgraph_st* g, unsigned long long flags) {
   if (exec == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!is_graph(g)) return CUDA_ERROR_INVALID_VALUE;  // cuda.h lists no 400 here
-  // Unknown bits, and DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH (spec section 4.8).
+  // Unknown bits, and DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH (CUDA Driver API,
+  // cuGraphInstantiateWithFlags).
   if ((flags & ~kKnownFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
   if ((flags & kDeviceLaunch) != 0 && (flags & kAutoFreeOnLaunch) != 0)
     return CUDA_ERROR_INVALID_VALUE;
@@ -139,7 +140,8 @@ CUresult instantiate(CUgraphExec* exec, CUgraph_st* g, unsigned long long flags)
 
 CUresult destroy(CUgraph_st* g) {
   if (!is_graph(g)) return CUDA_ERROR_INVALID_VALUE;
-  // The graph a capture is building (spec section 4.5: "not permitted").
+  // The graph a capture is building ("not permitted": CUDA Programming Guide, stream
+  // capture).
   if (g->capturing != 0) return CUDA_ERROR_NOT_PERMITTED;
   erase(g);
   return CUDA_SUCCESS;

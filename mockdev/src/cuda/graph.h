@@ -1,6 +1,6 @@
 #pragma once
-// Graphs and executable graphs of the simulated CUDA driver (spec cuda_streams section
-// 4.8): a graph is the DAG a capture recorded, one node per captured operation with the
+// Graphs and executable graphs of the simulated CUDA driver (CUDA Driver API, graph
+// management): a graph is the DAG a capture recorded, one node per captured operation with the
 // indices of the nodes it depends on; an exec is a snapshot of a graph, launched into a
 // stream as its nodes (Note [Graph launch]).
 //

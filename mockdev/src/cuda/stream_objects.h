@@ -12,7 +12,7 @@
 // the legacy stream's tail and on the tail of every live blocking stream of the context
 // (created without CU_STREAM_NON_BLOCKING, and the per-thread default streams); an
 // operation on a blocking stream depends on its own tail and on the legacy stream's tail.
-// [inferred, spec section 9-3] A blocking stream created after a legacy operation also
+// [inferred] A blocking stream created after a legacy operation also
 // waits for it (its first operation depends on the legacy tail), the conservative reading
 // that never reports a race the hardware could not show. A destroyed blocking stream keeps
 // taking part until its pending work has completed (legacy operations still wait for it).
@@ -99,7 +99,8 @@ CUstream_st* legacy_stream(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex)
 bool is_live_event(const CUevent_st* event) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // The operations a host wait or query on `stream` covers: its tail, and for the legacy
-// stream every blocking stream's tail too (spec section 1.5).
+// stream every blocking stream's tail too (CUDA Driver API, "Stream synchronization
+// behavior").
 std::vector<core::OpId> stream_targets(const CUstream_st* stream)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
 // Every queue tail of `ctx` (cuCtxSynchronize).

@@ -25,9 +25,9 @@
 // What each rule rests on. "Recorded" means the NVIDIA H200 recording (one GPU, MIG
 // disabled, driver 580.159.04; docs/HARDWARE.md, tests/hardware/recorded/
 // nvidia_h200.probe.txt), which the twin test hardware_twin.nvidia_h200 keeps equal to the
-// mock; "PyTorch" means PyTorch's NVML-side parser (spec section 3.5); "NVIDIA docs" means
+// mock; "PyTorch" means PyTorch's NVML-side parser (torch/cuda/__init__.py); "NVIDIA docs" means
 // the CUDA programming guide's CUDA_VISIBLE_DEVICES text and the MIG user guide.
-//   - read once, at the first successful cuInit: research 3.4/3.6 (not recorded).
+//   - read once, at the first successful cuInit: NVIDIA docs (not recorded).
 //   - entries are not trimmed (' GPU-...' and 'GPU-... ' match nothing): recorded.
 //   - ordinals as strtoul reads them (' 0', '\t0', '00', '+0', '-0', '0x0', '0gpu' are 0):
 //     recorded.

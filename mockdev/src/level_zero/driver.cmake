@@ -8,8 +8,9 @@ target_sources(mockdev PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ze_sysman.cpp)
 
 # The driver file the loader opens: MODULE, exactly libze_mock.so, hidden visibility, a
-# fixed version script exporting only the *ProcAddrTable getters, -z nodelete (FEAS §2.4),
-# linked with libmockdev.so and never with the loader (FEAS §2.7 item 2).
+# fixed version script exporting only the *ProcAddrTable getters, -z nodelete (loader 1.8.12
+# dlcloses a driver whose zeInit failed), linked with libmockdev.so and never with the
+# loader (its exported API names would bind inside the mock).
 set(_ze_map "${CMAKE_CURRENT_LIST_DIR}/ze_mock.map")
 add_library(mockdev_level_zero MODULE ${CMAKE_CURRENT_LIST_DIR}/ze_facade.cpp)
 set_target_properties(mockdev_level_zero PROPERTIES

@@ -2,7 +2,7 @@
 # are found, cmake/level_zero.cmake): its adapter sources join libmockdev.so, and its facade
 # is the MODULE library `mockdev_level_zero` -> <build>/mockdev/drivers/libze_mock.so, which
 # the real loader opens through ZE_ENABLE_ALT_DRIVERS (mockdev_environment(... BACKEND xpu)).
-# Two source lists, one per part of the work, so each is edited by one owner:
+# Two source lists, one per layer of the driver:
 #   driver.cmake   state, registry, zeInit, drivers, devices, Sysman, the facade target
 #   objects.cmake  contexts, memory, virtual memory, command lists, events
 target_link_libraries(mockdev PRIVATE $<BUILD_INTERFACE:accel_level_zero_headers>)

@@ -10,7 +10,7 @@
 namespace mockdev::level_zero {
 namespace {
 
-// One number as strtoul reads it in base 0 (D-8), the whole text consumed; nullopt when
+// One number as strtoul reads it in base 0, the whole text consumed; nullopt when
 // the text is not a number.
 std::optional<unsigned long long> parse_number(std::string_view text) {
   std::string copy(text);
@@ -99,8 +99,8 @@ Exposure expose_devices(const std::vector<int>& tiles_per_card, Hierarchy hierar
   }
   const int cards = static_cast<int>(tiles_per_card.size());
   if (hierarchy == Hierarchy::kComposite) {
-    // card -> tiles named (empty set + whole = the card as a whole). D-7: N is a card, N.M a
-    // tile of card N; M out of range is skipped (an untiled card has no tile 0). D-8.
+    // card -> tiles named (empty set + whole = the card as a whole). N is a card, N.M a
+    // tile of card N; M out of range is skipped (an untiled card has no tile 0).
     std::map<int, std::set<int>> named;
     std::set<int> whole;
     for (int c = 0; all && c < cards; ++c) whole.insert(c);
@@ -122,7 +122,7 @@ Exposure expose_devices(const std::vector<int>& tiles_per_card, Hierarchy hierar
       } else {
         continue;
       }
-      // A root never has exactly one sub-device (D-2): one named tile is a device of its own.
+      // A root never has exactly one sub-device: one named tile is a device of its own.
       if (whole.count(c) == 0 && tiles.size() == 1) {
         out.devices.push_back(Exposed{c, tiles[0], {}});
       } else {
@@ -131,7 +131,7 @@ Exposure expose_devices(const std::vector<int>& tiles_per_card, Hierarchy hierar
     }
     return out;
   }
-  // FLAT / COMBINED: the flattened list, card-major, tile-minor; untiled cards as-is (D-7).
+  // FLAT / COMBINED: the flattened list, card-major, tile-minor; untiled cards as-is.
   std::vector<Exposed> flat;
   for (int c = 0; c < cards; ++c) {
     if (tiles_per_card[c] == 0) {
@@ -143,7 +143,7 @@ Exposure expose_devices(const std::vector<int>& tiles_per_card, Hierarchy hierar
   std::set<std::size_t> keep;
   for (std::size_t i = 0; all && i < flat.size(); ++i) keep.insert(i);
   for (const Entry& e : entries) {
-    if (e.tile) continue;  // N.M is invalid in FLAT and COMBINED (D-7, D-8)
+    if (e.tile) continue;  // N.M is invalid in FLAT and COMBINED
     if (e.index < flat.size()) keep.insert(static_cast<std::size_t>(e.index));
   }
   for (std::size_t i : keep) out.devices.push_back(flat[i]);

@@ -1,18 +1,19 @@
 #pragma once
-// Which devices the mock Level Zero driver exposes: ZE_FLAT_DEVICE_HIERARCHY (spec
-// level_zero.md D-3), ZE_AFFINITY_MASK (D-6..D-9) and ZE_ENABLE_PCI_ID_DEVICE_ORDER (D-1),
-// as pure functions over the cards' tile counts, so every row of the D-9 table is a unit
-// test with no driver state. ze_devices.cpp turns the result into handles at zeInit.
+// Which devices the mock Level Zero driver exposes: ZE_FLAT_DEVICE_HIERARCHY,
+// ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER (Level Zero Programming Guide;
+// intel/compute-runtime's parseAffinityMask), as pure functions over the cards' tile counts,
+// so every row of the guide's affinity-mask examples is a unit test with no driver state.
+// ze_devices.cpp turns the result into handles at zeInit.
 //
 // Note [Affinity mask grammar]
-// Entries are split on ','; blanks before an entry are skipped (D-6 "spaces after commas");
+// Entries are split on ','; blanks before an entry are skipped ("spaces after commas");
 // empty entries are ignored. An entry is `N` or `N.M`; each number is read as C's strtoul
-// reads base 0 (`0x1` and `010` are numbers, D-8). Out-of-range entries are skipped, and so
-// is every `N.M` in FLAT and COMBINED (D-7, D-8). Entries never reorder devices: the result
-// is in the driver's order (D-6). What Intel's driver leaves unspecified or aborts on (a
+// reads base 0 (`0x1` and `010` are numbers). Out-of-range entries are skipped, and so
+// is every `N.M` in FLAT and COMBINED. Entries never reorder devices: the result
+// is in the driver's order. What Intel's driver leaves unspecified or aborts on (a
 // non-numeric entry, a three-level `N.M.K`) makes the whole mask invalid here: zeInit then
-// fails with UNINITIALIZED and the reason names the entry, instead of guessing (D-8:
-// tests must not rely on the real driver for these). [inferred]
+// fails with UNINITIALIZED and the reason names the entry, instead of guessing
+// (tests must not rely on the real driver for these). [inferred]
 
 #include <optional>
 #include <string>
@@ -26,8 +27,8 @@ enum class Hierarchy { kComposite, kFlat, kCombined };
 // "COMPOSITE", "FLAT", "COMBINED" (exact, upper case); nullopt for anything else.
 std::optional<Hierarchy> parse_hierarchy(std::string_view text);
 std::string_view hierarchy_name(Hierarchy hierarchy);
-// The mode in force: the variable when it names a mode, else the machine's default (D-3:
-// any other string falls back to the default, as Intel's driver does).
+// The mode in force: the variable when it names a mode, else the machine's default
+// (any other string falls back to the default, as Intel's driver does).
 Hierarchy resolve_hierarchy(const char* env_value, Hierarchy machine_default);
 
 // One device zeDeviceGet returns: a whole card (tile == -1) spanning `tiles` of its tiles

@@ -1,9 +1,9 @@
-// Command lists and command queues of the mock Level Zero driver (spec level_zero.md §4.2
-// to §4.6): creation and validation, the appends the runtime and the clients use, and
-// regular lists executed on command queues. Submission is ze_submit.cpp's (Note [Level
-// Zero streams] in ze_objects.h).
+// Command lists and command queues of the mock Level Zero driver (zeCommandListCreate*,
+// zeCommandQueueCreate, the appends): creation and validation, the appends the runtime and the
+// clients use, and regular lists executed on command queues. Submission is ze_submit.cpp's (Note
+// [Level Zero streams] in ze_objects.h).
 //
-// Queue groups (D-16): ordinal 0 = COMPUTE | COPY with `compute_queues` engines and any
+// Queue groups: ordinal 0 = COMPUTE | COPY with `compute_queues` engines and any
 // fill pattern size; ordinal 1 = COPY with `copy_queues` engines and patterns up to
 // `copy_fill_pattern_limit` bytes. Each immediate list and each command queue is its own
 // engine queue [inferred: lists sharing an (ordinal, index) are not serialised with each
@@ -19,7 +19,7 @@ namespace mockdev::level_zero {
 namespace {
 
 // ZE_COMMAND_QUEUE_FLAG_IN_ORDER (0x2) and ZE_COMMAND_LIST_FLAG_IN_ORDER (0x8) arrived with
-// 1.7; the 1.4 headers lack them, but a newer runtime sets them, so they are
+// 1.7; the 1.4 headers lack them, but a newer runtime sets them, so they are
 // accepted here as a newer driver would.
 constexpr ze_command_queue_flags_t kQueueInOrder = 0x2;
 constexpr ze_command_queue_flags_t kQueueKnownFlags = 0x7;  // + COPY_OFFLOAD_HINT 0x4
@@ -31,7 +31,7 @@ struct Group {
   std::uint64_t pattern_limit = 0;
 };
 
-// The queue group `ordinal` of the device, or false when there is none (D-15, D-16).
+// The queue group `ordinal` of the device, or false when there is none.
 bool group_of(const ZeDevice& device, std::uint32_t ordinal, Group* out) MOCKDEV_ZE_LOCKED {
   const LevelZeroDeviceSpec& spec =
       core::engine().machine.devices.at(static_cast<std::size_t>(device.card)).level_zero;
@@ -52,7 +52,7 @@ std::string device_label(const ZeDevice& device) {
   return label;
 }
 
-// §4.2 descriptor checks shared by immediate lists and command queues.
+// ze_command_queue_desc_t checks shared by immediate lists and command queues.
 ze_result_t check_queue_desc(const ZeDevice& device, const ze_command_queue_desc_t& desc,
                              Group* group) MOCKDEV_ZE_LOCKED {
   if ((desc.flags & ~kQueueKnownFlags) != 0 || desc.mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ||
@@ -69,7 +69,7 @@ void init_stream(Stream& s, ZeDevice* device, const ze_command_queue_desc_t& des
   s.device = device;
   s.card = device->card;
   s.in_order = (desc.flags & kQueueInOrder) != 0;
-  s.synchronous = desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;  // DEFAULT is async
+  s.synchronous = desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;  // DEFAULT is async
   s.queue = core::create_queue(device->card, device_label(*device) + "/" + what + " (ordinal " +
                                                  std::to_string(desc.ordinal) + ", index " +
                                                  std::to_string(desc.index) + ")");
@@ -97,7 +97,6 @@ ze_result_t list_create_immediate(ze_context_handle_t hcontext, ze_device_handle
   });
 }
 
-//
 ze_result_t list_create(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
                         const ze_command_list_desc_t* desc, ze_command_list_handle_t* out) {
   return call("zeCommandListCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -133,7 +132,7 @@ ze_result_t list_destroy(ze_command_list_handle_t handle) {
   });
 }
 
-// Close and reset are honoured on immediate lists too, where they change nothing.
+// Close and reset are honoured on immediate lists too, where they change nothing.
 ze_result_t list_close(ze_command_list_handle_t handle) {
   return call("zeCommandListClose", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_list_handle_t* list = find_handle(handle, HandleKind::kCommandList);
@@ -153,7 +152,7 @@ ze_result_t list_reset(ze_command_list_handle_t handle) {
   });
 }
 
-// The checks every append shares, then the command is submitted (immediate) or
+// The checks every append shares, then the command is submitted (immediate) or
 // recorded (regular). `build` fills the command-specific part or returns an error.
 template <typename Build>
 ze_result_t append(const char* name, ze_command_list_handle_t handle, ze_event_handle_t signal,
@@ -205,7 +204,7 @@ ze_result_t append_copy(ze_command_list_handle_t handle, void* dst, const void* 
                 });
 }
 
-// the pattern size is a power of two no larger than the group's limit.
+// The pattern size is a power of two no larger than the group's limit.
 ze_result_t append_fill(ze_command_list_handle_t handle, void* ptr, const void* pattern,
                         std::size_t pattern_size, std::size_t size, ze_event_handle_t signal,
                         std::uint32_t wait_count, ze_event_handle_t* waits) {
@@ -247,7 +246,7 @@ ze_result_t append_signal_event(ze_command_list_handle_t handle, ze_event_handle
                 });
 }
 
-// a null array is INVALID_NULL_POINTER here (not INVALID_SIZE as for the wait lists
+// A null array is INVALID_NULL_POINTER here (not INVALID_SIZE as for the wait lists
 // of other appends).
 ze_result_t append_wait_on_events(ze_command_list_handle_t handle, std::uint32_t count,
                                   ze_event_handle_t* events) {
@@ -277,7 +276,7 @@ ze_result_t append_event_reset(ze_command_list_handle_t handle, ze_event_handle_
                 });
 }
 
-// 8 bytes of device-accessible memory, 8-byte aligned.
+// 8 bytes of device-accessible memory, 8-byte aligned.
 ze_result_t append_write_global_timestamp(ze_command_list_handle_t handle, std::uint64_t* dst,
                                           ze_event_handle_t signal, std::uint32_t wait_count,
                                           ze_event_handle_t* waits) {
@@ -325,7 +324,7 @@ ze_result_t queue_destroy(ze_command_queue_handle_t handle) {
   });
 }
 
-// lists run in the order given, each after the previous one completed (a barrier
+// Lists run in the order given, each after the previous one completed (a barrier
 // between them), every command of a list as its flags order it. Fences are not modelled.
 ze_result_t queue_execute(ze_command_queue_handle_t handle, std::uint32_t count,
                           ze_command_list_handle_t* lists, ze_fence_handle_t fence) {
@@ -362,7 +361,7 @@ ze_result_t queue_execute(ze_command_queue_handle_t handle, std::uint32_t count,
   });
 }
 
-// the timeout semantics of Q-7 (Note [Level Zero virtual time]).
+// The timeout semantics of host waits (Note [Level Zero virtual time]).
 ze_result_t queue_synchronize(ze_command_queue_handle_t handle, std::uint64_t timeout) {
   return call("zeCommandQueueSynchronize", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_queue_handle_t* queue = find_handle(handle, HandleKind::kCommandQueue);

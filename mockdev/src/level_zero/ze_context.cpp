@@ -1,10 +1,10 @@
-// Contexts of the mock Level Zero driver (spec level_zero.md §4.1, Q-1, Q-2), the objects
+// Contexts of the mock Level Zero driver (zeContextCreate, zeContextDestroy), the objects
 // state and handle kinds of ze_objects.h, and the context and fence tables.
 //
-// A context covers every device of the one driver (Q-3: the backend makes one per driver).
+// A context covers every device of the one driver (the backend makes one per driver).
 // zeContextDestroy frees what was made in it: its allocations (device memory returns to
 // the device), lists, queues (their queued work still runs in virtual time), event pools
-// and events, reservations and physical memory; every such handle is rejected
+// and events, reservations and physical memory; every such handle is rejected
 // afterwards.
 
 #include <cstdio>
@@ -94,7 +94,7 @@ void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
   std::erase(live, context);
 }
 
-// flags must be 0 (the only flag, TBD 0x1, is accepted as the headers define it).
+// Flags must be 0 (the only flag, TBD 0x1, is accepted as the headers define it).
 ze_result_t context_create(ze_driver_handle_t driver, const ze_context_desc_t* desc,
                            ze_context_handle_t* out) {
   return call("zeContextCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -119,7 +119,7 @@ ze_result_t context_destroy(ze_context_handle_t handle) {
   });
 }
 
-// the mock models no device loss here, so a live context is always usable.
+// The mock models no device loss here, so a live context is always usable.
 ze_result_t context_get_status(ze_context_handle_t handle) {
   return call("zeContextGetStatus", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (find_handle(handle, HandleKind::kContext) == nullptr) {

@@ -1,4 +1,4 @@
-// Devices (spec level_zero.md §3): handles after hierarchy, mask and PCI order, and every
+// Devices: handles after hierarchy, mask and PCI order, and every
 // device query of the Device table.
 
 #include <algorithm>
@@ -75,15 +75,15 @@ void device_uuid(int card, int tile, std::uint8_t out[16]) {
     out[1] = 0x80;
     out[13] = static_cast<std::uint8_t>(card);
   }
-  // Every tile has its own uuid (§3.4): the card's with the tile number in the last byte's
-  // place, never equal to the card's own.
+  // Every tile has its own uuid (ze_device_properties_t::uuid): the card's with the tile number in
+  // the last byte's place, never equal to the card's own.
   if (tile >= 0) out[15] = static_cast<std::uint8_t>(out[15] ^ (0x80 | (tile + 1)));
 }
 
 bool build_devices(ZeState& s, std::string& why) {
   const MachineSpec& m = core::engine().machine;
   std::vector<int> cards = intel_cards();
-  // D-1: ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 orders cards by PCI bus id (lowest first) before
+  // ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 orders cards by PCI bus id (lowest first) before
   // the hierarchy and the mask apply; otherwise machine-file order.
   if (env_is_one("ZE_ENABLE_PCI_ID_DEVICE_ORDER")) {
     std::stable_sort(cards.begin(), cards.end(), [&](int a, int b) {
@@ -111,7 +111,7 @@ bool build_devices(ZeState& s, std::string& why) {
                               s.hierarchy + " hierarchy";
     return false;
   }
-  // Sysman order (D-4, S-9) is machine-file order among Intel cards.
+  // Sysman order is machine-file order among Intel cards.
   const std::vector<int> plain = intel_cards();
   auto ordinal_of = [&](int card) {
     return static_cast<int>(std::find(plain.begin(), plain.end(), card) - plain.begin());
@@ -123,7 +123,7 @@ bool build_devices(ZeState& s, std::string& why) {
     if (e.tile >= 0 && hierarchy != Hierarchy::kComposite) {
       ZeDevice* d = make_device(s, card, ordinal, e.tile);
       if (hierarchy == Hierarchy::kCombined) {
-        // D-3 COMBINED: tiles carry SUBDEVICE and reach their card as root, whose
+        // COMBINED: tiles carry SUBDEVICE and reach their card as root, whose
         // sub-devices are its tiles.
         d->reported_as_subdevice = true;
         ZeDevice*& root = roots[static_cast<std::size_t>(e.card)];
@@ -157,7 +157,7 @@ bool build_devices(ZeState& s, std::string& why) {
 void fill_core_properties(const ZeDevice& device, ze_device_properties_t* p) {
     const DeviceSpec& spec = spec_of(device);
     const LevelZeroDeviceSpec& l0 = spec.level_zero;
-    // Whole fields assigned, never ORed (I-18); stype/pNext untouched (I-16).
+    // Whole fields assigned, never ORed; stype/pNext untouched.
     p->type = ZE_DEVICE_TYPE_GPU;
     p->vendorId = 0x8086;
     p->deviceId = l0.device_id;
@@ -166,7 +166,7 @@ void fill_core_properties(const ZeDevice& device, ze_device_properties_t* p) {
     if (device.reported_as_subdevice) p->flags |= ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE;
     p->subdeviceId = device.reported_as_subdevice ? static_cast<std::uint32_t>(device.tile) : 0;
     p->coreClockRate = l0.core_clock_mhz;
-    // §3.4: the machine's cap, or the memory of one tile (the card's when untiled).
+    // maxMemAllocSize: the machine's cap, or the memory of one tile (the card's when untiled).
     const std::uint64_t tile_memory =
         spec.tiles > 0 ? spec.memory_bytes / static_cast<std::uint64_t>(spec.tiles) : spec.memory_bytes;
     p->maxMemAllocSize = l0.max_mem_alloc_bytes != 0 ? l0.max_mem_alloc_bytes : tile_memory;
@@ -176,10 +176,10 @@ void fill_core_properties(const ZeDevice& device, ze_device_properties_t* p) {
     p->physicalEUSimdWidth = static_cast<std::uint32_t>(l0.simd_width);
     p->numEUsPerSubslice = static_cast<std::uint32_t>(l0.eus_per_subslice);
     p->numSubslicesPerSlice = static_cast<std::uint32_t>(l0.subslices_per_slice);
-    // A root scales over its tiles: slices multiply by the tiles it spans (§3.4).
+    // A root scales over its tiles: slices multiply by the tiles it spans (Intel's driver).
     const int span = device.tile < 0 && device.tile_span > 0 ? device.tile_span : 1;
     p->numSlices = static_cast<std::uint32_t>(l0.num_slices * span);
-    // D-11: the unit depends on the caller's stype; both truncated to integers as Intel does.
+    // The unit depends on the caller's stype; both truncated to integers as Intel does.
     if (p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2) {
       p->timerResolution = static_cast<std::uint64_t>(1e9 / l0.timer_resolution_ns);
     } else {
@@ -221,7 +221,7 @@ ze_result_t ZE_APICALL DeviceGetSubDevices(ze_device_handle_t device, std::uint3
                                            ze_device_handle_t* subs) {
   return call("zeDeviceGetSubDevices", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
-    // D-2, D-3: COMPOSITE cards list their tiles; FLAT devices and COMBINED tiles have none
+    // COMPOSITE cards list their tiles; FLAT devices and COMBINED tiles have none
     // (a COMBINED card, reached as a root, lists its tiles).
     return copy_handles(d->subdevices, count, subs, ZE_RESULT_ERROR_INVALID_ARGUMENT);
   });
@@ -242,7 +242,7 @@ ze_result_t ZE_APICALL DeviceGetComputeProperties(ze_device_handle_t device,
     MOCKDEV_ZE_DEVICE(d, device);
     (void)d;
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    // D-14: reported only (Intel Xe-HPC values).
+    // Reported only (Intel Xe-HPC values).
     p->maxTotalGroupSize = 1024;
     p->maxGroupSizeX = 1024;
     p->maxGroupSizeY = 1024;
@@ -288,7 +288,7 @@ ze_result_t ZE_APICALL DeviceGetMemoryProperties(ze_device_handle_t device, std:
     MOCKDEV_ZE_DEVICE(d, device);
     if (count == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (*count == 0) {
-      *count = 1;  // D-13: exactly one entry
+      *count = 1;  // exactly one entry
       return ZE_RESULT_SUCCESS;
     }
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
@@ -298,7 +298,7 @@ ze_result_t ZE_APICALL DeviceGetMemoryProperties(ze_device_handle_t device, std:
     p->maxBusWidth = 8192;
     p->totalSize = device_memory_bytes(*d);
     copy_name(p->name, "HBM");
-    // I-16, I-17: walk the chain, fill the links known, skip the rest, never touch
+    // Walk the chain, fill the links known, skip the rest, never touch
     // stype/pNext.
     for (auto* link = static_cast<ze_base_properties_t*>(p->pNext); link != nullptr;
          link = static_cast<ze_base_properties_t*>(link->pNext)) {
@@ -361,8 +361,8 @@ ze_result_t ZE_APICALL DeviceGetCommandQueueGroupProperties(ze_device_handle_t d
     }
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     const LevelZeroDeviceSpec& l0 = spec_of(*d).level_zero;
-    // D-16: ordinal 0 = COMPUTE|COPY with any pattern size, ordinal 1 = COPY with the
-    // machine's pattern limit (D-15).
+    // Ordinal 0 = COMPUTE|COPY with any pattern size, ordinal 1 = COPY with the
+    // machine's pattern limit.
     const std::uint32_t k = *count < 2 ? *count : 2;
     p[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
                  ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY |
@@ -428,7 +428,7 @@ ze_result_t ZE_APICALL DeviceGetGlobalTimestamps(ze_device_handle_t device, std:
   return call("zeDeviceGetGlobalTimestamps", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     if (host == nullptr || device_ts == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    // D-17, D-18: both sampled from the one virtual clock, so tests are deterministic.
+    // Both sampled from the one virtual clock, so tests are deterministic.
     const std::uint64_t now = core::host_time_ns();
     *host = now;
     *device_ts = device_timestamp_ticks(*d, now, spec_of(*d).level_zero.timestamp_valid_bits);
@@ -454,7 +454,7 @@ void fill_device_table(ze_api_version_t version, ze_device_dditable_t* table) {
   table->pfnGetP2PProperties = DeviceGetP2PProperties;
   table->pfnCanAccessPeer = DeviceCanAccessPeer;
   table->pfnGetStatus = DeviceGetStatus;
-  // zeDeviceGetGlobalTimestamps arrived with spec 1.1.
+  // zeDeviceGetGlobalTimestamps arrived with spec 1.1.
   if (version >= ZE_API_VERSION_1_1) table->pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
 }
 

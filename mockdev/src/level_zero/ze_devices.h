@@ -12,24 +12,24 @@ namespace mockdev::level_zero {
 
 // Builds s.devices (and their sub-devices, roots) from the machine's Intel cards under
 // ZE_FLAT_DEVICE_HIERARCHY, ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER, read now
-// (D-1: once, at initialisation). Returns false with `why` set when the mask is invalid
-// or selects nothing (I-4).
+// (once, at initialisation). Returns false with `why` set when the mask is invalid
+// or selects nothing.
 bool build_devices(ZeState& s, std::string& why) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // The Intel cards of the machine in machine-file order: indices into MachineSpec::devices.
 std::vector<int> intel_cards() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // A 16-byte uuid for a card (tile -1) or one of its tiles: stable, distinct per tile,
-// derived from the machine file's uuid text (I-11 for the driver, §3.4 uuid).
+// derived from the machine file's uuid text (ze_device_properties_t::uuid).
 void device_uuid(int card, int tile, std::uint8_t out[16]) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
-// Every field of ze_device_properties_t for `device` (§3.4, D-11 unit by the caller's
-// stype), leaving stype/pNext alone (I-16); also Sysman's `core` (S-7).
+// Every field of ze_device_properties_t for `device` (timerResolution's unit by the
+// caller's stype), leaving stype/pNext alone; also Sysman's `core`.
 void fill_core_properties(const ZeDevice& device, ze_device_properties_t* p)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
 
-// The §2.3 count protocol for a list of handles; `null_array` is the code for count > 0
-// with a null array (Intel's per-function choice, I-10).
+// The Level Zero count protocol (count, then handles) for a list of handles; `null_array` is the
+// code for count > 0 with a null array (Intel's per-function choice).
 template <typename T, typename U>
 ze_result_t copy_handles(const std::vector<T*>& items, std::uint32_t* count, U** out,
                          ze_result_t null_array) {

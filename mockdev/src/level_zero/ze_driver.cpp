@@ -1,5 +1,5 @@
-// zeInit, the driver handle and its queries (spec level_zero.md §2), and the Global and
-// Driver tables the facade serves.
+// zeInit, the driver handle and its queries (zeDriverGet, zeDriverGetProperties, ...), and the
+// Global and Driver tables the facade serves.
 
 #include <cstdlib>
 #include <cstring>
@@ -13,12 +13,12 @@
 namespace mockdev::level_zero {
 namespace {
 
-// The newest spec version the mock implements: the headers it is built with (I-12, I-13,
-// never above 1.16 while handles lack the DDI-handles layout).
+// The newest spec version the mock implements: the headers it is built with
+// (never above 1.16 while handles lack the DDI-handles layout).
 constexpr ze_api_version_t kDriverApiVersion = ZE_API_VERSION_1_4;
 
 // Builds the device state of this process (first zeInit, or a child's under the reinit
-// policy, F-3). Returns the zeInit result.
+// policy). Returns the zeInit result.
 ze_result_t initialize(ZeState& s) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const core::Engine& e = core::engine();
   if (e.config_error) {
@@ -35,13 +35,13 @@ ze_result_t initialize(ZeState& s) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   std::string why;
   if (!build_devices(s, why)) {
     s.init_failure = why;
-    return ZE_RESULT_ERROR_UNINITIALIZED;  // I-4: no visible GPU
+    return ZE_RESULT_ERROR_UNINITIALIZED;  // no visible GPU
   }
   s.driver = new _ze_driver_handle_t();  // never freed: Note [Leaky state]
   register_handle(s.driver);
   s.init_failure.clear();
-  // X-7, S-1: the legacy Sysman route is decided here, unless zesInit already chose the
-  // other one (the two are exclusive, S-3).
+  // The legacy Sysman route is decided here, unless zesInit already chose the
+  // other one (the two are exclusive).
   const char* sysman = std::getenv("ZES_ENABLE_SYSMAN");
   if (sysman != nullptr && std::strcmp(sysman, "1") == 0 && s.sysman == SysmanRoute::kNone)
     s.sysman = SysmanRoute::kLegacy;
@@ -50,12 +50,12 @@ ze_result_t initialize(ZeState& s) MOCKDEV_REQUIRES(core::g_engine_mutex) {
 
 ze_result_t ZE_APICALL Init(ze_init_flags_t flags) {
   return call("zeInit", CallKind::kCoreBeforeInit, [&]() MOCKDEV_ZE_LOCKED {
-    // I-2: non-zero flags without the GPU bit are not for this (GPU) driver.
+    // Non-zero flags without the GPU bit are not for this (GPU) driver.
     if (flags != 0 && (flags & ZE_INIT_FLAG_GPU_ONLY) == 0) return ZE_RESULT_ERROR_UNINITIALIZED;
     ZeState& s = ze_state();
     if (s.initialized && s.init_pid != core::current_pid()) {
-      // A forked child under the reinit policy (the pid gate let only this through, F-7):
-      // fresh device state, the parent's handles invalid here (F-1, F-3).
+      // A forked child under the reinit policy (the pid gate let only this through):
+      // fresh device state, the parent's handles invalid here.
       drop_all_objects();
       const std::uint64_t generation = s.generation;
       const SysmanRoute route = s.sysman;
@@ -66,7 +66,7 @@ ze_result_t ZE_APICALL Init(ze_init_flags_t flags) {
       _ze_driver_handle_t* sysman_driver = s.sysman_driver;
       s = ZeState{};
       s.generation = generation;
-      // Sysman state has no pid check (S-4, F-4): it carries over into the child.
+      // Sysman state has no pid check: it carries over into the child.
       s.sysman = route == SysmanRoute::kZesInit ? route : SysmanRoute::kNone;
       s.sysman_initialized = sysman_up;
       s.sysman_result = sysman_result;
@@ -76,7 +76,7 @@ ze_result_t ZE_APICALL Init(ze_init_flags_t flags) {
       for (ZeDevice* c : cards) register_handle(c);
       if (sysman_driver != nullptr) register_handle(sysman_driver);
     }
-    // I-2, I-3: one-time initialisation whose status every later call gets (idempotent).
+    // One-time initialisation whose status every later call gets (idempotent).
     if (s.init_attempted) return s.init_result;
     s.init_attempted = true;
     s.init_result = initialize(s);
@@ -109,9 +109,9 @@ ze_result_t ZE_APICALL DriverGetProperties(ze_driver_handle_t driver,
   return call("zeDriverGetProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (props == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    // I-11: a uuid from the version and a per-machine value (the generation, standing in
+    // A uuid from the version and a per-machine value (the generation, standing in
     // for Intel's per-process timestamp); driverVersion from the machine file. The
-    // caller's stype/pNext stay untouched (I-16); no link of this struct is known.
+    // caller's stype/pNext stay untouched; no link of this struct is known.
     const std::uint32_t version = core::engine().machine.level_zero.driver_version;
     const std::uint64_t generation = ze_state().generation;
     std::memset(props->uuid.id, 0, sizeof props->uuid.id);
@@ -137,7 +137,8 @@ ze_result_t ZE_APICALL DriverGetExtensionProperties(ze_driver_handle_t driver, s
                                                     ze_driver_extension_properties_t* props) {
   return call("zeDriverGetExtensionProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    // I-14: zero extensions (so never ZE_driver_ddi_handles, FEAS §2.7 item 4).
+    // Zero extensions (so never ZE_driver_ddi_handles, which would change the loader's
+    // dispatch).
     (void)props;  // never written: there is nothing to list
     if (count == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     *count = 0;
@@ -168,7 +169,7 @@ void fill_driver_table(ze_api_version_t version, ze_driver_dditable_t* table) {
     table->pfnGetIpcProperties = DriverGetIpcProperties;
     table->pfnGetExtensionProperties = DriverGetExtensionProperties;
   }
-  // introduced with 1.1.
+  // Introduced with 1.1.
   if (version >= ZE_API_VERSION_1_1)
     table->pfnGetExtensionFunctionAddress = DriverGetExtensionFunctionAddress;
 }

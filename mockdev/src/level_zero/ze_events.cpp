@@ -1,14 +1,14 @@
-// Event pools and events of the mock Level Zero driver (spec level_zero.md §5): creation
-// rules (E-1, E-4), the two-state machine (E-5), host waits in virtual time (§4.8 item 4,
-// Note [Level Zero virtual time]), kernel timestamps from the virtual clock (E-7, E-8,
-// E-12) and the reuse rules of E-6, whose violations are reported on stderr
+// Event pools and events of the mock Level Zero driver (zeEventPoolCreate, zeEvent*):
+// creation rules, the two-state machine, host waits in virtual time (Note [Level Zero
+// virtual time]), kernel timestamps from the virtual clock and the Level Zero
+// specification's reuse rules, whose violations are reported on stderr
 // ("mockdev: level zero: E-6 ...") because the hardware's behaviour is undefined.
 //
 // An event is signalled by the host (zeEventHostSignal) or by the engine operation of the
 // command that signals it, once that operation completes. Its timestamps are that
 // operation's start and end in device ticks (kernelTimestampValidBits wide, from the
-// machine's start tick so a wrap can be placed, E-12); a host-signalled event reports
-// start = end = the host clock's ticks (E-7: its duration is undefined).
+// machine's start tick so a wrap can be placed); a host-signalled event reports
+// start = end = the host clock's ticks (its duration is undefined).
 
 #include <string>
 
@@ -25,7 +25,6 @@ std::string event_name(const _ze_event_handle_t& event) {
   return "event " + std::to_string(event.index) + " of its pool";
 }
 
-// E-1.
 ze_result_t pool_create(ze_context_handle_t hcontext, const ze_event_pool_desc_t* desc,
                         std::uint32_t device_count, ze_device_handle_t* devices,
                         ze_event_pool_handle_t* out) {
@@ -72,7 +71,7 @@ ze_result_t pool_destroy(ze_event_pool_handle_t handle) {
   });
 }
 
-// E-4: index < count (Intel: INVALID_ARGUMENT), one live event per slot.
+// Index < count (Intel: INVALID_ARGUMENT), one live event per slot.
 ze_result_t event_create(ze_event_pool_handle_t hpool, const ze_event_desc_t* desc,
                          ze_event_handle_t* out) {
   return call("zeEventCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -107,7 +106,7 @@ ze_result_t event_destroy(ze_event_handle_t handle) {
   });
 }
 
-// E-5: signalling a signalled event changes nothing. Commands waiting for it may start
+// Signalling a signalled event changes nothing. Commands waiting for it may start
 // (Note [Level Zero streams]).
 ze_result_t event_host_signal(ze_event_handle_t handle) {
   return call("zeEventHostSignal", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -162,7 +161,7 @@ ze_result_t event_host_synchronize(ze_event_handle_t handle, std::uint64_t timeo
   });
 }
 
-// E-8: not signalled -> NOT_READY with the result untouched; global and context carry the
+// Not signalled -> NOT_READY with the result untouched; global and context carry the
 // same values (the mock has only global counters).
 ze_result_t event_query_kernel_timestamp(ze_event_handle_t handle,
                                          ze_kernel_timestamp_result_t* result) {
@@ -200,12 +199,12 @@ bool is_reachable(const _ze_event_handle_t& event) {
   return event.host_signalled || event.signal_op != 0;
 }
 
-// E-6: a second in-flight signal, or a signal of a signalled event that was not reset.
+// A second in-flight signal, or a signal of a signalled event that was not reset.
 // A device reset appended in between (still to run) makes the reuse legal.
 void attach_signal(_ze_event_handle_t& event, core::OpId op, std::uint64_t duration_ns,
                    ZeDevice* device) {
   if (event.pending_resets > 0) {
-    // reset before reuse, as E-6 asks
+    // reset before reuse, as the specification asks
   } else if (event.signal_op != 0 && !core::is_complete(event.signal_op)) {
     report("E-6: two in-flight commands signal " + event_name(event));
   } else if (is_signalled(event)) {

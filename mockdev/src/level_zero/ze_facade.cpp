@@ -1,12 +1,12 @@
 // The mock Level Zero driver file, libze_mock.so: what the real loader dlopens through
-// ZE_ENABLE_ALT_DRIVERS and asks for dispatch tables (FEAS §2.2). It exports exactly the
+// ZE_ENABLE_ALT_DRIVERS and asks for dispatch tables. It exports exactly the
 // ze*/zet*/zes* *ProcAddrTable getters (ze_mock.map), never an API name such as zeInit
 // (the loader exports those into the global scope: calls inside the mock could bind to
-// the loader and recurse, FEAS §2.7 item 1), and is linked with -z nodelete so a failed
+// the loader and recurse), and is linked with -z nodelete so a failed
 // zeInit (after which loader 1.8.12 dlcloses the driver but keeps its pointers) never
-// leaves dangling code (FEAS §2.4). It does not link the loader.
+// leaves dangling code. It does not link the loader.
 //
-// Getter rules (X-1, FEAS §2.3): null table -> ZE_RESULT_ERROR_INVALID_ARGUMENT; a major
+// Getter rules (as Intel's driver's): null table -> ZE_RESULT_ERROR_INVALID_ARGUMENT; a major
 // version other than 1 -> ZE_RESULT_ERROR_UNSUPPORTED_VERSION; any 1.x request is accepted
 // and only entries that exist at the requested version are written (the fill functions).
 // Tables the mock does not serve stay as the loader zero-filled them.
@@ -44,7 +44,7 @@ void nothing(ze_api_version_t, Table*) {}
     return serve(version, table, fill);                                   \
   }
 // A table the mock does not implement: every entry stays null (the loader then answers
-// UNSUPPORTED_FEATURE, or UNINITIALIZED in intercept mode, FEAS §2.2).
+// UNSUPPORTED_FEATURE, or UNINITIALIZED in intercept mode).
 #define MOCKDEV_ZE_EMPTY_GETTER(symbol, table_type) \
   MOCKDEV_ZE_GETTER(symbol, table_type, nothing<table_type>)
 
@@ -93,7 +93,7 @@ MOCKDEV_ZE_EMPTY_GETTER(zetGetMetricStreamerProcAddrTable, zet_metric_streamer_d
 MOCKDEV_ZE_EMPTY_GETTER(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t)
 MOCKDEV_ZE_EMPTY_GETTER(zetGetMetricGroupExpProcAddrTable, zet_metric_group_exp_dditable_t)
 
-// Sysman: 17 mandatory, plus zesGetGlobalProcAddrTable (1.5, S-6).
+// Sysman: 17 mandatory, plus zesGetGlobalProcAddrTable (1.5).
 MOCKDEV_ZE_GETTER(zesGetDeviceProcAddrTable, zes_device_dditable_t, lz::fill_sysman_device_table)
 MOCKDEV_ZE_GETTER(zesGetDriverProcAddrTable, zes_driver_dditable_t, lz::fill_sysman_driver_table)
 MOCKDEV_ZE_GETTER(zesGetMemoryProcAddrTable, zes_memory_dditable_t, lz::fill_sysman_memory_table)

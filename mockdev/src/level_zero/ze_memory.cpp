@@ -1,13 +1,13 @@
-// Memory of the mock Level Zero driver (spec level_zero.md §6): device, host and shared
+// Memory of the mock Level Zero driver (zeMemAlloc*, zeMemFree, ...): device, host and shared
 // allocations of a context, zeMemFree, zeMemGetAllocProperties, zeMemGetAddressRange, and
-// what copies and fills name.
+// what copies and fills name.
 //
 // Device memory is engine memory (core::allocate with Api::kLevelZero on the card): its
 // bytes are real, reached through copies and fills, and the engine's memory faults and
-// card capacity apply. A tile has its own budget on top (M-3, M-4: the card's memory ÷
+// card capacity apply. A tile has its own budget on top (the card's memory ÷
 // tiles), so an allocation on a full tile fails with OUT_OF_DEVICE_MEMORY while the root
-// device still succeeds. The three size outcomes are kept apart (M-4): above
-// maxMemAllocSize -> UNSUPPORTED_SIZE (unless the relaxed-limits link allows it, M-2),
+// device still succeeds. The three size outcomes are kept apart: above
+// maxMemAllocSize -> UNSUPPORTED_SIZE (unless the relaxed-limits link allows it),
 // beyond free memory -> OUT_OF_DEVICE_MEMORY.
 //
 // Host memory is real host memory (aligned_alloc), recorded as pinned (core/pinned_host)
@@ -40,7 +40,7 @@ const DeviceSpec& card_spec(const ZeDevice& device) MOCKDEV_ZE_LOCKED {
   return core::engine().machine.devices.at(static_cast<std::size_t>(device.card));
 }
 
-// maxMemAllocSize (spec §3.4): the machine file's cap, else one tile's memory (the card's
+// maxMemAllocSize: the machine file's cap, else one tile's memory (the card's
 // when untiled), as Intel's driver caps it.
 std::uint64_t max_alloc_bytes(const ZeDevice& device) MOCKDEV_ZE_LOCKED {
   const DeviceSpec& spec = card_spec(device);
@@ -49,7 +49,7 @@ std::uint64_t max_alloc_bytes(const ZeDevice& device) MOCKDEV_ZE_LOCKED {
   return spec.memory_bytes;
 }
 
-// M-2: the size cap, or the code for a chain that asks for relaxed limits wrongly.
+// The size cap, or the code for a chain that asks for relaxed limits wrongly.
 // Returns SUCCESS when `bytes` is allowed.
 ze_result_t check_size(const ZeDevice& device, const void* chain, std::uint64_t bytes)
     MOCKDEV_ZE_LOCKED {
@@ -59,7 +59,7 @@ ze_result_t check_size(const ZeDevice& device, const void* chain, std::uint64_t 
     if (link->stype != ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC) continue;
     const auto* limits = reinterpret_cast<const ze_relaxed_allocation_limits_exp_desc_t*>(link);
     if ((limits->flags & ZE_RELAXED_ALLOCATION_LIMITS_EXP_FLAG_MAX_SIZE) == 0) {
-      return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // the link without its flag (M-2)
+      return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // the link without its flag
     }
     relaxed = true;
   }
@@ -107,9 +107,9 @@ void release(const ZeAllocation& a, ZeDevice* device) MOCKDEV_ZE_LOCKED {
     return;
   }
   core::remove_pinned(a.storage);
-  // Host bytes are real memory that a pending copy or fill writes when it executes (Q-15
-  // puts the burden on the caller, but nothing may crash): while any work is pending the
-  // block is kept, and freed by a later free once the engine is idle.
+  // Host bytes are real memory that a pending copy or fill writes when it executes (the
+  // specification puts the burden on the caller, but nothing may crash): while any work is pending
+  // the block is kept, and freed by a later free once the engine is idle.
   std::vector<std::uint64_t>& kept = objects().retired_host;
   kept.push_back(a.storage);
   if (core::timeline_stats().pending != 0 || !objects().stalled.empty()) return;
@@ -117,7 +117,6 @@ void release(const ZeAllocation& a, ZeDevice* device) MOCKDEV_ZE_LOCKED {
   kept.clear();
 }
 
-// M-1..M-4.
 ze_result_t mem_alloc_device(ze_context_handle_t hcontext, const ze_device_mem_alloc_desc_t* desc,
                              std::size_t size, std::size_t alignment, ze_device_handle_t hdevice,
                              void** out) {
@@ -127,7 +126,7 @@ ze_result_t mem_alloc_device(ze_context_handle_t hcontext, const ze_device_mem_a
     if (context == nullptr || device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (desc->ordinal != 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // one memory ordinal (D-13)
+    if (desc->ordinal != 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // one memory ordinal
     if (size == 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
     if (alignment != 0 && !is_power_of_two(alignment)) {
       return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
@@ -145,7 +144,7 @@ ze_result_t mem_alloc_device(ze_context_handle_t hcontext, const ze_device_mem_a
       tile_bytes = round_up(size + extra, granule);
       const std::uint64_t used = objects().tile_used[{device->card, device->tile}];
       if (used + tile_bytes > device_memory_bytes(*device)) {
-        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;  // the tile is full (M-3)
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;  // the tile is full
       }
     }
     std::optional<std::uint64_t> storage =
@@ -188,7 +187,7 @@ ze_result_t mem_alloc_shared(ze_context_handle_t hcontext, const ze_device_mem_a
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     ZeDevice* device = nullptr;
-    if (hdevice != nullptr) {  // null: no association (spec §6.1)
+    if (hdevice != nullptr) {  // null: no association (zeMemAllocShared)
       device = core_device(hdevice);
       if (device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     }
@@ -210,7 +209,7 @@ ze_result_t mem_alloc_shared(ze_context_handle_t hcontext, const ze_device_mem_a
   });
 }
 
-// M-5: only an address an allocation of this context returned; unknown or already freed
+// Only an address an allocation of this context returned; unknown or already freed
 // -> INVALID_ARGUMENT. Pending work on it is not waited for (Note [Freed memory]).
 ze_result_t mem_free(ze_context_handle_t hcontext, void* pointer) {
   return call("zeMemFree", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -225,7 +224,7 @@ ze_result_t mem_free(ze_context_handle_t hcontext, void* pointer) {
   });
 }
 
-// M-6: interior pointers resolve to their allocation; a pointer foreign to the context is
+// Interior pointers resolve to their allocation; a pointer foreign to the context is
 // SUCCESS with ZE_MEMORY_TYPE_UNKNOWN and leaves the device untouched.
 ze_result_t mem_get_alloc_properties(ze_context_handle_t hcontext, const void* pointer,
                                      ze_memory_allocation_properties_t* props,
@@ -254,7 +253,7 @@ ze_result_t mem_get_alloc_properties(ze_context_handle_t hcontext, const void* p
   });
 }
 
-// M-7: a mock built on the 1.4 headers answers ZE_RESULT_ERROR_UNKNOWN for an unknown
+// A mock built on the 1.4 headers answers ZE_RESULT_ERROR_UNKNOWN for an unknown
 // pointer (Intel before Oct 2025).
 ze_result_t mem_get_address_range(ze_context_handle_t hcontext, const void* pointer,
                                   void** base_out, std::size_t* size_out) {

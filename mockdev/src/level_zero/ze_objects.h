@@ -1,30 +1,31 @@
 #pragma once
-// The mock Level Zero driver's objects over the engine core (spec level_zero.md §4, §5, §6):
+// The mock Level Zero driver's objects over the engine core (the Level Zero core API's contexts,
+// memory, command lists and queues, events):
 // contexts, their allocations (device, host, shared), physical memory and reservations,
 // command lists (immediate and regular), command queues, event pools and events.
 //
 // Ownership: every object here is created with `new` and never freed (Note [Leaky state]
 // in core/engine.h). Destroying one removes it from the registry (ze_state.h), so a stale
 // handle is rejected with ZE_RESULT_ERROR_INVALID_NULL_HANDLE and never dereferenced; the
-// objects of a context go with it. The allocation table lives in the context, so
-// memory of context A is unknown to context B.
+// objects of a context go with it. The allocation table lives in the context, so
+// memory of context A is unknown to context B.
 // Thread safety: every function requires the engine lock (Note [Engine lock]).
 //
 // Note [Level Zero streams]
 // An immediate list and a command queue each own one engine queue (core::create_queue) and
-// a Stream: the ordering state of §4.4. Every command depends on the last fence (a barrier
-// or a wait-on-events) and on the signal operations of its wait events; a barrier without
-// wait events depends on everything since the last fence; an IN_ORDER list (flag 0x2, Q-10)
-// or a SYNCHRONOUS one also depends on the previous command. Other commands of a
-// non-IN_ORDER list are unordered ("spec mode", Q-11), so the race detector sees a missing
+// a Stream: the ordering state the Level Zero specification gives a list. Every command depends on
+// the last fence (a barrier or a wait-on-events) and on the signal operations of its wait events; a
+// barrier without wait events depends on everything since the last fence; an IN_ORDER list (flag
+// 0x2) or a SYNCHRONOUS one also depends on the previous command. Other commands of a
+// non-IN_ORDER list are unordered ("spec mode"), so the race detector sees a missing
 // dependency. A command whose wait event is neither signalled nor awaited from a command
 // cannot start; since commands start in append order, it and everything appended after it
 // wait in the stream's `deferred` queue until a host signal or another command's signal
-// makes the event reachable (§4.8 item 2). The engine therefore never holds an operation
+// makes the event reachable. The engine therefore never holds an operation
 // that nothing can complete.
 //
 // Note [Level Zero virtual time]
-// Host waits follow §4.8 item 4: a wait with timeout t succeeds when the work ends by
+// Host waits: a wait with timeout t succeeds when the work ends by
 // now + t (the host clock moves to its end); otherwise the host clock moves by t (an
 // ordering-only "timeout" operation of duration t - launch latency on a queue of its own,
 // which the trace shows) and NOT_READY is returned; t = 0 is a query and never moves it.
@@ -57,10 +58,10 @@ enum class MemKind { kDevice, kHost, kShared };
 struct ZeAllocation {
   MemKind kind = MemKind::kDevice;
   std::uint64_t bytes = 0;         // as asked for: the bounds
-  std::uint64_t id = 0;            // unique per allocation (M-6)
+  std::uint64_t id = 0;            // unique per allocation
   ZeDevice* device = nullptr;      // owner; nullptr for host and unassociated shared memory
   std::uint64_t storage = 0;       // device: the core allocation; host/shared: what malloc gave
-  std::uint64_t tile_bytes = 0;    // charged to the tile (M-3), 0 unless `device` is a tile
+  std::uint64_t tile_bytes = 0;    // charged to the tile, 0 unless `device` is a tile
   std::uint64_t page_bytes = 0;    // pageSize
 };
 
@@ -117,7 +118,7 @@ struct _ze_command_list_handle_t {
   _ze_context_handle_t* context = nullptr;
   bool immediate = false;
   std::uint32_t ordinal = 0;
-  std::uint64_t fill_pattern_limit = 0;  // the group's maxMemoryFillPatternSize
+  std::uint64_t fill_pattern_limit = 0;  // the group's maxMemoryFillPatternSize
   bool closed = false;
   bool in_order = false;                                 // regular lists: flag 0x8 (1.7)
   mockdev::level_zero::Stream stream;                    // immediate lists
@@ -137,7 +138,7 @@ struct _ze_event_pool_handle_t {
   mockdev::level_zero::ZeDevice* device = nullptr;  // whose clock host signals read
 };
 
-// An event of a pool (§5.2): signalled by the host, or by the engine operation of the
+// An event of a pool: signalled by the host, or by the engine operation of the
 // command that signals it once that operation completes.
 struct _ze_event_handle_t {
   _ze_event_pool_handle_t* pool = nullptr;
@@ -145,9 +146,9 @@ struct _ze_event_handle_t {
   bool host_signalled = false;
   std::uint64_t host_signal_ns = 0;          // host clock at zeEventHostSignal
   mockdev::core::OpId signal_op = 0;         // the signalling command's operation (0: none)
-  std::uint64_t signal_duration_ns = 0;      // its duration: start = end - duration (E-7)
+  std::uint64_t signal_duration_ns = 0;      // its duration: start = end - duration
   mockdev::level_zero::ZeDevice* signal_device = nullptr;  // whose ticks it records
-  int pending_resets = 0;  // device resets enqueued and not yet run (E-6 checks)
+  int pending_resets = 0;  // device resets enqueued and not yet run (event reuse checks)
 };
 
 struct _ze_physical_mem_handle_t {
@@ -165,7 +166,7 @@ struct ObjectsState {
   std::map<const void*, HandleKind> kinds;  // every live object handle of this part
   std::uint64_t generation = ~std::uint64_t{0};
   std::vector<_ze_context_handle_t*> contexts;      // live, creation order
-  std::map<std::pair<int, int>, std::uint64_t> tile_used;  // (card, tile) -> bytes (M-3)
+  std::map<std::pair<int, int>, std::uint64_t> tile_used;  // (card, tile) -> bytes
   std::uint64_t next_allocation_id = 1;
   std::vector<Stream*> stalled;  // streams with deferred commands
   std::vector<std::uint64_t> retired_host;  // freed host blocks kept while work was pending
@@ -186,7 +187,7 @@ T* find_handle(T* handle, HandleKind kind) MOCKDEV_ZE_LOCKED {
   return is_handle(handle, kind) ? handle : nullptr;
 }
 
-// A device handle objects may be made on: live and not a Sysman-only card (S-5).
+// A device handle objects may be made on: live and not a Sysman-only card.
 inline ZeDevice* core_device(ze_device_handle_t handle) MOCKDEV_ZE_LOCKED {
   ZeDevice* device = find_device(handle);
   return device == nullptr || device->sysman_card ? nullptr : device;
@@ -197,9 +198,9 @@ inline ZeDevice* core_device(ze_device_handle_t handle) MOCKDEV_ZE_LOCKED {
 const ZeAllocation* containing_allocation(const _ze_context_handle_t& context,
                                           std::uint64_t address, std::uint64_t bytes,
                                           std::uint64_t* base) MOCKDEV_ZE_LOCKED;
-// Frees every allocation of `context` (its device memory returns to the device, Q-2).
+// Frees every allocation of `context` (its device memory returns to the device).
 void free_context_memory(_ze_context_handle_t& context) MOCKDEV_ZE_LOCKED;
-// What a copy or fill endpoint names: a device range of `context` (or mapped
+// What a copy or fill endpoint names: a device range of `context` (or mapped
 // memory), a host or shared allocation, or plain host memory. False for a device-space
 // address that is not wholly inside device memory of the context.
 bool resolve_endpoint(const _ze_context_handle_t& context, const void* pointer,
@@ -226,7 +227,7 @@ bool is_signalled(const _ze_event_handle_t& event) MOCKDEV_ZE_LOCKED;
 // Whether a wait on it can be satisfied by the engine: signalled, or a signalling
 // operation exists (Note [Level Zero streams]).
 bool is_reachable(const _ze_event_handle_t& event) MOCKDEV_ZE_LOCKED;
-// The event is signalled by operation `op` of `duration_ns` on `device` (E-6 checks).
+// The event is signalled by operation `op` of `duration_ns` on `device` (event reuse checks).
 void attach_signal(_ze_event_handle_t& event, core::OpId op, std::uint64_t duration_ns,
                    ZeDevice* device) MOCKDEV_ZE_LOCKED;
 // The event goes back to not signalled (host or device reset).
@@ -239,11 +240,11 @@ void destroy_pool(_ze_event_pool_handle_t* pool) MOCKDEV_ZE_LOCKED;
 ze_result_t timed_wait(const std::vector<core::OpId>& ops, bool blocked, std::uint64_t timeout,
                        int card, const char* caller, const std::string& what) MOCKDEV_ZE_LOCKED;
 
-// Device ticks at virtual time `ns` (D-18, E-12): the machine's start tick plus ns ÷ the
+// Device ticks at virtual time `ns`: the machine's start tick plus ns ÷ the
 // tick period, masked to `valid_bits` (so values wrap where the machine file puts them).
 std::uint64_t device_ticks(int card, std::uint64_t ns, int valid_bits) MOCKDEV_ZE_LOCKED;
 
-// One stderr line "mockdev: level zero: <text>" (E-6 misuse, deadlocks).
+// One stderr line "mockdev: level zero: <text>" (event misuse, deadlocks).
 void report(const std::string& text);
 
 }  // namespace mockdev::level_zero

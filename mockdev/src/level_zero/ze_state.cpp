@@ -48,7 +48,7 @@ ZeDevice* find_device(ze_device_handle_t handle) {
 
 std::uint64_t device_memory_bytes(const ZeDevice& device) {
   const DeviceSpec& spec = core::engine().machine.devices[static_cast<std::size_t>(device.card)];
-  // D-13: a tile (or an untiled card) reports its own memory; a root scales over the tiles
+  // A tile (or an untiled card) reports its own memory; a root scales over the tiles
   // it exposes, so a card showing all its tiles reports the whole card.
   if (spec.tiles == 0) return spec.memory_bytes;
   const std::uint64_t per_tile = spec.memory_bytes / static_cast<std::uint64_t>(spec.tiles);
@@ -63,7 +63,7 @@ ze_result_t call(std::string_view entry_point, CallKind kind,
     std::optional<int> fault = core::count_call(entry_point);
     const bool core_call = kind == CallKind::kCore || kind == CallKind::kCoreBeforeInit;
     if (core_call && in_forked_child()) {
-      // F-7: the pid gate. Only zeInit may get through, and only under the reinit policy.
+      // The pid gate. Only zeInit may get through, and only under the reinit policy.
       const bool reinit = core::engine().machine.level_zero.child_policy ==
                           LevelZeroDriverSpec::ChildPolicy::kReinit;
       if (!(reinit && kind == CallKind::kCoreBeforeInit)) return ZE_RESULT_ERROR_UNINITIALIZED;

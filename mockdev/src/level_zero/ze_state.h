@@ -1,14 +1,14 @@
 #pragma once
 // The Level Zero adapter's own state (the mock Level Zero *driver* the real loader loads
 // through ZE_ENABLE_ALT_DRIVERS): zeInit and its pid, the one driver object, the device
-// objects after ZE_FLAT_DEVICE_HIERARCHY and ZE_AFFINITY_MASK (spec level_zero.md §3), the
-// Sysman route in use (§7.1) and the registry of live handles every entry point checks
-// before it touches an object (I-10, FEAS §2.7 item 5). Devices, memory, queues, the clock
+// objects after ZE_FLAT_DEVICE_HIERARCHY and ZE_AFFINITY_MASK, the Sysman route
+// in use and the registry of live handles every entry point checks before it touches an
+// object (an unknown pointer is never dereferenced). Devices, memory, queues, the clock
 // and faults are the engine core's (core/engine.h, core/memory.h, core/timeline.h).
 //
 // Which physical devices: the machine's Intel devices (DeviceSpec::vendor), in machine-file
 // order; NVIDIA devices never appear here. A tile is a sub-device; its memory is the card's
-// divided by the tile count (M-3, M-4: capacity per tile and per card).
+// divided by the tile count (capacity per tile and per card).
 //
 // Ownership: one ZeState, never destroyed (Note [Leaky state] in core/engine.h). Handle
 // objects (devices, contexts, lists, pools, events, ...) are never freed either: a
@@ -45,20 +45,20 @@ struct _ze_driver_handle_t {
 
 struct _ze_device_handle_t {
   int card = 0;          // index into MachineSpec::devices (an Intel device)
-  int card_ordinal = 0;  // its position among the Intel devices (Sysman order, D-4)
+  int card_ordinal = 0;  // its position among the Intel devices (Sysman order)
   int tile = -1;         // tile index, or -1 for a card (root device)
-  // How zeDeviceGet / zeDeviceGetSubDevices reach it (D-2, D-3 table).
+  // How zeDeviceGet / zeDeviceGetSubDevices reach it (per hierarchy).
   bool reported_as_subdevice = false;  // ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE on this handle
   std::vector<_ze_device_handle_t*> subdevices;  // what zeDeviceGetSubDevices returns
   _ze_device_handle_t* root = nullptr;           // what zeDeviceGetRootDevice returns
   // How many of the card's tiles this handle spans: 1 for a tile, the visible tiles for a
-  // card (all of them unless ZE_AFFINITY_MASK named some: D-9 `1.1,1.0`), 0 for an untiled
-  // card. Memory and slices scale with it (D-13, §3.4 numSlices).
+  // card (all of them unless ZE_AFFINITY_MASK named some: `1.1,1.0`), 0 for an untiled
+  // card. Memory and slices scale with it (totalSize, numSlices).
   int tile_span = 0;
-  bool sysman_card = false;  // a card handed out by zesDeviceGet (the zesInit route, S-5)
+  bool sysman_card = false;  // a card handed out by zesDeviceGet (the zesInit route)
 };
 
-// A Sysman memory module (zesDeviceEnumMemoryModules, S-10, S-11): one per tile, or one
+// A Sysman memory module (zesDeviceEnumMemoryModules): one per tile, or one
 // for an untiled card.
 struct _zes_mem_handle_t {
   int card = 0;  // index into MachineSpec::devices
@@ -69,37 +69,37 @@ namespace mockdev::level_zero {
 
 using ZeDevice = _ze_device_handle_t;
 
-enum class SysmanRoute { kNone, kLegacy, kZesInit };  // §7.1, mutually exclusive (S-1)
+enum class SysmanRoute { kNone, kLegacy, kZesInit };  // mutually exclusive, as Intel's
 
 struct ZeState {
   std::uint64_t generation = 0;  // the core machine generation this state belongs to
   bool initialized = false;      // zeInit succeeded in init_pid
-  ze_result_t init_result = ZE_RESULT_SUCCESS;  // the first zeInit's status (I-2 call_once)
+  ze_result_t init_result = ZE_RESULT_SUCCESS;  // the first zeInit's status (call_once)
   bool init_attempted = false;
   pid_t init_pid = 0;
   std::string hierarchy;  // "COMPOSITE", "FLAT" or "COMBINED": what applied at zeInit
   _ze_driver_handle_t* driver = nullptr;    // the one driver (nullptr: no visible device)
   std::vector<ZeDevice*> devices;           // what zeDeviceGet returns, in order
-  std::vector<ZeDevice*> cards;             // every Intel card (Sysman, D-4), unfiltered
+  std::vector<ZeDevice*> cards;             // every Intel card (Sysman), unfiltered
   std::vector<ZeDevice*> handles;           // every core device object of this init (any level)
-  std::unordered_set<const void*> live;     // every live handle of any kind (I-10)
+  std::unordered_set<const void*> live;     // every live handle of any kind
   SysmanRoute sysman = SysmanRoute::kNone;
-  bool sysman_initialized = false;          // zesInit succeeded (S-4)
-  bool sysman_attempted = false;            // zesInit ran (its result is cached, S-4)
+  bool sysman_initialized = false;          // zesInit succeeded
+  bool sysman_attempted = false;            // zesInit ran (its result is cached)
   ze_result_t sysman_result = ZE_RESULT_SUCCESS;
   _ze_driver_handle_t* sysman_driver = nullptr;    // what zesDriverGet returns (zesInit route)
   // Why the last zeInit failed, in words (mask or hierarchy text, fault, no device), for
   // tests and `accel info` through the control API; empty after a success.
   std::string init_failure;
   // Memory modules handed out, by (device handle) so repeated enumerations return the
-  // same handles (I-9).
+  // same handles.
   std::vector<std::pair<const ZeDevice*, std::vector<_zes_mem_handle_t*>>> memory_modules;
 };
 
 // The state for the installed machine (rebuilt when the generation changed).
 ZeState& ze_state() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
-// True in a child forked after its parent initialised the driver (the pid gate, F-7).
+// True in a child forked after its parent initialised the driver (the pid gate).
 bool in_forked_child() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // Registry: whether `handle` is a live handle this machine handed out (never dereferences).
@@ -109,10 +109,10 @@ void unregister_handle(const void* handle) MOCKDEV_REQUIRES(core::g_engine_mutex
 // A live device handle, or nullptr.
 ZeDevice* find_device(ze_device_handle_t handle) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
-// Memory of a device handle: a tile has the card's memory / tiles, a card all of it (D-13).
+// Memory of a device handle: a tile has the card's memory / tiles, a card all of it.
 std::uint64_t device_memory_bytes(const ZeDevice& device) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
-// Device timestamp ticks at virtual time `virtual_ns` (D-17, D-18, E-9): the machine's
+// Device timestamp ticks at virtual time `virtual_ns`: the machine's
 // start tick plus elapsed ns / timer_resolution_ns, masked to `valid_bits` (32, 36 or 64)
 // so wrap-around happens where the machine file puts it. Events use the same conversion.
 std::uint64_t device_timestamp_ticks(const ZeDevice& device, std::uint64_t virtual_ns,
@@ -121,7 +121,7 @@ std::uint64_t device_timestamp_ticks(const ZeDevice& device, std::uint64_t virtu
 // Note [Level Zero call order]
 // Every entry point runs its body through call(): take the engine lock, rebuild the state
 // if the machine changed, count the call (core::count_call with the entry point's name,
-// which fires scheduled call faults with their ze code), apply the pid gate (F-7: in a
+// which fires scheduled call faults with their ze code), apply the pid gate (in a
 // forked child every core call, zeInit included, returns ZE_RESULT_ERROR_UNINITIALIZED
 // unless the machine's child policy is reinit; Sysman calls stay allowed), and, unless the
 // entry point is one that works before init (`needs_init` false: zeInit, the zes init

@@ -66,7 +66,7 @@ struct TimestampJob {
   core::OpId marker = 0;  // the ordering-only operation whose end is the timestamp
 };
 
-// the device's global ticks when the command ran, timestampValidBits wide.
+// The device's global ticks when the command ran, timestampValidBits wide.
 MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
 void run_timestamp(std::uintptr_t job_address, std::uintptr_t, std::uintptr_t) {
   const auto& job = *reinterpret_cast<const TimestampJob*>(job_address);
@@ -95,7 +95,7 @@ void prune(std::vector<core::OpId>& ops) MOCKDEV_ZE_LOCKED {
   std::erase_if(ops, [](core::OpId op) MOCKDEV_ZE_LOCKED { return core::is_complete(op); });
 }
 
-// The copy's engine operation: host endpoints are read or written when it executes.
+// The copy's engine operation: host endpoints are read or written when it executes.
 void describe_copy(const Command& c, core::OpDesc& desc) MOCKDEV_ZE_LOCKED {
   const StreamSettings::Timing& timing = core::engine().machine.streams.timing;
   desc.kind = core::OpKind::kCopy;
@@ -167,7 +167,8 @@ core::OpId enqueue_command(Stream& s, const Command& c, ze_result_t* code) MOCKD
       describe_fill(c, desc);
       break;
     case CommandKind::kBarrier:
-      // §4.4: without wait events, everything appended before; with them, only those.
+      // zeCommandListAppendBarrier: without wait events, everything appended before; with them,
+      // only those.
       desc.kind = core::OpKind::kBarrier;
       if (c.waits.empty()) {
         deps.insert(deps.end(), s.since_fence.begin(), s.since_fence.end());
@@ -221,7 +222,7 @@ core::OpId enqueue_command(Stream& s, const Command& c, ze_result_t* code) MOCKD
     prune(s.since_fence);
   }
   if (c.signal != nullptr) attach_signal(*c.signal, op, duration, s.device);
-  if (s.synchronous) {  // every append completes before it returns
+  if (s.synchronous) {  // every append completes before it returns
     const core::OpId ops[] = {op};
     if (core::wait_for(ops, c.name) == core::WaitResult::kDeadlock) {
       *code = ZE_RESULT_ERROR_DEVICE_LOST;
@@ -322,8 +323,8 @@ ze_result_t timed_wait(const std::vector<core::OpId>& ops, bool blocked, std::ui
   if (timeout == 0) return core::query(ops) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
   const std::uint64_t now = core::host_time_ns();
   if (timeout != UINT64_MAX) {
-    // Completion must fall within now + timeout (§4.8 item 4). Work the schedule has not
-    // run yet is forced first, without the host learning of it (so neither the clock nor
+    // Completion must fall within now + timeout (Note [Level Zero virtual time]). Work the schedule
+    // has not run yet is forced first, without the host learning of it (so neither the clock nor
     // happens-before moves): its virtual end does not depend on when it runs.
     bool all_complete = true;
     for (core::OpId op : ops) all_complete = all_complete && core::is_complete(op);

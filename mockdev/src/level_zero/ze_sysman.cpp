@@ -1,8 +1,9 @@
-// Sysman (spec level_zero.md §7): the legacy route (ZES_ENABLE_SYSMAN=1 at zeInit, core
+// Sysman: the legacy route (ZES_ENABLE_SYSMAN=1 at zeInit, core
 // device handles used as zes handles) and the zesInit route (spec 1.5: zesInit,
-// zesDriverGet, zesDeviceGet over the physical cards), mutually exclusive (S-1, S-3);
-// device properties with the ext link (S-7..S-9) and memory modules (S-10, S-11). Sysman
-// calls pass the pid gate (F-7: allowed in a forked child, FEAS §4 item 5).
+// zesDriverGet, zesDeviceGet over the physical cards), mutually exclusive (as in
+// Intel's driver); device properties with the ext link and memory modules. Sysman calls
+// pass the pid gate (allowed in a forked child: a modelling choice, as Intel's Sysman has
+// no pid check).
 
 #include <cstring>
 #include <string>
@@ -27,7 +28,7 @@ void copy_text(char (&out)[N], const std::string& text) {
 }
 
 // A device handle usable as a zes handle on the route in force: a core device handle on
-// the legacy route, a Sysman card on the zesInit route; nullptr otherwise (S-3: the other
+// the legacy route, a Sysman card on the zesInit route; nullptr otherwise (the other
 // route's handle is UNINITIALIZED).
 ZeDevice* sysman_device(zes_device_handle_t handle) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const ZeState& s = ze_state();
@@ -45,13 +46,13 @@ ZeDevice* sysman_device(zes_device_handle_t handle) MOCKDEV_REQUIRES(core::g_eng
 ze_result_t ZE_APICALL SysmanInit(abi::zes_init_flags_t flags) {
   return call("zesInit", CallKind::kSysmanBeforeInit, [&]() MOCKDEV_ZE_LOCKED {
     ZeState& s = ze_state();
-    // S-4 (Intel): 0 or GPU_ONLY; any other bit is UNINITIALIZED.
+    // zesInit flags (Intel): 0 or GPU_ONLY; any other bit is UNINITIALIZED.
     if ((flags & ~static_cast<abi::zes_init_flags_t>(ZE_INIT_FLAG_GPU_ONLY)) != 0)
       return ZE_RESULT_ERROR_UNINITIALIZED;
-    // S-2, S-3: after the legacy route initialised, zesInit fails (Arc / older data-centre
+    // After the legacy route initialised, zesInit fails (Arc / older data-centre
     // behaviour, the one the backend must survive).
     if (s.sysman == SysmanRoute::kLegacy) return ZE_RESULT_ERROR_UNINITIALIZED;
-    if (s.sysman_attempted) return s.sysman_result;  // call_once, no pid check (S-4)
+    if (s.sysman_attempted) return s.sysman_result;  // call_once, no pid check
     s.sysman_attempted = true;
     const core::Engine& e = core::engine();
     std::vector<int> cards = intel_cards();
@@ -60,7 +61,7 @@ ze_result_t ZE_APICALL SysmanInit(abi::zes_init_flags_t flags) {
       s.sysman_result = e.config_error ? ZE_RESULT_ERROR_UNKNOWN : ZE_RESULT_ERROR_UNINITIALIZED;
       return s.sysman_result;
     }
-    // D-4, S-5: every card in machine-file order, whatever the mask, hierarchy or PCI order.
+    // Every card in machine-file order, whatever the mask, hierarchy or PCI order.
     for (std::size_t i = 0; i < cards.size(); ++i) {
       auto* c = new ZeDevice();  // never freed: Note [Leaky state]
       c->card = cards[i];
@@ -82,7 +83,7 @@ ze_result_t ZE_APICALL SysmanInit(abi::zes_init_flags_t flags) {
 ze_result_t ZE_APICALL SysmanDriverGet(std::uint32_t* count, zes_driver_handle_t* drivers) {
   return call("zesDriverGet", CallKind::kSysman, [&]() MOCKDEV_ZE_LOCKED {
     const ZeState& s = ze_state();
-    // S-5: UNINITIALIZED on the legacy route (Intel) and before zesInit.
+    // UNINITIALIZED on the legacy route (Intel) and before zesInit.
     if (s.sysman != SysmanRoute::kZesInit) return ZE_RESULT_ERROR_UNINITIALIZED;
     std::vector<_ze_driver_handle_t*> list{s.sysman_driver};
     return copy_handles(list, count, drivers, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
@@ -108,7 +109,7 @@ ze_result_t ZE_APICALL SysmanDeviceGetProperties(zes_device_handle_t device,
     const MachineSpec& m = core::engine().machine;
     const DeviceSpec& spec = m.devices[static_cast<std::size_t>(d->card)];
     fill_core_properties(*d, &p->core);
-    // S-9: numSubdevices = the card's tiles whatever the hierarchy (0 for a tile handle).
+    // numSubdevices = the card's tiles whatever the hierarchy (0 for a tile handle).
     p->numSubdevices = d->tile < 0 ? static_cast<std::uint32_t>(spec.tiles) : 0;
     copy_text(p->serialNumber, "unknown");
     copy_text(p->boardNumber, "unknown");
@@ -118,8 +119,8 @@ ze_result_t ZE_APICALL SysmanDeviceGetProperties(zes_device_handle_t device,
     const std::uint32_t v = m.level_zero.driver_version;
     copy_text(p->driverVersion, std::to_string(v >> 24) + "." + std::to_string((v >> 16) & 0xff) +
                                     "." + std::to_string(v & 0xffff));
-    // S-8: the flags in core.flags (set above) and in the chained ext struct, whose uuid
-    // equals the core uuid. Unknown links are skipped (I-16).
+    // The flags in core.flags (set above) and in the chained ext struct, whose uuid
+    // equals the core uuid. Unknown links are skipped.
     for (auto* link = static_cast<ze_base_properties_t*>(p->pNext); link != nullptr;
          link = static_cast<ze_base_properties_t*>(link->pNext)) {
       if (static_cast<int>(link->stype) != abi::kZesStructureTypeDeviceExtProperties) continue;
@@ -144,8 +145,8 @@ ze_result_t ZE_APICALL SysmanEnumMemoryModules(zes_device_handle_t device, std::
     for (auto& entry : s.memory_modules)
       if (entry.first == d) list = &entry.second;
     if (list == nullptr) {
-      // S-11: one module per tile the handle covers, or one for an untiled card. Made once
-      // per handle so enumerations repeat the same handles (I-9).
+      // One module per tile the handle covers, or one for an untiled card. Made once
+      // per handle so enumerations repeat the same handles.
       s.memory_modules.emplace_back(d, std::vector<_zes_mem_handle_t*>{});
       list = &s.memory_modules.back().second;
       const int tiles = core::engine().machine.devices[static_cast<std::size_t>(d->card)].tiles;
@@ -178,7 +179,7 @@ _zes_mem_handle_t* find_module(zes_mem_handle_t handle) MOCKDEV_REQUIRES(core::g
 }
 
 // A module's share of its card: the card's capacity and usage split evenly over its tiles
-// (the core accounts memory per card; M-11).
+// (the core accounts memory per card).
 std::uint64_t module_size(const _zes_mem_handle_t& m) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const int tiles = core::engine().machine.devices[static_cast<std::size_t>(m.card)].tiles;
   const std::uint64_t capacity = core::capacity_bytes(m.card);
@@ -212,7 +213,7 @@ ze_result_t ZE_APICALL SysmanMemoryGetState(zes_mem_handle_t handle, zes_mem_sta
     const std::uint64_t size = module_size(*m);
     std::uint64_t used = core::used_bytes(m->card);
     if (m->tile >= 0) used /= static_cast<std::uint64_t>(tiles);
-    // S-10, M-11: free = size - all usage, at the moment of the query.
+    // Free = size - all usage, at the moment of the query.
     p->health = ZES_MEM_HEALTH_OK;
     p->size = size;
     p->free = used < size ? size - used : 0;
@@ -226,8 +227,8 @@ void fill_sysman_device_table(ze_api_version_t version, zes_device_dditable_t* t
   if (version < ZE_API_VERSION_1_0) return;
   table->pfnGetProperties = SysmanDeviceGetProperties;
   table->pfnEnumMemoryModules = SysmanEnumMemoryModules;
-  // S-6: pfnGet exists from 1.5 on, after the 1.4 members (the caller's struct is the 1.5
-  // layout whenever it asks for 1.5 or later, V-3).
+  // pfnGet exists from 1.5 on, after the 1.4 members (the caller's struct is the 1.5
+  // layout whenever it asks for 1.5 or later).
   if (version >= ZE_MAKE_VERSION(1, 5))
     reinterpret_cast<abi::zes_device_dditable_1_5_t*>(table)->pfnGet = SysmanDeviceGet;
 }

@@ -1,10 +1,10 @@
 #pragma once
 // The dispatch tables the mock Level Zero driver serves to the loader. The facade
 // (ze_facade.cpp, libze_mock.so) exports every *GetProcAddrTable getter the loader requires
-// (FEAS §2.2: 17 core, 12 tools, 17 Sysman, plus the optional Exp ones) and calls these
+// (17 core, 12 tools, 17 Sysman, plus the optional Exp ones) and calls these
 // fill functions, which live in libmockdev.so next to the entry points they point at.
 //
-// Rules for every fill function (spec level_zero.md X-1, FEAS §2.3): `table` is the caller's
+// Rules for every fill function (as Intel's driver fills its tables): `table` is the caller's
 // struct of the version the caller was built with; write an entry only when the requested
 // `version` has it (e.g. Sysman pfnInit / pfnGet only for >= ZE_API_VERSION_1_5) and only
 // entries the headers this mock was built with declare; leave everything else untouched
@@ -29,12 +29,12 @@ void fill_device_table(ze_api_version_t version, ze_device_dditable_t* table);
 void fill_sysman_device_table(ze_api_version_t version, zes_device_dditable_t* table);
 void fill_sysman_driver_table(ze_api_version_t version, zes_driver_dditable_t* table);
 void fill_sysman_memory_table(ze_api_version_t version, zes_memory_dditable_t* table);
-// zesGetGlobalProcAddrTable (1.5): pfnInit only for requests >= 1.5 (S-6).
+// zesGetGlobalProcAddrTable (1.5): pfnInit only for requests >= 1.5.
 void fill_sysman_global_table(ze_api_version_t version,
                               accel::abi::level_zero::zes_global_dditable_1_5_t* table);
 
 // ze_context.cpp, ze_memory.cpp, ze_virtual_memory.cpp, ze_command_lists.cpp, ze_events.cpp
-// (the objects work)
+// (the objects, objects.cmake)
 void fill_context_table(ze_api_version_t version, ze_context_dditable_t* table);
 void fill_mem_table(ze_api_version_t version, ze_mem_dditable_t* table);
 void fill_virtual_mem_table(ze_api_version_t version, ze_virtual_mem_dditable_t* table);
@@ -45,7 +45,7 @@ void fill_event_pool_table(ze_api_version_t version, ze_event_pool_dditable_t* t
 void fill_event_table(ze_api_version_t version, ze_event_dditable_t* table);
 void fill_fence_table(ze_api_version_t version, ze_fence_dditable_t* table);
 
-// The objects work tells the driver work what a context-level reset needs: every object of
+// What a context-level reset needs from the objects' files: every object of
 // every context is dropped (called when the state is rebuilt for a new generation and by
 // the child policy "reinit").
 void drop_all_objects() MOCKDEV_REQUIRES(core::g_engine_mutex);

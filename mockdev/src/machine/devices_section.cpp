@@ -196,8 +196,8 @@ void check_vendor_keys(const YamlReader& reader, const YAML::Node& node, const s
   }
 }
 
-// `tiles:` of an Intel device: 0 (untiled) or 2..kMaxTiles; each slip has its own message
-// (the "inconsistent sub-device layout").
+// `tiles:` of an Intel device: 0 (untiled) or 2..kMaxTiles; each inconsistent sub-device
+// layout has its own message.
 int read_tiles(const YamlReader& reader, const YAML::Node& v, const std::string& field) {
   const std::string what = "a tile count: 0 (untiled) or 2 to " + std::to_string(kMaxTiles);
   const std::string text = reader.scalar(v, field, what);

@@ -1,14 +1,14 @@
 #pragma once
-// The names a machine file may use for Level Zero faults: the ze_result_t codes of spec
-// level_zero.md §1.3 (faults.level_zero_init, call faults and sticky errors of api
+// The names a machine file may use for Level Zero faults: the ze_result_t codes of the Level
+// Zero headers up to 1.17 (faults.level_zero_init, call faults and sticky errors of api
 // level_zero) and the ze*/zes* entry points the mock driver serves (call faults count calls
 // by these names: core::count_call, Note [Level Zero call order]). Written out here rather
 // than taken from the loader's headers so the machine-file reader builds without them, and
 // so codes newer than the 1.4 headers (ZE_RESULT_ERROR_ADDRESS_NOT_FOUND, 1.14) can be
-// scheduled too: a backend built against old headers must still print them (V-5).
+// scheduled too: a backend built against old headers must still print them.
 
-// X(name, value): every ze_result_t of spec §1.3, with the codes listed there as "also
-// listed, not modelled".
+// X(name, value): every ze_result_t a fault may name, including codes that no entry point
+// of the mock returns by itself.
 #define MOCKDEV_ZE_RESULTS(X)                                 \
   X(ZE_RESULT_SUCCESS, 0x0)                                   \
   X(ZE_RESULT_NOT_READY, 0x1)                                 \

@@ -1,6 +1,6 @@
 // What a machine file says about Level Zero (sections.h): a device's `level_zero:` map
 // (LevelZeroDeviceSpec) and the top-level `level_zero:` map (LevelZeroDriverSpec). Every
-// value is checked against the rule of spec level_zero.md it feeds, so a machine file can
+// value is checked against what Intel's driver could report for it, so a machine file can
 // never describe a device the real driver could not be (docs/MACHINE_FILES.md, "Vendors,
 // tiles and Level Zero").
 
@@ -46,7 +46,7 @@ bool read_bool(const YamlReader& reader, const YAML::Node& node, const std::stri
 }
 
 int valid_bits(const YamlReader& reader, const YAML::Node& node, const std::string& path) {
-  // D-11, D-17, E-9: Intel reports 32, 36 (Gen12LP, Xe-HPC) or 64 (Xe2 and later).
+  // Intel reports 32, 36 (Gen12LP, Xe-HPC) or 64 (Xe2 and later).
   constexpr std::string_view kWhat = "32, 36 or 64 valid bits";
   const std::string text = reader.scalar(node, path, kWhat);
   if (text == "32") return 32;
@@ -55,7 +55,7 @@ int valid_bits(const YamlReader& reader, const YAML::Node& node, const std::stri
   reader.fail(node, path, kWhat, text);
 }
 
-// A positive, finite tick period in nanoseconds, at most one second (D-11: need not be an
+// A positive, finite tick period in nanoseconds, at most one second (need not be an
 // integer; 52.083 is the Max 1550's).
 double tick_period(const YamlReader& reader, const YAML::Node& node, const std::string& path) {
   constexpr std::string_view kWhat = "a tick period in ns above 0 and at most 1e9 (e.g. 52.083)";
@@ -103,8 +103,8 @@ void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
   if (YAML::Node v = node["kernel_timestamp_valid_bits"])
     z.kernel_timestamp_valid_bits = valid_bits(reader, v, field("kernel_timestamp_valid_bits"));
   if (YAML::Node v = node["timestamp_start_ticks"]) {
-    // E-12: the device's tick at virtual time 0, to start near the wrap point. Both
-    // timestamp kinds count from it, so it must fit the narrower of the two (E-9, D-17).
+    // The device's tick at virtual time 0, to start near the wrap point. Both
+    // timestamp kinds count from it, so it must fit the narrower of the two.
     const int bits = std::min(z.timestamp_valid_bits, z.kernel_timestamp_valid_bits);
     const std::uint64_t most = bits == 64 ? UINT64_MAX : (std::uint64_t{1} << bits) - 1;
     z.timestamp_start_ticks = hex_or_decimal(
@@ -125,7 +125,7 @@ void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
     z.simd_width = static_cast<int>(w);
   }
   if (YAML::Node v = node["max_mem_alloc"]) {
-    // Intel caps maxMemAllocSize at the memory of one tile (spec §3.4): more is a device
+    // Intel caps maxMemAllocSize at the memory of one tile (compute-runtime): more is a device
     // no driver reports.
     const std::uint64_t bytes = reader.size(v, field("max_mem_alloc"));
     if (bytes > memory_per_tile) {
@@ -136,10 +136,10 @@ void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
     }
     z.max_mem_alloc_bytes = bytes;
   }
-  small("compute_queues", 1, 64, z.compute_queues);  // D-16: group 0 has at least one
+  small("compute_queues", 1, 64, z.compute_queues);  // group 0 has at least one
   small("copy_queues", 0, 64, z.copy_queues);        // 0: no copy-only group
   if (YAML::Node v = node["copy_fill_pattern_limit"]) {
-    // D-15: maxMemoryFillPatternSize; Intel's copy engines take 1 or 16 bytes.
+    // maxMemoryFillPatternSize; Intel's copy engines take 1 or 16 bytes.
     constexpr std::string_view kWhat = "a power of two from 1 to 65536 (bytes)";
     const std::string text = reader.scalar(v, field("copy_fill_pattern_limit"), kWhat);
     std::uint64_t value = 0;
@@ -162,7 +162,7 @@ void read_level_zero_driver(const YamlReader& reader, const YAML::Node& node, Ma
   reader.check_keys(node, "level_zero", {"default_hierarchy", "driver_version", "child_policy"});
   LevelZeroDriverSpec& z = spec.level_zero;
   if (YAML::Node v = node["default_hierarchy"]) {
-    // D-3: the exact upper-case spellings ZE_FLAT_DEVICE_HIERARCHY takes.
+    // The exact upper-case spellings ZE_FLAT_DEVICE_HIERARCHY takes.
     constexpr std::string_view kWhat = "COMPOSITE, FLAT or COMBINED (upper case)";
     const std::string text = reader.scalar(v, "level_zero.default_hierarchy", kWhat);
     if (text != "COMPOSITE" && text != "FLAT" && text != "COMBINED")
@@ -175,7 +175,7 @@ void read_level_zero_driver(const YamlReader& reader, const YAML::Node& node, Ma
                        "a driver version from 1 to 0xffffffff, hex or decimal"));
   }
   if (YAML::Node v = node["child_policy"]) {
-    // F-7: what a forked child's zeInit meets.
+    // What a forked child's zeInit meets.
     constexpr std::string_view kWhat = "refuse or reinit";
     const std::string text = reader.scalar(v, "level_zero.child_policy", kWhat);
     if (text == "refuse") {

@@ -79,9 +79,10 @@ devices: []
 )";
 
 // Intel machines (docs/MACHINE_FILES.md, "Vendors, tiles and Level Zero"). The Level Zero
-// values follow spec level_zero.md §3.4-§3.5: a Max 1550 tile is the LevelZeroDeviceSpec
-// default (52.083 ns ticks, 36/32 valid bits, 1-byte copy fills); Intel's driver defaults
-// to FLAT on Data Center GPU Max (D-3), so each tile is a device.
+// values are what Intel's driver reports (ze_device_properties_t and the queue groups): a Max
+// 1550 tile is the LevelZeroDeviceSpec default (52.083 ns ticks, 36/32 valid bits, 1-byte
+// copy fills); Intel's driver defaults to FLAT on Data Center GPU Max, so each tile is a
+// device.
 constexpr std::string_view k2xMax1550 = R"(name: 2xmax1550
 level_zero:
   default_hierarchy: FLAT
@@ -101,7 +102,8 @@ devices:
 
 // An integrated Gen12LP GPU: shares system memory, never tiled, 12 MHz timestamps
 // (83.333 ns), no native fp64, allocations capped at 4 GiB - 8 KiB (stateful addressing,
-// spec §3.4), one compute engine and one copy engine with 16-byte fill patterns (D-15).
+// as Intel's driver caps them), one compute engine and one copy engine with 16-byte fill
+// patterns (Intel's copy engines before Xe-HPC).
 constexpr std::string_view kLaptopIgpu = R"(name: laptop_igpu
 devices:
   - name: Intel(R) Iris(R) Xe Graphics

@@ -22,7 +22,7 @@ std::string_view peer_link_name(PeerLink link) {
 }
 
 // [inferred] NVLink is the faster link (rank 0) and carries native atomics; PCIe ranks
-// below it and has none (docs/arch_pending/peers_hardware.md).
+// below it and has none (docs/HARDWARE.md, "Device attributes and peers").
 PeerLinkSpec default_link_spec(PeerLink link) {
   switch (link) {
     case PeerLink::kNvlink:

@@ -4,7 +4,7 @@
 // A Device is a type plus an optional index ("cuda" or "cuda:1"), like torch.device.
 // DeviceArg is torch's `_device_t`: an index, a Device, a device string, or nothing.
 // Resolution to an index (and its errors) happens inside each API call, following
-// PyTorch's _get_device_index rules (docs/ARCHITECTURE.md, "The path of one call";
+// PyTorch's _get_device_index rules (docs/ARCHITECTURE.md, "(a) accel::set_device_index";
 // installed in share/doc/accel/).
 // Values only; thread-safe to copy.
 

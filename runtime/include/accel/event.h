@@ -1,5 +1,5 @@
 #pragma once
-// Events: torch.Event / torch.cuda.Event (spec cuda_streams.md §5.4).
+// Events: torch.Event / torch.cuda.Event (PyTorch's aten/src/ATen/cuda/CUDAEvent.h).
 //
 // An Event is created lazily, on the device of the stream it is first recorded on (as
 // PyTorch's CUDAEvent): constructing one touches nothing. Before its first record an event

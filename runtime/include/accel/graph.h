@@ -1,6 +1,6 @@
 #pragma once
-// Graphs: torch.accelerator.Graph and generate_graph_pool_handle (spec
-// torch_accelerator.md §2.12, cuda_streams.md §6): capture the work queued on the current
+// Graphs: torch.accelerator.Graph and generate_graph_pool_handle (PyTorch's
+// aten/src/ATen/cuda/CUDAGraph.cpp): capture the work queued on the current
 // stream into a graph, then replay it with one launch.
 //
 //   accel::Stream side;                   // capture needs a non-default stream

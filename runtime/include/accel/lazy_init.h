@@ -9,8 +9,8 @@
 // handlers are installed when the library loads); a child forked after that is "in a bad
 // fork" and every device-touching call throws ForkError before reaching the driver. A fork
 // while other threads are inside the runtime (creating it, queueing lazy_calls) leaves the
-// child a consistent runtime. See docs/ARCHITECTURE.md (installed in share/doc/accel/),
-// decisions 8 and 28.
+// child a consistent runtime. See docs/decisions/008-fork-poisoning-at-first-attempt.md and
+// docs/decisions/028-atfork-handlers-at-load.md (installed in share/doc/accel/).
 // Thread safety: all functions are safe from any thread; init() runs once, other threads
 // wait for it; a callback run by init() may itself call runtime functions.
 

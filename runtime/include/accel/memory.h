@@ -1,6 +1,6 @@
 #pragma once
 // Device memory: the caching allocator's public face (torch.accelerator.memory and the
-// torch.cuda.memory functions users reach for; spec torch_accelerator.md §2.11, §4, §5).
+// torch.cuda.memory functions users reach for; PyTorch's c10/cuda/CUDACachingAllocator.cpp).
 //
 //   accel::DataPtr x = accel::allocate(1024);          // current device, current stream
 //   accel::record_stream(x, side);                      // x is also used on `side`
@@ -86,9 +86,9 @@ void raw_delete(void* pointer, CallSite site = CallSite::current());
 
 // Marks the block holding `pointer` (any address inside a live block: a shifted view
 // protects the whole block) as used on `stream`: when it is freed it is not reused until
-// the work queued on `stream` at that moment has completed (spec §4.7). The allocation
-// stream itself is ignored. Errors (kValue, naming the pointer or stream): a pointer in no
-// live block, a stream of another device or of a backend other than the allocator's.
+// the work queued on `stream` at that moment has completed (torch.Tensor.record_stream). The
+// allocation stream itself is ignored. Errors (kValue, naming the pointer or stream): a pointer in
+// no live block, a stream of another device or of a backend other than the allocator's.
 void record_stream(void* pointer, const Stream& stream);
 void record_stream(const DataPtr& data, const Stream& stream);
 
@@ -101,9 +101,9 @@ bool is_allocator_initialized();
 // for the events of blocks freed with record_stream). No-op before initialisation.
 void empty_cache();
 
-// Flat statistics, keys sorted: the 122 keys of spec §4.11 ("active_bytes.all.current",
-// ..., "num_ooms", "max_split_size" = -1 when unlimited). Empty before initialisation,
-// without resolving `device` or initialising.
+// Flat statistics, keys sorted: the 122 keys of torch.cuda.memory_stats
+// ("active_bytes.all.current", ..., "num_ooms", "max_split_size" = -1 when unlimited). Empty before
+// initialisation, without resolving `device` or initialising.
 using MemoryStats = std::map<std::string, std::int64_t>;
 MemoryStats memory_stats(DeviceArg device = {});
 // memory_stats(device)["allocated_bytes.all.current"] etc., 0 before initialisation.
@@ -111,12 +111,14 @@ std::int64_t memory_allocated(DeviceArg device = {});
 std::int64_t max_memory_allocated(DeviceArg device = {});
 std::int64_t memory_reserved(DeviceArg device = {});
 std::int64_t max_memory_reserved(DeviceArg device = {});
-// Spec §4.12. With an explicit index before initialisation: kRuntime "Invalid device
-// argument <d>: did you call init?"; with none, the current device (which initialises).
+// As torch.cuda.reset_peak_memory_stats. With an explicit index before initialisation: kRuntime
+// "Invalid device argument <d>: did you call init?"; with none, the current device (which
+// initialises).
 void reset_peak_memory_stats(DeviceArg device = {});
 void reset_accumulated_memory_stats(DeviceArg device = {});
 
-// The share of the device's total memory this process may reserve (spec §4.9): an
+// The share of the device's total memory this process may reserve
+// (torch.cuda.set_per_process_memory_fraction): an
 // allocation that would take reserved bytes above fraction * total fails as OOM. A fraction
 // outside [0, 1] (or NaN): kValue "Invalid fraction value: <f>. Allowed range: 0~1".
 // Initialises. The getter answers 1.0 until a fraction is set.
@@ -126,9 +128,11 @@ double get_per_process_memory_fraction(DeviceArg device = {});
 // Applies allocator settings in ACCEL_ALLOC_CONF syntax ("max_split_size_mb:128,
 // expandable_segments:True"), over the ones in force; a malformed setting throws kConfig
 // naming the bad token and changes nothing. Keys that shape existing segments
-// (expandable_segments) apply to segments created afterwards.
+// (expandable_segments) apply to segments created afterwards. Initialises.
 void set_allocator_settings(std::string_view settings);
-// The settings in force, in the same syntax, every key listed.
+// The settings in force, in the same syntax, every key listed. Before initialisation:
+// the settings initialisation would apply (ACCEL_ALLOC_CONF, else PYTORCH_ALLOC_CONF;
+// kConfig when malformed), without initialising.
 std::string get_allocator_settings();
 
 // ---- snapshots and memory history (the shape of PyTorch's _snapshot()) -----------------
@@ -179,8 +183,8 @@ struct MemorySnapshot {
   std::vector<std::vector<TraceEntry>> device_traces;  // per device, oldest first
 };
 
-// The allocator's state now (spec §5 invariant 14: rebuilding the stats from it gives the
-// live stats). Empty before initialisation.
+// The allocator's state now (rebuilding the stats from it gives the live stats). Empty before
+// initialisation.
 MemorySnapshot memory_snapshot();
 // Starts (enabled) or stops recording allocator events into a per-device ring of
 // `max_entries` (oldest dropped first); stopping keeps what was recorded until the next
@@ -196,7 +200,8 @@ void dump_snapshot(const std::string& path);
 
 // ---- pinned host memory ---------------------------------------------------------------
 
-// Page-locked host memory from the pinned host caching allocator (spec §4.14): sizes
+// Page-locked host memory from the pinned host caching allocator (PyTorch's
+// CachingHostAllocator): sizes
 // rounded up to a power of two, never split, reused only after every stream that used a
 // block (record_host_use) has finished that work. Freed by raw_host_delete() or the
 // HostPtr destructor.
@@ -231,8 +236,8 @@ void record_host_use(void* pointer, const Stream& stream);
 // Releases every cached, unused pinned block to the driver. Safe before any allocation and
 // before initialisation (then a no-op).
 void empty_host_cache();
-// Spec §4.14 keys, flattened and sorted; times in microseconds (avg = total / count,
-// integer division). Empty before initialisation.
+// torch.cuda.host_memory_stats's keys, flattened and sorted; times in microseconds (avg = total /
+// count, integer division). Empty before initialisation.
 MemoryStats host_memory_stats();
 void reset_peak_host_memory_stats();
 void reset_accumulated_host_memory_stats();

@@ -1,10 +1,11 @@
 #pragma once
 // Streams: torch.Stream / torch.cuda.Stream and torch.accelerator's current_stream,
-// set_stream and synchronize (spec torch_accelerator.md §2.7-2.9, cuda_streams.md §5).
+// set_stream and synchronize (torch.accelerator's stream functions; PyTorch's
+// c10/cuda/CUDAStream.h).
 //
 // A Stream is a value: a device index and a stream id, as c10::Stream. Id 0 is the
 // device's default stream (CUDA: the legacy NULL stream). Other streams come from the
-// device's stream pools, as PyTorch's do (docs/arch_pending/runtime_streams.md, Note
+// device's stream pools, as PyTorch's do (docs/decisions/072-pytorch-stream-pools.md, Note
 // [Stream pools] in core/stream_pool.h): per device, one pool of 32 streams per priority
 // level (at most 4 levels: priorities 0, -1, -2, -3, clamped to what the driver offers),
 // created together on the device's first request, handed out round robin, never

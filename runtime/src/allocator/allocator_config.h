@@ -1,6 +1,6 @@
 #pragma once
-// The caching allocators' settings: ACCEL_ALLOC_CONF in PyTorch's syntax (spec
-// torch_accelerator.md §4; PYTORCH_ALLOC_CONF is read when ACCEL_ALLOC_CONF is unset or
+// The caching allocators' settings: ACCEL_ALLOC_CONF in PyTorch's syntax (its
+// CUDAAllocatorConfig; PYTORCH_ALLOC_CONF is read when ACCEL_ALLOC_CONF is unset or
 // empty, so a user's existing setting carries over).
 //
 //   max_split_size_mb:128,roundup_power2_divisions:[256:1,512:2,>:8],

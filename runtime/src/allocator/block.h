@@ -7,8 +7,8 @@
 // Note [Free set order]
 // A pool's free blocks are kept in a std::set ordered by (stream, size, address), so the
 // best fit for (stream, size) is one lower_bound: O(log n) however many blocks are cached
-// (spec §4.4). Blocks of one segment form a doubly linked list by address (prev/next);
-// merging on free always keeps the lower block object, so a segment's head block never
+// (PyTorch's get_free_block). Blocks of one segment form a doubly linked list by address
+// (prev/next); merging on free always keeps the lower block object, so a segment's head block never
 // changes identity. Set nodes are recycled (extract/insert), so a cache hit allocates no
 // heap memory.
 

@@ -3,7 +3,7 @@
 // implement them (device_caching_allocator.cpp: the public calls and the allocation path;
 // segments.cpp: segments from and back to the driver, expandable segments, the release
 // paths and the garbage collector; stream_events.cpp: record_stream and the events of
-// §4.7). Every method expects the lock held. Private to the allocator.
+// PyTorch's recordStream). Every method expects the lock held. Private to the allocator.
 
 #include <deque>
 #include <map>
@@ -47,7 +47,7 @@ struct DeviceCachingAllocator::Impl {
   std::vector<std::unique_ptr<Block>> block_storage;
   std::vector<Block*> spare_blocks;
 
-  // §4.7: per stream, events in record order with the block each one guards.
+  // Per stream, events in record order with the block each one guards.
   std::map<StreamId, std::deque<std::pair<EventHandle, Block*>>> events;
   std::size_t outstanding_events = 0;
   std::vector<Block*> deferred_event_blocks;  // freed during capture with stream uses
@@ -82,7 +82,7 @@ struct DeviceCachingAllocator::Impl {
   void unmap_free_pages(Segment& segment);  // Note [Expandable segments]
   bool release_available_cached_blocks(BlockPool& pool, StreamId stream, std::size_t size);
   void release_pool_blocks(BlockPool& pool);
-  void release_cached_blocks();  // §4.8 (without the event wait)
+  void release_cached_blocks();  // PyTorch's release_cached_blocks (without the event wait)
   void garbage_collect();
   bool capture_underway_locked() const { return !captures.empty(); }
   bool gc_enabled() const {

@@ -1,6 +1,6 @@
 #pragma once
-// One device's caching allocator: PyTorch's CUDACachingAllocator policy (spec
-// torch_accelerator.md §4), written once over DeviceMemoryProvider so that every backend
+// One device's caching allocator: PyTorch's CUDACachingAllocator policy
+// (c10/cuda/CUDACachingAllocator.cpp), written once over DeviceMemoryProvider so that every backend
 // gets the same allocator.
 //
 // Note [Caching allocator]
@@ -14,8 +14,9 @@
 // through empty_cache(), the OOM retry chain and the garbage collector, and never while a
 // graph is being captured. Allocations on a capturing stream come from the graph's
 // private pool (begin_allocate_to_pool); a private pool lives until every graph using it
-// has released it. Statistics follow §4.10 exactly; snapshot() and the memory history
-// expose the blocks for tests (§5 invariant 14) and tools.
+// has released it. Statistics follow PyTorch's update rules exactly; snapshot() and the memory
+// history expose the blocks for tests (the statistics rebuilt from them are the live ones)
+// and tools.
 //
 // Where the parts live (each unit-tested on its own): allocator_config.h (settings),
 // device_stats.h (statistics), the size policy, the block pools, the stream/event tracking,
@@ -48,7 +49,7 @@ class DeviceCachingAllocator {
   int device() const noexcept;
 
   // A block of at least `bytes` for use on `stream`; its address. 0 bytes: returns 0 and
-  // changes nothing. Spec §4.9: process events (unless a capture is underway), round, find
+  // changes nothing. PyTorch's malloc: process events (unless a capture is underway), round, find
   // a cached block, else a new segment, else free oversize cached blocks and retry, else
   // (no capture underway) release every cached segment and retry, else OutOfMemoryError.
   // `site` goes into the memory history.
@@ -59,11 +60,11 @@ class DeviceCachingAllocator {
   void free(std::uint64_t address, const HostFrame& site);
   // Whether `address` lies inside a block handed out and not yet freed.
   bool owns(std::uint64_t address) const;
-  // Marks the live block containing `address` as used on `stream` (spec §4.7); the
+  // Marks the live block containing `address` as used on `stream` (PyTorch's recordStream); the
   // allocation stream is ignored. kValue when no live block contains `address`.
   void record_stream(std::uint64_t address, StreamId stream);
 
-  // Spec §4.8: waits for pending events, then releases every wholly free segment (and
+  // PyTorch's empty_cache: waits for pending events, then releases every wholly free segment (and
   // private pools no graph uses any more). Returns nothing while a capture is underway
   // except the event wait (no frees to the driver during capture).
   void empty_cache();
@@ -72,22 +73,22 @@ class DeviceCachingAllocator {
   void reset_peak_stats();
   void reset_accumulated_stats();
 
-  // Reserved bytes may not exceed fraction * total (spec §4.9); [0, 1] checked by caller.
+  // Reserved bytes may not exceed fraction * total (setMemoryFraction); [0, 1] checked by caller.
   void set_memory_fraction(double fraction);
   double memory_fraction() const;
   // New settings; segments already made keep their kind.
   void set_config(const AllocatorConfig& config);
 
-  // Segments by address with their blocks (spec §5 invariant 14).
+  // Segments by address with their blocks (the statistics rebuilt from them are the live ones).
   std::vector<SegmentSnapshot> snapshot() const;
   // Memory history (accel::record_memory_history): a ring of `max_entries`.
   void record_history(bool enabled, std::size_t max_entries);
   std::vector<TraceEntry> trace() const;
 
-  // Graph private pools (spec §4.15, §2.12): from begin to end, allocations on `stream`
-  // come from `pool` (created on first use; use count +1 per begin). release_pool: use
-  // count -1; at 0 the pool's cached segments go back at the next empty_cache / OOM retry.
-  // While any begin is not ended, a capture is underway on this device.
+  // Graph private pools (PyTorch's beginAllocateToPool / endAllocateToPool / releasePool): from
+  // begin to end, allocations on `stream` come from `pool` (created on first use; use count +1 per
+  // begin). release_pool: use count -1; at 0 the pool's cached segments go back at the next
+  // empty_cache / OOM retry. While any begin is not ended, a capture is underway on this device.
   void begin_allocate_to_pool(MempoolId pool, StreamId stream);
   void end_allocate_to_pool(MempoolId pool);
   void release_pool(MempoolId pool);

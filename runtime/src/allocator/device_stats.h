@@ -1,6 +1,6 @@
 #pragma once
 // The device allocator's statistics, with PyTorch's exact update rules (spec
-// torch_accelerator.md §4.10-4.12) and names (§4.11). Values only, not thread-safe (the
+// torch.cuda.memory_stats's update rules and resets) and names. Values only, not thread-safe (the
 // owning allocator's lock guards them).
 
 #include <array>
@@ -47,11 +47,12 @@ struct DeviceStats {
   std::int64_t num_device_free = 0;
   std::int64_t max_split_size = -1;  // the configured limit; -1 = unlimited
 
-  void reset_peak() noexcept;         // §4.12
-  void reset_accumulated() noexcept;  // §4.12
+  void reset_peak() noexcept;         // reset_peak_memory_stats
+  void reset_accumulated() noexcept;  // reset_accumulated_memory_stats
 };
 
-// The 122 flat keys of §4.11, sorted ("active.all.allocated", ..., "segment.small_pool.peak").
+// The 122 flat keys of torch.cuda.memory_stats, sorted ("active.all.allocated", ...,
+// "segment.small_pool.peak").
 std::map<std::string, std::int64_t> flatten(const DeviceStats& stats);
 
 }  // namespace accel::detail::alloc

@@ -1,5 +1,5 @@
 #pragma once
-// The pinned host caching allocator (spec torch_accelerator.md §4.14): page-locked host
+// The pinned host caching allocator (PyTorch's CachingHostAllocator): page-locked host
 // memory in power-of-two blocks, never split, cached on free and reused only after an
 // event recorded at free time on every stream that used the block has completed.
 //
@@ -14,10 +14,10 @@
 //   empty_cache   processes completed events, then releases every cached block to the
 //                 provider. Checked-out and event-pending blocks are untouched.
 //
-// Statistics (flat, sorted, the keys of §4.14, host_stats.h): allocations, allocated_bytes,
-// active_requests, active_bytes (each .current/.peak/.allocated/.freed), num_host_alloc,
-// num_host_free, host_alloc_time.* and host_free_time.* (microseconds of the provider's
-// allocate / deallocate calls: total, max, min, count, avg = total / count).
+// Statistics (flat, sorted, the keys of torch.cuda.host_memory_stats, host_stats.h): allocations,
+// allocated_bytes, active_requests, active_bytes (each .current/.peak/.allocated/.freed),
+// num_host_alloc, num_host_free, host_alloc_time.* and host_free_time.* (microseconds of the
+// provider's allocate / deallocate calls: total, max, min, count, avg = total / count).
 //
 // Thread safety: every member is thread-safe (one mutex; provider calls are made with it
 // held, as memory_provider.h says). Errors: kValue for bad pointers and devices,

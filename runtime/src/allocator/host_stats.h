@@ -1,5 +1,5 @@
 #pragma once
-// The pinned host allocator's statistics (spec torch_accelerator.md §4.14): four counters
+// The pinned host allocator's statistics (torch.cuda.host_memory_stats): four counters
 // with current/peak/allocated/freed, the provider call counts, and two duration statistics
 // for the provider's allocate and free calls. Values only, not thread-safe (the owning
 // allocator's lock guards them).
@@ -51,7 +51,8 @@ struct HostStats {
   void reset_accumulated() noexcept;
 };
 
-// The 28 flat keys of §4.14, sorted: "active_bytes.allocated", ..., "num_host_free".
+// The 28 flat keys of torch.cuda.host_memory_stats, sorted: "active_bytes.allocated", ...,
+// "num_host_free".
 std::map<std::string, std::int64_t> flatten(const HostStats& stats);
 
 }  // namespace accel::detail::alloc

@@ -1,6 +1,6 @@
 #pragma once
 // The text of the caching allocator's OutOfMemoryError: PyTorch's message word for word
-// (spec torch_accelerator.md §4.9; the per-process NVML part, proc_info, is empty), so
+// (CUDACachingAllocator.cpp; the per-process NVML part, proc_info, is empty), so
 // users and tools that match on it keep working. The structured OutOfMemoryReport carries
 // what the message cannot (largest free block, reserved-but-unallocated bytes per stream).
 

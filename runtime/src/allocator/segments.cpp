@@ -1,4 +1,5 @@
-// Segments from and back to the driver (spec §4.8, §4.9): alloc_block with the per-process
+// Segments from and back to the driver (PyTorch's CUDACachingAllocator.cpp: malloc's
+// alloc_block and release_cached_blocks): alloc_block with the per-process
 // memory fraction, expandable segments grown and shrunk page by page, the release paths
 // of the OOM retry chain and empty_cache, and the garbage collector.
 #include <algorithm>
@@ -62,7 +63,7 @@ Block* DeviceCachingAllocator::Impl::alloc_block(BlockPool& pool, StreamId strea
 // needs and joins the run into one block. empty_cache and the OOM flush unmap every whole
 // page of every cached block, wherever it lies, leaving unmapped holes that a later miss
 // maps again. Pages change reserved_bytes and num_device_alloc/free one by one; the segment
-// statistic never changes (spec §4.10). Pages mapped by a miss that then fails are unmapped
+// statistic never changes (as in PyTorch). Pages mapped by a miss that then fails are unmapped
 // again, so a failed miss leaves nothing behind.
 Block* DeviceCachingAllocator::Impl::alloc_expandable(BlockPool& pool, StreamId stream,
                                                       std::size_t size, const HostFrame& site) {

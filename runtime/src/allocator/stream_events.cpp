@@ -1,4 +1,5 @@
-// record_stream and the end-of-life events of blocks used on other streams (spec §4.7).
+// record_stream and the end-of-life events of blocks used on other streams (PyTorch's
+// recordStream, CUDACachingAllocator.cpp).
 #include <algorithm>
 
 #include "allocator/device_allocator_impl.h"

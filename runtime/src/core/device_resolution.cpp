@@ -1,4 +1,4 @@
-// _get_device_index for DeviceArg (spec §1.2).
+// _get_device_index for DeviceArg (PyTorch torch/accelerator/_utils.py).
 #include "core/device_resolution.h"
 
 #include "accel/accelerator.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Device-argument resolution: PyTorch's torch.accelerator._utils._get_device_index
-// (spec §1.2) for the C++ DeviceArg.
+// (torch/accelerator/_utils.py) for the C++ DeviceArg.
 //
 // Rules, in order: an int is returned unchanged (no range check: callers apply
 // check_device_index_range or the negative no-op); a string is parsed as a Device

@@ -5,7 +5,7 @@
 // glibc's setenv() may move the environment array and free the old one while getenv() in
 // another thread walks it: a crash, found by threads counting Level Zero devices while
 // another initialised it (the backend sets ZES_ENABLE_SYSMAN=1 before the first zeInit when
-// the loader has no zesInit, level_zero.md S-2). Every read and write the runtime makes goes
+// the loader has no zesInit: the legacy Sysman route). Every read and write the runtime makes goes
 // through one lock, which the runtime's atfork prepare handler also takes, so a child never
 // inherits it held. Reads by other libraries (a driver's own getenv) are outside it: the
 // one write is made once per process, before the driver it is for is initialised.

@@ -1,5 +1,5 @@
 // Graphs (accel/graph.h) over the backend SPI, with the rules and messages of PyTorch's
-// CUDAGraph (spec cuda_streams.md §6, torch_accelerator.md §2.12).
+// CUDAGraph (aten/src/ATen/cuda/CUDAGraph.cpp, torch/cuda/graphs.py).
 #include "accel/graph.h"
 
 #include <atomic>

@@ -12,14 +12,15 @@
 // Note [Fork safety]
 // A CUDA driver that was initialised in a parent cannot be used in a fork()ed child: the
 // real driver answers CUDA_ERROR_NOT_INITIALIZED at best and hangs at worst. Following
-// PyTorch (spec §3.4), the runtime "poisons" children instead of letting them reach the
-// driver:
+// PyTorch (torch/csrc/utils/device_lazy_init.cpp), the runtime "poisons" children instead of
+// letting them reach the driver:
 //  * The runtime's atfork handlers (runtime.cpp) are installed when the library loads,
 //    so no runtime lock can be taken before they exist. prepare takes the state-stack
 //    lock and every state's queue lock, and the init lock of states that are not
 //    fork-poisoning (and lets each backend take its own); parent releases them; the child
 //    releases them too (the forking thread holds them and is the only thread left), so a
-//    fork never catches a half-made runtime or a half-pushed lazy_call queue. The registry of compiled backends is constant data, and no
+//    fork never catches a half-made runtime or a half-pushed lazy_call queue. The registry of
+// compiled backends is constant data, and no
 //    function-local static with a one-time-initialisation guard is on these paths: a
 //    child would wait forever on a guard a vanished thread had entered.
 //  * Poisoning is about the attempt, not about success. The first time a runtime

@@ -35,8 +35,8 @@ std::optional<DeviceStats> stats_if_initialized(const DeviceArg& device, std::st
   return allocator->device(index).stats();
 }
 
-// Spec §2.11: an explicit index before initialisation is CUDA's "Invalid device argument
-// <d>: did you call init?"; no index resolves the current device, which initialises.
+// As torch.cuda.memory's: an explicit index before initialisation is CUDA's "Invalid device
+// argument <d>: did you call init?"; no index resolves the current device, which initialises.
 DeviceCachingAllocator& resettable_device(const DeviceArg& device, std::string_view op) {
   RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);

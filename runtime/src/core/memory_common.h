@@ -1,7 +1,7 @@
 #pragma once
 // What the public memory API (memory.cpp, data_ptr.cpp, host_memory.cpp) shares: reaching
 // the installed runtime's caching allocator with PyTorch's initialisation rules
-// (accel/memory.h, spec torch_accelerator.md §2.11), device resolution for memory calls,
+// (accel/memory.h, as torch.accelerator.memory's), device resolution for memory calls,
 // and call sites for the memory history.
 
 #include "accel/call_site.h"

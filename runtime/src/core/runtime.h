@@ -145,8 +145,9 @@ void mark_fork_poisoning(RuntimeState& state) noexcept;
 
 // Brings `state` up (Note [Deferred calls]): the allocator settings (ACCEL_ALLOC_CONF; a
 // malformed one is kConfig naming the token, before the driver is touched),
-// backend->initialize(), the RNG states, the caching allocators, then the queued calls. Returns at once when initialised, or on the thread that is running
-// the queued calls. Throws as accel::init() documents.
+// backend->initialize(), the RNG states, the caching allocators, then the queued calls. Returns at
+// once when initialised, or on the thread that is running the queued calls. Throws as accel::init()
+// documents.
 void ensure_initialized(RuntimeState& state);
 
 // True while this thread runs `state`'s queued calls inside ensure_initialized().
@@ -157,7 +158,7 @@ bool is_initializing_thread(const RuntimeState& state) noexcept;
 void check_device_ordinal(RuntimeState& state, int index, std::string_view operation);
 
 // Throws kIndex "Device index <i> is out of range for DeviceIndex [0, 127]" unless
-// 0 <= index <= kMaxDeviceIndex (spec §1.3).
+// 0 <= index <= kMaxDeviceIndex (PyTorch's DeviceIndex range).
 [[noreturn]] void throw_device_index_range_error(long long index);
 inline void check_device_index_range(long long index) {
   if (index < 0 || index > kMaxDeviceIndex) [[unlikely]]

@@ -5,7 +5,7 @@
 // PyTorch does not create a driver stream per torch.Stream: each device has, per priority
 // level, a pool of 32 streams made together on the first request for that device, handed
 // out round robin (an atomic counter per level and device) and never destroyed
-// (cuda_streams.md §5.1). We reproduce that instead of creating a fresh driver stream per
+// (c10/cuda/CUDAStream.cpp). We reproduce that instead of creating a fresh driver stream per
 // Stream, because (1) a Stream can then be a plain value, with no ownership to track and
 // nothing to destroy while work may still be queued, (2) stream ids, equality and the
 // "33rd stream is the 1st again" behaviour match PyTorch, which code that keys caches by

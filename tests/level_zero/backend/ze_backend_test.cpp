@@ -152,7 +152,7 @@ TEST(ZeConfigurationTest, MalformedProbeTimeoutIsAConfigError) {
             "(e.g. '10000')");
 }
 
-// ---- zeInit failure (I-4) --------------------------------------------------------------------
+// ---- zeInit failure --------------------------------------------------------------------
 
 TEST(ZeInitTest, DriverWithoutIntelDevicesIsNoDevice) {
   mockdev::control::reset(mockdev::load_machine("4xh100"));  // NVIDIA only: zeInit fails
@@ -163,7 +163,7 @@ TEST(ZeInitTest, DriverWithoutIntelDevicesIsNoDevice) {
   EXPECT_EQ(status.message(),
             "No XPU devices are available (zeInit returned ZE_RESULT_ERROR_UNINITIALIZED "
             "(0x78000001))");
-  // Remembered; a second initialize() does not call zeInit again (I-5).
+  // Remembered; a second initialize() does not call zeInit again.
   const std::uint64_t calls = ze_init_calls();
   EXPECT_GE(calls, 1u);
   EXPECT_EQ(backend->initialize().message(), status.message());
@@ -180,7 +180,7 @@ TEST(ZeInitTest, DriverWithoutIntelDevicesIsNoDevice) {
 
 TEST(ZeInitTest, MaskSelectingNothingIsNoDevice) {
   mockdev::control::reset(machines::two_max_1550());
-  ScopedEnv mask("ZE_AFFINITY_MASK", "7");  // FLAT: 4 tiles, index 7 does not exist (D-8)
+  ScopedEnv mask("ZE_AFFINITY_MASK", "7");  // FLAT: 4 tiles, index 7 does not exist
   auto backend = create_level_zero_backend();
   Status status = backend->initialize();
   EXPECT_EQ(status.kind(), ErrorKind::kUnavailable);
@@ -192,7 +192,7 @@ TEST(ZeInitTest, MaskSelectingNothingIsNoDevice) {
   EXPECT_EQ(*count, 0);
 }
 
-// ---- devices (Q-19, D-3) ---------------------------------------------------------------------
+// ---- devices ---------------------------------------------------------------------
 
 TEST(ZeDevicesTest, FlatHierarchyShowsEveryTile) {
   mockdev::control::reset(machines::two_max_1550());
@@ -200,7 +200,7 @@ TEST(ZeDevicesTest, FlatHierarchyShowsEveryTile) {
   auto backend = create_level_zero_backend();
   ASSERT_TRUE(backend->initialize().ok()) << backend->initialize().message();
   EXPECT_EQ(backend->device_count(), 4);
-  // I-5: one zeInit per process (loader 1.8.12 forwards it to the driver twice, I-3); a
+  // One zeInit per process (loader 1.8.12 forwards it to the driver twice); a
   // second count or initialisation does not call it again.
   const std::uint64_t calls = ze_init_calls();
   EXPECT_GE(calls, 1u);
@@ -220,7 +220,7 @@ TEST(ZeDevicesTest, FlatHierarchyShowsEveryTile) {
   EXPECT_NE(ze.context(), nullptr);
   EXPECT_EQ(ze.device(0).compute_ordinal, 0u);
   EXPECT_EQ(ze.device(0).copy_ordinal, 1u);
-  EXPECT_EQ(ze.device(0).timer_hz, 19200122u);  // 1e9 / 52.083 ns, truncated (D-12)
+  EXPECT_EQ(ze.device(0).timer_hz, 19200122u);  // 1e9 / 52.083 ns, truncated
   EXPECT_EQ(ze.device(0).kernel_timestamp_bits, 32u);
   EXPECT_TRUE(ze.device(0).fp64);
   EXPECT_FALSE(ze.device(0).integrated);
@@ -304,7 +304,7 @@ TEST(ZePresetTest, DeviceListsPerPresetAndHierarchy) {
         PresetCase{"laptop_igpu", nullptr, 1, "Intel(R) Iris(R) Xe Graphics"},
         PresetCase{"mixed_vendors", nullptr, 2, "Intel(R) Data Center GPU Max 1550"},
         PresetCase{"mixed_vendors", "FLAT", 3, "Intel(R) Data Center GPU Max 1550"}}) {
-    // One process per row: zeInit reads the variables once per process (D-1).
+    // One process per row: zeInit reads the variables once per process.
     pid_t pid = fork();
     if (pid == 0) {
       if (c.hierarchy) setenv("ZE_FLAT_DEVICE_HIERARCHY", c.hierarchy, 1);
@@ -387,7 +387,7 @@ TEST(ZeInitTest, FailureAfterZeInitIsReportedAndARetryCanSucceed) {
   EXPECT_EQ(report.device_count, 4);
 }
 
-// ---- the fork-safe count: probe child (S-13) ------------------------------------------------
+// ---- the fork-safe count: probe child ------------------------------------------------
 
 TEST(ZeProbeCountTest, ProbeChildCountsWithoutInitialisingThisProcess) {
   mockdev::control::reset(machines::two_max_1550());
@@ -420,13 +420,13 @@ TEST(ZeProbeCountTest, ProbeChildCountsWithoutInitialisingThisProcess) {
   EXPECT_EQ(report.components[0].role, "loader");
   EXPECT_EQ(report.components[0].path, "libze_loader.so.1");
   EXPECT_TRUE(report.components[0].loaded);
-  EXPECT_EQ(report.components[0].version, "");  // known only after zeInit
+  EXPECT_EQ(report.components[0].version, "");  // known only after zeInit
   EXPECT_EQ(report.components[1].role, "driver");
   EXPECT_EQ(report.components[1].path, alt_drivers());
   EXPECT_FALSE(report.components[1].loaded);  // only the probe children loaded it
 }
 
-// I-4: only UNINITIALIZED means "no device". A probe child whose zeInit fails otherwise
+// Only UNINITIALIZED means "no device". A probe child whose zeInit fails otherwise
 // gives no count (-1), so the core asks the driver itself, which raises the error; a count
 // of 0 there would be a quiet CPU fallback.
 TEST(ZeProbeCountTest, AFailingDriverGivesNoCountRatherThanZero) {
@@ -551,7 +551,7 @@ TEST(ZeReportTest, AfterInitialisationTheLoaderVersionAndDriverAreKnown) {
   EXPECT_TRUE(report.components[1].loaded);
 }
 
-// ZES_ENABLE_SYSMAN=1 before zeInit when the loader has no zesInit (S-3), never overriding
+// ZES_ENABLE_SYSMAN=1 before zeInit when the loader has no zesInit, never overriding
 // the user's value.
 TEST(ZeInitTest, LegacySysmanRouteIsEnabledUnlessTheUserChose) {
   mockdev::control::reset(machines::two_max_1550());

@@ -1,6 +1,6 @@
 // Fork and the Level Zero backend through the public API (ACCEL_BACKEND=xpu on the mock
 // driver): the fork-safe count leaves the parent free to fork, and a child of a parent that
-// initialised is poisoned with PyTorch's XPU message (torch_accelerator.md §3.4, §3.6;
+// initialised is poisoned with PyTorch's XPU message (torch/xpu/__init__.py;
 // Note [Fork-safe Level Zero count]). Fork tests have their own binary (STYLE.md).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -22,7 +22,7 @@ constexpr const char* kXpuForkMessage =
     "Cannot re-initialize XPU in forked subprocess. To use XPU with multiprocessing, you must "
     "use the 'spawn' start method";
 
-// THE done-when test of issue 9: count in the parent, fork, initialise in the child.
+// The Level Zero fork rule end to end: count in the parent, fork, initialise in the child.
 TEST(ZeForkTest, ForkAfterDeviceCountAndInitialiseInTheChild) {
   mockdev::control::reset(two_max_1550());
   ASSERT_EQ(accel::device_count(), 4);
@@ -60,7 +60,7 @@ TEST(ZeForkTest, ChildOfAnInitialisedParentIsPoisonedWithTheXpuMessage) {
     EXPECT_EQ(caught.type, "ForkError");
     EXPECT_EQ(caught.kind, ErrorKind::kFork);
     EXPECT_EQ(caught.message, kXpuForkMessage);
-    // No core Level Zero call in the poisoned child (F-6).
+    // No core Level Zero call in the poisoned child.
     EXPECT_FALSE(mockdev::control::level_zero::status().initialized);
   });
   EXPECT_TRUE(child.ok()) << child.describe();

@@ -1,6 +1,6 @@
-// Pure parts of the Level Zero backend: ze_result_t text and Status (V-5), the
+// Pure parts of the Level Zero backend: ze_result_t text and Status, the
 // ZE_AFFINITY_MASK / ZE_FLAT_DEVICE_HIERARCHY syntax checks (Note [Level Zero visibility
-// variables]), PyTorch's mask parse and Sysman count (torch_accelerator.md §3.6), dtypes,
+// variables]), PyTorch's mask parse and Sysman count (torch/xpu/__init__.py), dtypes,
 // the probe timeout setting and the count cache. No loader, no driver.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ namespace {
 
 using accel::test::ScopedEnv;
 
-// ---- ze_status (V-5) ---------------------------------------------------------------------
+// ---- ze_status ---------------------------------------------------------------------
 
 TEST(ZeStatusTest, KnownCodesHaveTheirNameAndHex) {
   EXPECT_EQ(ze_result_text(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY),
@@ -62,7 +62,7 @@ TEST(ZeStatusTest, OtherCodesAreDriverErrors) {
             "zeMemGetAddressRange: Level Zero error unknown ze_result_t (0x78000021)");
 }
 
-// ---- ZE_AFFINITY_MASK syntax (D-6, D-8) -----------------------------------------------------
+// ---- ZE_AFFINITY_MASK syntax -----------------------------------------------------
 
 TEST(ZeVisibilityTest, WellFormedMasksPass) {
   for (const char* mask : {"0", "1", "0,1", "0.1", "1.1,1.0", "2,0", "0, 1", "0,  1.1", "0x1",
@@ -71,7 +71,7 @@ TEST(ZeVisibilityTest, WellFormedMasksPass) {
     EXPECT_TRUE(status.ok()) << "'" << mask << "': " << status.message();
   }
   EXPECT_TRUE(check_affinity_mask(std::nullopt).ok());
-  EXPECT_TRUE(check_affinity_mask(std::string_view("")).ok());  // empty = everything (D-6)
+  EXPECT_TRUE(check_affinity_mask(std::string_view("")).ok());  // empty = everything
 }
 
 TEST(ZeVisibilityTest, MalformedMasksAreConfigErrorsNamingTheEntry) {
@@ -91,7 +91,7 @@ TEST(ZeVisibilityTest, MalformedMasksAreConfigErrorsNamingTheEntry) {
   }
 }
 
-// ---- ZE_FLAT_DEVICE_HIERARCHY (D-3: the driver ignores bad values; the runtime refuses) ----
+// ---- ZE_FLAT_DEVICE_HIERARCHY (the driver ignores bad values; the runtime refuses) ----
 
 TEST(ZeVisibilityTest, HierarchyMustBeOneOfTheThreeExactValues) {
   for (const char* value : {"COMPOSITE", "FLAT", "COMBINED"}) {
@@ -109,7 +109,7 @@ TEST(ZeVisibilityTest, HierarchyMustBeOneOfTheThreeExactValues) {
   }
 }
 
-// ---- PyTorch's mask parse (TA §3.6) ----------------------------------------------------------
+// ---- PyTorch's mask parse (torch/xpu/__init__.py) ---------------------------------------
 
 std::vector<int> range_to(int n) {
   std::vector<int> out;
@@ -133,7 +133,7 @@ TEST(ZeVisibilityTest, PytorchMaskParse) {
   EXPECT_EQ(pytorch_mask_indices(std::string_view("0,")), std::vector<int>{});
 }
 
-// ---- PyTorch's Sysman count (TA §3.6, S-12) --------------------------------------------------
+// ---- PyTorch's Sysman count (torch/xpu/__init__.py) -----------------------------------
 
 const SysmanDevice kMax1550{false, 2};   // tiled discrete
 const SysmanDevice kArc{false, 0};       // untiled discrete

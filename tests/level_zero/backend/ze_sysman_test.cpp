@@ -44,7 +44,7 @@ TEST(ZeSysmanCountTest, SysmanCountsWithoutZeInitAndAppliesPytorchRules) {
 TEST(ZeSysmanCountTest, MaskSysmanCannotReadFallsBackToTheProbeChild) {
   mockdev::control::reset(mockdev::load_machine("2xmax1550"));
   ScopedEnv hierarchy("ZE_FLAT_DEVICE_HIERARCHY", "COMPOSITE");
-  ScopedEnv mask("ZE_AFFINITY_MASK", "1.0");  // card 1, tile 0: one device (D-9)
+  ScopedEnv mask("ZE_AFFINITY_MASK", "1.0");  // card 1, tile 0: one device
   auto backend = create_level_zero_backend();
   EXPECT_EQ(backend->fork_safe_device_count(), 1);
   EXPECT_EQ(backend->report().count_source, "probe");
@@ -58,7 +58,7 @@ TEST(ZeSysmanCountTest, InitialisingWithZesInitNeverSetsZesEnableSysman) {
   EXPECT_EQ(backend->fork_safe_device_count(), 4);
   ASSERT_TRUE(backend->initialize().ok()) << backend->initialize().message();
   EXPECT_EQ(backend->device_count(), 4);
-  EXPECT_EQ(std::getenv("ZES_ENABLE_SYSMAN"), nullptr);  // S-3
+  EXPECT_EQ(std::getenv("ZES_ENABLE_SYSMAN"), nullptr);
 }
 
 }  // namespace

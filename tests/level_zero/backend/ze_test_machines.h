@@ -42,7 +42,7 @@ inline mockdev::MachineSpec machine_with(std::vector<mockdev::DeviceSpec> device
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 // Two Data Center GPU Max 1550 cards, two tiles each (FLAT by default, as Intel's driver
-// on Max, D-3).
+// on Max).
 inline mockdev::MachineSpec two_max_1550() {
   return machine_with({intel_gpu("Intel(R) Data Center GPU Max 1550", 2, false, 128 * kGiB, 0),
                        intel_gpu("Intel(R) Data Center GPU Max 1550", 2, false, 128 * kGiB, 1)});
@@ -63,7 +63,7 @@ inline mockdev::MachineSpec mixed_vendors() {
   return machine_with(std::move(devices));
 }
 
-// An integrated GPU listed before a discrete one (Q-19: the discrete one is used).
+// An integrated GPU listed before a discrete one (the discrete one is used).
 inline mockdev::MachineSpec igpu_and_discrete() {
   return machine_with({intel_gpu("Intel(R) UHD Graphics 770", 0, true, 4 * kGiB, 0, false),
                        intel_gpu("Intel(R) Arc(TM) A770 Graphics", 0, false, 16 * kGiB, 1)},

@@ -1,7 +1,7 @@
 # ctest -P script: the mock Level Zero driver file exports exactly the dispatch-table
-# getters (FEAS §2.2, §2.7 item 1): 17 + 6 optional core, 12 + 1 optional tools, 17 + 1
+# getters the loader looks up: 17 + 6 optional core, 12 + 1 optional tools, 17 + 1
 # (zesGetGlobalProcAddrTable, 1.5) Sysman = 54, nothing else (no zeInit, no C++ symbols),
-# and is marked NODELETE (FEAS §2.4).
+# and is marked NODELETE (loader 1.8.12 dlcloses a driver whose zeInit failed).
 #   -DNM=<nm> -DREADELF=<readelf> -DDRIVER=<libze_mock.so>
 execute_process(COMMAND "${NM}" -D --defined-only "${DRIVER}"
                 OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)

@@ -1,7 +1,7 @@
 // ZE_AFFINITY_MASK and ZE_FLAT_DEVICE_HIERARCHY as pure functions (mockdev/src/level_zero/
-// ze_affinity.h): every row of spec level_zero.md D-9 in both models, plus the grammar of
-// D-6..D-8 and the hierarchy fallback of D-3. The same rows run through the real loader in
-// ze_topology_test.cpp.
+// ze_affinity.h): every row of the Level Zero Programming Guide's affinity-mask examples in
+// both models, plus the mask's grammar and the hierarchy fallback. The same rows run through the
+// real loader in ze_topology_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -49,7 +49,8 @@ V flat(const char* mask, Hierarchy h = Hierarchy::kFlat) {
   return render(e);
 }
 
-// D-9, one test per row, both columns (COMBINED enumerates as FLAT).
+// The Programming Guide's mask examples, one test per row, both columns (COMBINED enumerates as
+// FLAT).
 TEST(ZeAffinityD9, Unset) {
   EXPECT_EQ(composite(nullptr), (V{"c0[t0,t1]", "c1[t0,t1]"}));
   EXPECT_EQ(flat(nullptr), (V{"c0t0", "c0t1", "c1t0", "c1t1"}));
@@ -85,14 +86,14 @@ TEST(ZeAffinityD9, TwoZeroKeepsPhysicalOrder) {
   EXPECT_EQ(flat("2,0"), (V{"c0t0", "c1t0"}));
 }
 
-// D-6: empty = everything; blanks after commas; duplicates shown once; order never changes.
+// Empty = everything; blanks after commas; duplicates shown once; order never changes.
 TEST(ZeAffinityGrammar, EmptyMaskShowsEverything) {
   EXPECT_EQ(composite(""), (V{"c0[t0,t1]", "c1[t0,t1]"}));
 }
 TEST(ZeAffinityGrammar, SpacesAfterCommasAndDuplicates) {
   EXPECT_EQ(flat("3, 1, 3"), (V{"c0t1", "c1t1"}));
 }
-TEST(ZeAffinityGrammar, NumbersAreReadInBaseZero) {  // D-8: strtoul base 0
+TEST(ZeAffinityGrammar, NumbersAreReadInBaseZero) {  // strtoul base 0
   EXPECT_EQ(flat("0x2"), (V{"c1t0"}));
   EXPECT_EQ(flat("03"), (V{"c1t1"}));
 }
@@ -120,7 +121,7 @@ TEST(ZeAffinityGrammar, NonNumericEntryMakesTheMaskInvalid) {
             "ZE_AFFINITY_MASK entry '-1': expected a number or number.number");
 }
 
-// D-3: exact upper-case names; anything else is the machine's default.
+// Exact upper-case names; anything else is the machine's default.
 TEST(ZeHierarchy, ExactNamesOnly) {
   using mockdev::level_zero::parse_hierarchy;
   using mockdev::level_zero::resolve_hierarchy;

@@ -1,5 +1,5 @@
-// zeInit, drivers and device enumeration through the real loader (spec level_zero.md §2,
-// §3.1-§3.3; checklist rows "init", "counts, versions", "topology").
+// zeInit, drivers and device enumeration through the real loader (zeInit,
+// zeDriverGet, zeDeviceGet and their count protocol, hierarchy and affinity mask).
 
 #include <level_zero/ze_api.h>
 
@@ -19,7 +19,7 @@ using V = std::vector<std::string>;
 
 class ZeInit : public ze_test::ZeTest {};
 
-// I-2, I-3: idempotent; every call, first included, reaches the driver (loader 1.8.12) and
+// Idempotent; every call, first included, reaches the driver (loader 1.8.12) and
 // gets the cached first result.
 TEST_F(ZeInit, SucceedsAndIsIdempotent) {
   EXPECT_EQ(zeInit(0), ZE_RESULT_SUCCESS);
@@ -34,8 +34,8 @@ TEST_F(ZeInit, SucceedsAndIsIdempotent) {
   EXPECT_GE(mockdev::control::call_count("zeInit"), 3u);
 }
 
-// I-2, I-3, FEAS §2.4: a first zeInit without the GPU bit fails the driver; loader 1.8.12
-// then unloads it for good while keeping its pointers. -z nodelete keeps the code mapped:
+// Intel's zeInit and loader 1.8.12: a first zeInit without the GPU bit fails the driver; loader
+// 1.8.12 then unloads it for good while keeping its pointers. -z nodelete keeps the code mapped:
 // later calls return errors instead of crashing.
 TEST_F(ZeInit, VpuOnlyFirstFailsAndLaterCallsFailCleanly) {
   EXPECT_NE(zeInit(ZE_INIT_FLAG_VPU_ONLY), ZE_RESULT_SUCCESS);
@@ -46,7 +46,7 @@ TEST_F(ZeInit, VpuOnlyFirstFailsAndLaterCallsFailCleanly) {
   EXPECT_EQ(count, 0u);
 }
 
-// I-4 with the machine file's fault: the permission scenario.
+// No visible GPU through the machine file's fault: the permission scenario.
 TEST_F(ZeInit, MachineFileFaultFailsInitWithItsCode) {
   mockdev::MachineSpec m = ze_test::two_cards_two_tiles();
   m.faults.level_zero_init_error = ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS;
@@ -84,7 +84,7 @@ TEST_F(ZeInit, MalformedMaskFailsInitNamingTheEntry) {
 
 class ZeDriverQueries : public ze_test::ZeTest {};
 
-// §2.3 with Intel's code for a null array (I-10).
+// The count protocol with Intel's code for a null array.
 TEST_F(ZeDriverQueries, DriverGetFollowsTheCountProtocol) {
   ASSERT_EQ(zeInit(0), ZE_RESULT_SUCCESS);
   std::uint32_t count = 0;
@@ -101,7 +101,7 @@ TEST_F(ZeDriverQueries, DriverGetFollowsTheCountProtocol) {
   ze_driver_handle_t again = nullptr;
   count = 1;
   ASSERT_EQ(zeDriverGet(&count, &again), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(again, drivers[0]);  // I-9
+  EXPECT_EQ(again, drivers[0]);
 }
 
 TEST_F(ZeDriverQueries, PropertiesVersionAndExtensions) {
@@ -121,10 +121,10 @@ TEST_F(ZeDriverQueries, PropertiesVersionAndExtensions) {
   EXPECT_TRUE(nonzero);
   ze_api_version_t version{};
   ASSERT_EQ(zeDriverGetApiVersion(driver, &version), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(version, ZE_API_VERSION_1_4);  // I-12, I-13, X-3
+  EXPECT_EQ(version, ZE_API_VERSION_1_4);
   std::uint32_t count = 7;
   ASSERT_EQ(zeDriverGetExtensionProperties(driver, &count, nullptr), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(count, 0u);  // I-14
+  EXPECT_EQ(count, 0u);
 }
 
 class ZeDevices : public ze_test::ZeTest {};
@@ -133,10 +133,10 @@ TEST_F(ZeDevices, OnlyIntelCardsInMachineOrderWithStableHandles) {
   ze_driver_handle_t driver = init_driver();
   auto first = devices_of(driver);
   EXPECT_EQ(labels(first), (V{"c0", "c1"}));  // the NVIDIA device between them never shows
-  EXPECT_EQ(devices_of(driver), first);       // I-9
+  EXPECT_EQ(devices_of(driver), first);
 }
 
-// §2.3: partial fetch and Intel's null-array codes.
+// The count protocol: partial fetch and Intel's null-array codes.
 TEST_F(ZeDevices, CountProtocolAndNullArrays) {
   ze_driver_handle_t driver = init_driver();
   std::uint32_t count = 1;
@@ -155,7 +155,7 @@ TEST_F(ZeDevices, CountProtocolAndNullArrays) {
   EXPECT_EQ(ze_test::label(sub), "c0t0");
 }
 
-// D-3 table, COMPOSITE: cards with tiles; SUBDEVICE only on handles from GetSubDevices.
+// Hierarchy table, COMPOSITE: cards with tiles; SUBDEVICE only on handles from GetSubDevices.
 TEST_F(ZeDevices, CompositeSubDevicesCarryTheSubdeviceFlag) {
   ze_driver_handle_t driver = init_driver();
   auto cards = devices_of(driver);
@@ -173,7 +173,7 @@ TEST_F(ZeDevices, CompositeSubDevicesCarryTheSubdeviceFlag) {
   EXPECT_TRUE(subdevices_of(tiles[0]).empty());
 }
 
-// D-3 table, FLAT: tiles as devices, no sub-devices, no SUBDEVICE flag.
+// Hierarchy table, FLAT: tiles as devices, no sub-devices, no SUBDEVICE flag.
 TEST_F(ZeDevices, FlatShowsTilesWithoutTheSubdeviceFlag) {
   setenv("ZE_FLAT_DEVICE_HIERARCHY", "FLAT", 1);
   ze_driver_handle_t driver = init_driver();
@@ -189,7 +189,7 @@ TEST_F(ZeDevices, FlatShowsTilesWithoutTheSubdeviceFlag) {
   EXPECT_EQ(mockdev::control::level_zero::status().hierarchy, "FLAT");
 }
 
-// D-3 table, COMBINED: enumerates as FLAT, but the tiles say SUBDEVICE with their index.
+// Hierarchy table, COMBINED: enumerates as FLAT, but the tiles say SUBDEVICE with their index.
 TEST_F(ZeDevices, CombinedShowsTilesWithTheSubdeviceFlag) {
   setenv("ZE_FLAT_DEVICE_HIERARCHY", "COMBINED", 1);
   ze_driver_handle_t driver = init_driver();
@@ -203,7 +203,7 @@ TEST_F(ZeDevices, CombinedShowsTilesWithTheSubdeviceFlag) {
   EXPECT_TRUE(subdevices_of(devices[3]).empty());
 }
 
-// D-3: the machine's default applies when the variable is unset or not an exact name.
+// The machine's default applies when the variable is unset or not an exact name.
 TEST_F(ZeDevices, HierarchyDefaultsToTheMachineAndIgnoresOtherSpellings) {
   mockdev::MachineSpec m = ze_test::two_cards_two_tiles();
   m.level_zero.default_hierarchy = "FLAT";
@@ -213,7 +213,7 @@ TEST_F(ZeDevices, HierarchyDefaultsToTheMachineAndIgnoresOtherSpellings) {
   EXPECT_EQ(mockdev::control::level_zero::status().hierarchy, "FLAT");
 }
 
-// D-1: ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 sorts cards by PCI bus id before the mask applies.
+// ZE_ENABLE_PCI_ID_DEVICE_ORDER=1 sorts cards by PCI bus id before the mask applies.
 TEST_F(ZeDevices, PciOrderSortsCardsBeforeTheMask) {
   mockdev::MachineSpec m = ze_test::two_cards_two_tiles();
   m.devices[0].pci_bus_id = "0000:9a:00.0";
@@ -232,7 +232,7 @@ TEST_F(ZeDevices, MachineOrderWithoutPciOrdering) {
   EXPECT_EQ(labels(devices_of(init_driver())), (V{"c0", "c1"}));
 }
 
-// D-9 through the loader: one test per row and model.
+// The mask examples through the loader: one test per row and model.
 struct MaskRow {
   const char* name;
   const char* hierarchy;

@@ -1,6 +1,6 @@
 #pragma once
 // The fixture of the tests that reach the mock Level Zero driver through the real loader.
-// The loader initialises once per process (FEAS §2.1) and the driver reads its variables at
+// The loader initialises once per process and the driver reads its variables at
 // zeInit, so every test needs a fresh process: ctest runs each gtest test on its own
 // (accel_add_gtest); running the binary with several of these tests at once fails loudly.
 

@@ -1,6 +1,6 @@
-// The driver file's getters, opened directly with dlopen as a loader does (spec
-// level_zero.md §9, X-1, S-6; FEAS §2.2, §2.3): argument checks, any 1.x accepted, and
-// entries written only for versions that have them. No loader involved.
+// The driver file's getters, opened directly with dlopen as a loader does
+// (oneapi-src/level-zero's loader and Intel's driver conventions): argument checks, any 1.x
+// accepted, and entries written only for versions that have them. No loader involved.
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -63,7 +63,7 @@ TEST_F(ZeGetters, NullTableAndForeignMajorVersion) {
   EXPECT_EQ(empty(kV20, reinterpret_cast<ze_image_dditable_t*>(&t)), ZE_RESULT_ERROR_UNSUPPORTED_VERSION);
 }
 
-// FEAS §2.3: a newer loader asks for its own version; the mock accepts and writes what
+// A newer loader asks for its own version; the mock accepts and writes what
 // it has.
 TEST_F(ZeGetters, AnyMinorVersionIsAccepted) {
   auto get = getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable");
@@ -73,7 +73,7 @@ TEST_F(ZeGetters, AnyMinorVersionIsAccepted) {
   EXPECT_FALSE(untouched(&t.pfnInit));
 }
 
-// Driver pfnGetExtensionFunctionAddress from 1.1; Device pfnGetGlobalTimestamps 1.1.
+// Driver pfnGetExtensionFunctionAddress from 1.1; Device pfnGetGlobalTimestamps 1.1.
 TEST_F(ZeGetters, CoreEntriesAreVersionGated) {
   auto get_driver = getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable");
   ze_driver_dditable_t d;
@@ -93,7 +93,7 @@ TEST_F(ZeGetters, CoreEntriesAreVersionGated) {
   EXPECT_TRUE(untouched(&v.pfnReserveCacheExt));  // not implemented: never written
 }
 
-// S-6: zesInit and the two pfnGet entries only for requests >= 1.5, and nothing past
+// zesInit and the two pfnGet entries only for requests >= 1.5, and nothing past
 // pfnGet (the overclock entries stay the caller's).
 TEST_F(ZeGetters, SysmanEntriesOfSpec15AreWrittenOnlyFor15) {
   auto get_global = getter<abi::zes_global_dditable_1_5_t>("zesGetGlobalProcAddrTable");
@@ -137,7 +137,7 @@ TEST_F(ZeGetters, DirectCallsBeforeAndAfterInit) {
   EXPECT_EQ(d.pfnGet(&count, nullptr), ZE_RESULT_SUCCESS);
   EXPECT_EQ(count, 1u);
   EXPECT_EQ(d.pfnGet(nullptr, nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-  // An unknown handle is rejected through the registry, never dereferenced (I-10).
+  // An unknown handle is rejected through the registry, never dereferenced.
   ze_api_version_t version{};
   int not_a_driver = 0;
   EXPECT_EQ(d.pfnGetApiVersion(reinterpret_cast<ze_driver_handle_t>(&not_a_driver), &version),

@@ -2,8 +2,8 @@
 // queue groups, legacy Sysman) that ctest runs three times: directly, with the loader's
 // intercept mode (ZE_ENABLE_LOADER_INTERCEPT=1: handles are the loader's objects) and with
 // the validation layer stacked over the mock (ZE_ENABLE_VALIDATION_LAYER=1 +
-// ZE_ENABLE_PARAMETER_VALIDATION=1), FEAS §2.1, §2.5. Handle values are never compared
-// across modes (FEAS §2.2).
+// ZE_ENABLE_PARAMETER_VALIDATION=1). Handle values are never compared across modes (the
+// loader's intercept layer hands out its own).
 
 #include <level_zero/ze_api.h>
 #include <level_zero/zes_api.h>

@@ -29,7 +29,7 @@ class ZePresets : public ze_test::ZeTest {
   }
 };
 
-// D-3: Max 1550 defaults to FLAT: four tile devices of 64 GiB.
+// Max 1550 defaults to FLAT: four tile devices of 64 GiB.
 TEST_F(ZePresets, TwoMax1550IsFlatByDefault) {
   use_preset("2xmax1550");
   auto devices = devices_of(init_driver());
@@ -43,7 +43,7 @@ TEST_F(ZePresets, TwoMax1550IsFlatByDefault) {
   std::uint32_t count = 1;
   ASSERT_EQ(zeDeviceGetMemoryProperties(devices[3], &count, &m), ZE_RESULT_SUCCESS);
   EXPECT_EQ(m.totalSize, std::uint64_t{64} << 30);
-  // All four tiles differ (§3.4 uuid per sub-device).
+  // All four tiles differ (every sub-device has its own uuid).
   for (std::size_t i = 0; i < devices.size(); ++i)
     for (std::size_t j = i + 1; j < devices.size(); ++j)
       EXPECT_NE(std::memcmp(properties(devices[i]).uuid.id, properties(devices[j]).uuid.id, 16), 0)

@@ -1,5 +1,5 @@
-// Device properties through the real loader (spec level_zero.md §3.4-§3.6; checklist rows
-// "chains" and "properties").
+// Device properties through the real loader (ze_device_properties_t and the
+// other property queries, their stype/pNext chains).
 
 #include <level_zero/ze_api.h>
 
@@ -36,7 +36,7 @@ TEST_F(ZeProperties, CardAndTileFields) {
   EXPECT_EQ(card.deviceId, 0x0bd6u);
   EXPECT_EQ(card.flags, 0u);
   EXPECT_EQ(card.coreClockRate, 1600u);
-  EXPECT_EQ(card.maxMemAllocSize, kTileBytes);  // capped at one tile (§3.4)
+  EXPECT_EQ(card.maxMemAllocSize, kTileBytes);  // capped at one tile (as Intel's driver)
   EXPECT_EQ(card.maxHardwareContexts, 65536u);
   EXPECT_EQ(card.maxCommandQueuePriority, 0u);
   EXPECT_EQ(card.numThreadsPerEU, 8u);
@@ -52,12 +52,12 @@ TEST_F(ZeProperties, CardAndTileFields) {
   ze_device_properties_t t0 = properties(tiles[0], ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
   ze_device_properties_t t1 = properties(tiles[1], ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
   EXPECT_EQ(t0.numSlices, 1u);
-  // Every sub-device has its own uuid (§3.4).
+  // Every sub-device has its own uuid (ze_device_properties_t::uuid).
   EXPECT_NE(std::memcmp(t0.uuid.id, card.uuid.id, sizeof card.uuid.id), 0);
   EXPECT_NE(std::memcmp(t0.uuid.id, t1.uuid.id, sizeof t0.uuid.id), 0);
 }
 
-// D-11: ns per tick for the plain stype, ticks per second for _1_2, both truncated.
+// ns per tick for the plain stype, ticks per second for _1_2, both truncated.
 TEST_F(ZeProperties, TimerResolutionUnitFollowsTheCallersStype) {
   auto cards = devices_of(init_driver());
   EXPECT_EQ(properties(cards[0], ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES).timerResolution, 52u);
@@ -65,7 +65,7 @@ TEST_F(ZeProperties, TimerResolutionUnitFollowsTheCallersStype) {
             19200122u);  // 1e9 / 52.083
 }
 
-// I-16: the caller's stype and pNext are never written; unknown links are left alone.
+// The caller's stype and pNext are never written; unknown links are left alone.
 TEST_F(ZeProperties, CallerChainIsLeftAlone) {
   auto cards = devices_of(init_driver());
   struct Unknown {
@@ -118,7 +118,7 @@ TEST_F(ZeProperties, MaxMemAllocSizeFromTheMachineFile) {
             (std::uint64_t{4} << 30) - 8192);
 }
 
-// D-13: one entry; a card reports the memory of the tiles it spans, a tile its own; the
+// One entry; a card reports the memory of the tiles it spans, a tile its own; the
 // ext link is filled, an unknown one skipped.
 TEST_F(ZeProperties, MemoryPropertiesPerCardAndTile) {
   auto cards = devices_of(init_driver());
@@ -156,7 +156,7 @@ TEST_F(ZeProperties, MemoryPropertiesPerCardAndTile) {
   EXPECT_EQ(zeDeviceGetMemoryProperties(tiles[1], &count, nullptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
 }
 
-// D-13: a tile exposed alone by the mask (COMPOSITE `1.0`) reports one tile's memory.
+// A tile exposed alone by the mask (COMPOSITE `1.0`) reports one tile's memory.
 TEST_F(ZeProperties, CompositeTileAloneReportsTileMemory) {
   setenv("ZE_AFFINITY_MASK", "1.0", 1);
   auto devices = devices_of(init_driver());
@@ -168,7 +168,6 @@ TEST_F(ZeProperties, CompositeTileAloneReportsTileMemory) {
   EXPECT_EQ(p.totalSize, kTileBytes);
 }
 
-// D-15, D-16.
 TEST_F(ZeProperties, CommandQueueGroups) {
   mockdev::MachineSpec m = ze_test::two_cards_two_tiles();
   m.devices[0].level_zero.copy_fill_pattern_limit = 16;
@@ -237,7 +236,7 @@ TEST_F(ZeProperties, CardsArePeersOverTheDefaultPcieLink) {
   EXPECT_EQ(p2p.flags, static_cast<ze_device_p2p_property_flags_t>(ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS));
 }
 
-// D-17, D-18: host = the virtual host clock; device = start + elapsed / period, masked to
+// Host = the virtual host clock; device = start + elapsed / period, masked to
 // the valid bits (the start is set 10 ticks before the 36-bit wrap).
 TEST_F(ZeProperties, GlobalTimestampsFromTheVirtualClockWithValidBits) {
   mockdev::MachineSpec m = ze_test::two_cards_two_tiles();

@@ -1,4 +1,4 @@
-// Sysman (spec level_zero.md §7): the legacy route through Debian's loader
+// Sysman: the legacy route through Debian's loader
 // (ZES_ENABLE_SYSMAN=1, core handles as zes handles) and the zesInit route through the
 // Sysman loader stand-in (zes_loader_shim.h), requested at 1.5 as a loader >= 1.9 does.
 
@@ -42,14 +42,14 @@ TEST_F(ZeSysmanLegacy, CoreHandlesWorkWithTheVariableSetBeforeInit) {
   ze_result_t r{};
   zes_device_properties_t p = sysman_properties(cards[1], &ext, &r);
   ASSERT_EQ(r, ZE_RESULT_SUCCESS);
-  EXPECT_EQ(p.numSubdevices, 2u);  // S-9
+  EXPECT_EQ(p.numSubdevices, 2u);
   EXPECT_EQ(p.core.deviceId, 0x0bd6u);
   EXPECT_STREQ(p.modelName, "Intel(R) Data Center GPU Max 1550");
   EXPECT_STREQ(p.serialNumber, "unknown");
   EXPECT_EQ(p.pNext, &ext);
   EXPECT_EQ(ext.type, 1);
   EXPECT_EQ(ext.flags, 0u);
-  EXPECT_EQ(std::memcmp(ext.uuid, p.core.uuid.id, 16), 0);  // S-8
+  EXPECT_EQ(std::memcmp(ext.uuid, p.core.uuid.id, 16), 0);
 }
 
 TEST_F(ZeSysmanLegacy, WithoutTheVariableSysmanIsUninitialized) {
@@ -59,7 +59,7 @@ TEST_F(ZeSysmanLegacy, WithoutTheVariableSysmanIsUninitialized) {
   EXPECT_EQ(r, ZE_RESULT_ERROR_UNINITIALIZED);
 }
 
-// S-8: INTEGRATED in core.flags and in the ext struct.
+// INTEGRATED in core.flags and in the ext struct.
 TEST_F(ZeSysmanLegacy, IntegratedFlagInBothPlaces) {
   use_machine(ze_test::laptop());
   setenv("ZES_ENABLE_SYSMAN", "1", 1);
@@ -74,7 +74,7 @@ TEST_F(ZeSysmanLegacy, IntegratedFlagInBothPlaces) {
   EXPECT_EQ(ext.flags, abi::kZesDevicePropertyFlagIntegrated);
 }
 
-// S-10, S-11, M-11: one module per tile; free = size - usage.
+// One module per tile; free = size - usage.
 TEST_F(ZeSysmanLegacy, MemoryModulesPerTileWithFreeFromUsage) {
   setenv("ZES_ENABLE_SYSMAN", "1", 1);
   auto cards = devices_of(init_driver());
@@ -85,7 +85,7 @@ TEST_F(ZeSysmanLegacy, MemoryModulesPerTileWithFreeFromUsage) {
   ASSERT_EQ(zesDeviceEnumMemoryModules(cards[0], &count, modules), ZE_RESULT_SUCCESS);
   zes_mem_handle_t again[2]{};
   ASSERT_EQ(zesDeviceEnumMemoryModules(cards[0], &count, again), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(again[1], modules[1]);  // I-9
+  EXPECT_EQ(again[1], modules[1]);
   zes_mem_properties_t props{};
   props.stype = ZES_STRUCTURE_TYPE_MEM_PROPERTIES;
   ASSERT_EQ(zesMemoryGetProperties(modules[1], &props), ZE_RESULT_SUCCESS);
@@ -141,7 +141,7 @@ class ZeSysmanInit : public ze_test::ZeTest {
   ze_result_t (*properties_)(zes_device_handle_t, zes_device_properties_t*) = nullptr;
 };
 
-// D-4, S-5, S-12: cards whatever the mask and hierarchy, without initialising the core.
+// Cards whatever the mask and hierarchy, without initialising the core.
 TEST_F(ZeSysmanInit, CountsCardsWithoutCoreInit) {
   setenv("ZE_AFFINITY_MASK", "1", 1);
   setenv("ZE_FLAT_DEVICE_HIERARCHY", "FLAT", 1);
@@ -174,7 +174,7 @@ TEST_F(ZeSysmanInit, NoIntelDeviceFails) {
   EXPECT_EQ(driver_get_(&count, nullptr), ZE_RESULT_ERROR_UNINITIALIZED);
 }
 
-// S-1..S-3: the routes exclude each other.
+// The routes exclude each other.
 TEST_F(ZeSysmanInit, LegacyRouteFirstMakesZesInitFail) {
   setenv("ZES_ENABLE_SYSMAN", "1", 1);
   init_driver();

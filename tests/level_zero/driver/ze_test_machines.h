@@ -18,8 +18,8 @@ namespace ze_test {
 // labels can be read back.
 mockdev::DeviceSpec intel_card(int index, int tiles, std::string pci_bus_id = "");
 
-// Two cards of two tiles each (spec D-9's machine), with an NVIDIA device between them that
-// Level Zero must never show.
+// Two cards of two tiles each (the machine of the Programming Guide's mask examples), with an
+// NVIDIA device between them that Level Zero must never show.
 mockdev::MachineSpec two_cards_two_tiles();
 // A laptop: one integrated, untiled Intel GPU.
 mockdev::MachineSpec laptop();

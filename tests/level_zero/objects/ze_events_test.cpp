@@ -1,7 +1,7 @@
-// Event pools and events of the mock Level Zero driver (spec level_zero.md §5): creation
-// rules, host signal releasing waiting commands, waits in virtual time (§4.8 item 4),
-// deadlocks reported instead of hung, kernel timestamps with a wrap (E-7..E-9, E-12), the
-// E-6 reuse report, global timestamps.
+// Event pools and events of the mock Level Zero driver (zeEventPool*, zeEvent*):
+// creation rules, host signal releasing waiting commands, waits in virtual time, deadlocks
+// reported instead of hung, kernel timestamps with a wrap, the
+// event reuse report, global timestamps.
 
 #include <string>
 #include <vector>
@@ -14,7 +14,6 @@ namespace {
 
 using EventsTest = ZeObjectsTest;
 
-// E-1, E-4.
 TEST_F(EventsTest, PoolAndEventCreationRules) {
   ze_event_pool_desc_t desc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr, 0, 0};
   ze_event_pool_handle_t p = nullptr;
@@ -39,7 +38,7 @@ TEST_F(EventsTest, PoolAndEventCreationRules) {
   EXPECT_EQ(zeEventQueryStatus(again), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);  // went with it
 }
 
-// E-5: two states; signal and reset from the host.
+// Two states; signal and reset from the host.
 TEST_F(EventsTest, HostSignalQueryReset) {
   ze_event_handle_t e = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
   EXPECT_EQ(zeEventQueryStatus(e), ZE_RESULT_NOT_READY);
@@ -84,7 +83,7 @@ TEST_F(EventsTest, HostSignalReleasesWaitingCommandsAndTimeoutsAreVirtual) {
   EXPECT_EQ(back, src);
 }
 
-// §4.8 item 4: a wait shorter than the work's remaining virtual time expires; a long
+// A wait shorter than the work's remaining virtual time expires; a long
 // enough one succeeds and moves the clock to the work's end.
 TEST_F(EventsTest, TimedWaitOnLongCopy) {
   ze_event_handle_t done = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
@@ -102,7 +101,7 @@ TEST_F(EventsTest, TimedWaitOnLongCopy) {
   EXPECT_EQ(mockdev::streams::host_time_ns(), end);
 }
 
-// E-7..E-9, E-12: the signalling command's start and end in device ticks (50 ns each on this
+// The signalling command's start and end in device ticks (50 ns each on this
 // machine), kernelTimestampValidBits (32) wide, from a start tick just below the wrap.
 class WrappingClockTest : public ZeObjectsTest {
  protected:
@@ -119,7 +118,7 @@ TEST_F(WrappingClockTest, KernelTimestampsWrapAndGiveTheElapsedTicks) {
   ze_kernel_timestamp_result_t r{};
   r.global.kernelStart = 42;
   EXPECT_EQ(zeEventQueryKernelTimestamp(e, &r), ZE_RESULT_NOT_READY);
-  EXPECT_EQ(r.global.kernelStart, 42u);  // untouched (E-8)
+  EXPECT_EQ(r.global.kernelStart, 42u);  // untouched
   ze_command_list_handle_t list = immediate(card_);
   void* d = device_alloc(1000000, card_);
   std::vector<unsigned char> src(1000000, 1);
@@ -132,13 +131,13 @@ TEST_F(WrappingClockTest, KernelTimestampsWrapAndGiveTheElapsedTicks) {
   EXPECT_EQ(r.global.kernelStart, ((std::uint64_t{1} << 32) - 100 + 80) & mask);
   EXPECT_EQ(r.global.kernelEnd, ((std::uint64_t{1} << 32) - 100 + 880) & mask);
   EXPECT_LT(r.global.kernelEnd, r.global.kernelStart);  // wrapped
-  const std::uint64_t elapsed = (mask - r.global.kernelStart) + r.global.kernelEnd + 1;  // E-9
+  const std::uint64_t elapsed = (mask - r.global.kernelStart) + r.global.kernelEnd + 1;
   EXPECT_EQ(elapsed, 800u);
   EXPECT_EQ(r.context.kernelStart, r.global.kernelStart);
   EXPECT_EQ(r.context.kernelEnd, r.global.kernelEnd);
 }
 
-// the device's global ticks (timestampValidBits = 36) when the command ran.
+// The device's global ticks (timestampValidBits = 36) when the command ran.
 TEST_F(WrappingClockTest, WriteGlobalTimestampIntoHostMemory) {
   ze_command_list_handle_t list = immediate(card_);
   auto* slot = static_cast<std::uint64_t*>(host_alloc(16));
@@ -153,7 +152,7 @@ TEST_F(WrappingClockTest, WriteGlobalTimestampIntoHostMemory) {
             ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
 }
 
-// E-6: signalling an event that is still signalled, without a reset, is reported.
+// Signalling an event that is still signalled, without a reset, is reported.
 TEST_F(EventsTest, ReuseWithoutResetIsReported) {
   ze_event_handle_t e = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 3);
   ze_command_list_handle_t list = immediate(card_);

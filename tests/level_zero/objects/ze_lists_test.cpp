@@ -1,5 +1,5 @@
-// Command lists and queues of the mock Level Zero driver (spec level_zero.md §4): creation
-// rules, copies and fills that move real bytes, fill pattern rules, the race detector on
+// Command lists and queues of the mock Level Zero driver (zeCommandListCreate*, zeCommandQueue*):
+// creation rules, copies and fills that move real bytes, fill pattern rules, the race detector on
 // two lists, regular lists on a command queue.
 
 #include <cstring>
@@ -13,8 +13,8 @@ namespace {
 
 using ListsTest = ZeObjectsTest;
 
-// §4.2: ordinal = a queue group (two: compute+copy, copy), index < numQueues (4 compute by
-// default), flags/mode/priority within their enums; IN_ORDER (0x2, 1.7) is accepted.
+// ze_command_queue_desc_t: ordinal = a queue group (two: compute+copy, copy), index < numQueues (4
+// compute by default), flags/mode/priority within their enums; IN_ORDER (0x2, 1.7) is accepted.
 TEST_F(ListsTest, ImmediateListDescriptorRules) {
   ze_command_queue_desc_t desc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, nullptr, 2, 0, 0,
                                ZE_COMMAND_QUEUE_MODE_DEFAULT, ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
@@ -39,7 +39,7 @@ TEST_F(ListsTest, ImmediateListDescriptorRules) {
   EXPECT_EQ(zeCommandListDestroy(list), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 }
 
-// host, device and plain host pointers in any mix; the bytes really move.
+// Host, device and plain host pointers in any mix; the bytes really move.
 TEST_F(ListsTest, CopiesMoveBytesThroughDeviceMemory) {
   ze_command_list_handle_t list = immediate(tiles_[0], 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
   const std::size_t n = 100000;
@@ -62,10 +62,10 @@ TEST_F(ListsTest, CopiesMoveBytesThroughDeviceMemory) {
             ZE_RESULT_ERROR_INVALID_ARGUMENT);
   ze_event_handle_t* no_waits = nullptr;
   EXPECT_EQ(zeCommandListAppendMemoryCopy(list, d1, h, n, nullptr, 1, no_waits),
-            ZE_RESULT_ERROR_INVALID_SIZE);
+            ZE_RESULT_ERROR_INVALID_SIZE);
 }
 
-// any power-of-two pattern on the compute group; the copy group's limit (1 byte by
+// Any power-of-two pattern on the compute group; the copy group's limit (1 byte by
 // default); 0, 3 or oversize -> INVALID_SIZE.
 TEST_F(ListsTest, FillPatternsAndTheirLimits) {
   ze_command_list_handle_t list = immediate(card_, 0, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
@@ -106,7 +106,7 @@ TEST_F(ListsTest, FillPatternsAndTheirLimits) {
             ZE_RESULT_SUCCESS);
 }
 
-// §4.8 item 6: two lists writing the same bytes with no event between them race; an event
+// Two lists writing the same bytes with no event between them race; an event
 // between them orders them.
 TEST_F(ListsTest, TwoListsWithoutAnEventRace) {
   void* d = device_alloc(4096, card_);
@@ -136,8 +136,9 @@ class AdversarialListsTest : public ZeObjectsTest {
   }
 };
 
-// A barrier without wait events orders everything before it on its list (§4.4): waiting
-// for the barrier's event runs the fill and the copy before it.
+// A barrier without wait events orders everything before it on its list
+// (zeCommandListAppendBarrier): waiting for the barrier's event runs the fill and the copy before
+// it.
 TEST_F(AdversarialListsTest, BarrierOrdersEarlierCommandsAndSignals) {
   ze_command_list_handle_t list = immediate(card_);
   void* d = device_alloc(4096, card_);
@@ -179,7 +180,7 @@ TEST_F(AdversarialListsTest, BarrierWaitsForEveryEarlierCommand) {
   EXPECT_EQ(second[63], 2);
 }
 
-// E-5, E-6: signal, device reset, signal again on an IN_ORDER list is legal reuse (nothing
+// Signal, device reset, signal again on an IN_ORDER list is legal reuse (nothing
 // reported), and when the work finally runs the later signal survives the reset.
 TEST_F(AdversarialListsTest, DeviceResetBetweenSignalsKeepsTheLaterSignal) {
   ze_event_handle_t e = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
@@ -213,7 +214,7 @@ TEST_F(AdversarialListsTest, WaitEventPullsTheSignallingCommand) {
   EXPECT_EQ(mockdev::control::race_count(), 0u);
 }
 
-// Q-12..Q-14: regular lists recorded, closed, executed on a queue of their group.
+// Regular lists recorded, closed, executed on a queue of their group.
 TEST_F(ListsTest, RegularListsOnACommandQueue) {
   ze_command_list_desc_t ldesc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
   ze_command_list_handle_t list = nullptr;

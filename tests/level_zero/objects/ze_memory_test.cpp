@@ -1,4 +1,4 @@
-// Contexts and memory of the mock Level Zero driver (spec level_zero.md, M-1..M-7)
+// Contexts and memory of the mock Level Zero driver (zeContext*, zeMem*)
 // and virtual memory, through the real loader.
 
 #include <cstring>
@@ -21,7 +21,7 @@ TEST_F(MemoryTest, ContextFlagsAndDestroyReturnsMemory) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(mockdev::control::used_bytes(0), kGranule);
   EXPECT_EQ(zeContextDestroy(context_), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(mockdev::control::used_bytes(0), 0u);  // its memory returns to the device
+  EXPECT_EQ(mockdev::control::used_bytes(0), 0u);  // its memory returns to the device
   EXPECT_EQ(zeContextGetStatus(context_), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
   EXPECT_EQ(zeMemFree(context_, p), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 }
@@ -44,7 +44,7 @@ TEST_F(MemoryTest, DeviceAllocationArgumentRules) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % (8 * kGranule), 0u);
 }
 
-// M-2, M-4: the per-allocation cap (one tile's memory) is UNSUPPORTED_SIZE, lifted by the
+// The per-allocation cap (one tile's memory) is UNSUPPORTED_SIZE, lifted by the
 // relaxed-limits link up to the device's memory; the link without its flag is refused.
 TEST_F(MemoryTest, MaxAllocationSizeAndRelaxedLimits) {
   ze_device_mem_alloc_desc_t desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
@@ -64,7 +64,7 @@ TEST_F(MemoryTest, MaxAllocationSizeAndRelaxedLimits) {
   EXPECT_EQ(mockdev::control::used_bytes(0), kTileBytes + kGranule);
 }
 
-// M-3, M-4: a tile has its own budget; the card's capacity bounds all of them together.
+// A tile has its own budget; the card's capacity bounds all of them together.
 TEST_F(MemoryTest, TileRunsOutBeforeTheCard) {
   void* p = nullptr;
   const std::uint64_t three_gib = std::uint64_t{3} << 30;
@@ -84,7 +84,6 @@ TEST_F(MemoryTest, EngineMemoryFaultsApply) {
   EXPECT_EQ(try_device_alloc(64, card_, &p), ZE_RESULT_SUCCESS);
 }
 
-// M-5.
 TEST_F(MemoryTest, FreeOfUnknownOrFreedPointerIsInvalidArgument) {
   void* p = device_alloc(4096, card_);
   int local = 0;
@@ -93,13 +92,13 @@ TEST_F(MemoryTest, FreeOfUnknownOrFreedPointerIsInvalidArgument) {
   ze_context_desc_t desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
   ze_context_handle_t other = nullptr;
   ASSERT_EQ(zeContextCreate(driver_, &desc, &other), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(zeMemFree(other, p), ZE_RESULT_ERROR_INVALID_ARGUMENT);  // unknown there
+  EXPECT_EQ(zeMemFree(other, p), ZE_RESULT_ERROR_INVALID_ARGUMENT);  // unknown there
   EXPECT_EQ(zeMemFree(context_, p), ZE_RESULT_SUCCESS);
   EXPECT_EQ(zeMemFree(context_, p), ZE_RESULT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(mockdev::control::used_bytes(0), 0u);
 }
 
-// M-6: interior pointers resolve to their allocation; foreign ones are UNKNOWN with the
+// Interior pointers resolve to their allocation; foreign ones are UNKNOWN with the
 // device left untouched.
 TEST_F(MemoryTest, AllocationPropertiesOfInteriorAndForeignPointers) {
   char* d = static_cast<char*>(device_alloc(1 << 20, tiles_[1]));
@@ -140,7 +139,7 @@ TEST_F(MemoryTest, AllocationPropertiesOfInteriorAndForeignPointers) {
   EXPECT_EQ(b.type, ZE_MEMORY_TYPE_UNKNOWN);  // one past the end
 }
 
-// M-7: a 1.4-header mock answers ZE_RESULT_ERROR_UNKNOWN for an unknown pointer.
+// A 1.4-header mock answers ZE_RESULT_ERROR_UNKNOWN for an unknown pointer.
 TEST_F(MemoryTest, AddressRangeOfInteriorAndUnknownPointers) {
   char* d = static_cast<char*>(device_alloc(3000, card_));
   void* base = nullptr;

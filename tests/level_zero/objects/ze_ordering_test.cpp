@@ -1,8 +1,8 @@
-// Ordering of the mock Level Zero driver's lists (spec level_zero.md §4.4, Q-5, Q-10, Q-11,
-// §4.8), read from kernel timestamps (50 ns per tick on the fixture's machine): a plain list
-// starts its commands together ("spec mode"), an IN_ORDER one runs each after the previous;
-// a synchronous list waiting for an event nobody signals reports a deadlock; a destroyed
-// context takes its objects along.
+// Ordering of the mock Level Zero driver's lists (the Level Zero specification's ordering
+// rules and the mock's "spec mode"), read from kernel timestamps (50 ns per tick on the fixture's
+// machine): a plain list starts its commands together ("spec mode"), an IN_ORDER one runs each
+// after the previous; a synchronous list waiting for an event nobody signals reports a deadlock; a
+// destroyed context takes its objects along.
 
 #include <string>
 #include <vector>
@@ -43,7 +43,7 @@ TEST_F(OrderingTest, PlainListCommandsMayOverlap) {
   const TwoCopies r = two_copies(immediate(card_), event(p, 0), event(p, 1), d1, d2);
   EXPECT_EQ(r.first.global.kernelStart, 80u);  // 4000 ns launch latency
   EXPECT_EQ(r.first.global.kernelEnd, 880u);
-  EXPECT_EQ(r.second.global.kernelStart, 80u);  // started with the first
+  EXPECT_EQ(r.second.global.kernelStart, 80u);  // started with the first
   EXPECT_EQ(r.second.global.kernelEnd, 880u);
 }
 
@@ -55,11 +55,12 @@ TEST_F(OrderingTest, InOrderListRunsEachCommandAfterThePrevious) {
   const TwoCopies r =
       two_copies(immediate(card_, 0x2), event(p, 0), event(p, 1), d1, d2);
   EXPECT_EQ(r.first.global.kernelEnd, 880u);
-  EXPECT_EQ(r.second.global.kernelStart, 880u);  // after the first ended
+  EXPECT_EQ(r.second.global.kernelStart, 880u);  // after the first ended
   EXPECT_EQ(r.second.global.kernelEnd, 1680u);
 }
 
-// A barrier with wait events waits only for them, yet blocks what follows (§4.4).
+// A barrier with wait events waits only for them, yet blocks what follows
+// (zeCommandListAppendBarrier).
 TEST_F(OrderingTest, BarrierWithWaitEventsBlocksLaterCommands) {
   ze_event_pool_handle_t p = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE);
   ze_event_handle_t gate = event(p, 0);
@@ -92,10 +93,10 @@ TEST_F(OrderingTest, WaitOnEventsAcrossLists) {
   EXPECT_EQ(back[0], 0x77);
   EXPECT_EQ(back[4095], 0x77);
   EXPECT_EQ(zeCommandListAppendWaitOnEvents(consumer, 1, nullptr),
-            ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER);
 }
 
-// a synchronous append completes before it returns, so one that waits for an event
+// A synchronous append completes before it returns, so one that waits for an event
 // nothing will signal is a reported deadlock, never a hang.
 TEST_F(OrderingTest, SynchronousAppendOnAnUnsignalledEventIsADeadlock) {
   ze_event_handle_t gate = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
@@ -109,7 +110,7 @@ TEST_F(OrderingTest, SynchronousAppendOnAnUnsignalledEventIsADeadlock) {
       << err;
 }
 
-// destroying a context destroys what was made in it.
+// Destroying a context destroys what was made in it.
 TEST_F(OrderingTest, ContextDestroyTakesItsObjects) {
   ze_event_pool_handle_t p = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE);
   ze_event_handle_t e = event(p, 0);
@@ -122,7 +123,7 @@ TEST_F(OrderingTest, ContextDestroyTakesItsObjects) {
   EXPECT_EQ(zeCommandListDestroy(list), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 }
 
-// events of another context are refused.
+// Events of another context are refused.
 TEST_F(OrderingTest, EventsOfAnotherContextAreRefused) {
   ze_context_desc_t desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
   ze_context_handle_t other = nullptr;
@@ -137,7 +138,7 @@ TEST_F(OrderingTest, EventsOfAnotherContextAreRefused) {
   EXPECT_EQ(zeCommandListAppendBarrier(list, nullptr, 1, &foreign), ZE_RESULT_ERROR_INVALID_ARGUMENT);
 }
 
-// a closed regular list takes no appends until it is reset.
+// A closed regular list takes no appends until it is reset.
 TEST_F(OrderingTest, RegularListCloseAndReset) {
   ze_command_list_desc_t ldesc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
   ze_command_list_handle_t list = nullptr;

@@ -62,7 +62,7 @@ void copy(const Stream& stream, void* to, const void* from, std::size_t bytes) {
 }
 
 // Every test also checks that the mock saw no misuse: no race and no "mockdev: level
-// zero:" report (E-6 event reuse while a signal is pending, deadlocked waits).
+// zero:" report (event reuse while a signal is pending, deadlocked waits).
 class XpuQueuesApi : public ::testing::Test {
  protected:
   void SetUp() override { ::testing::internal::CaptureStderr(); }
@@ -99,8 +99,8 @@ TEST_F(XpuQueuesApi, CachingAllocatorSegmentsAreDriverAllocations) {
   EXPECT_EQ(mockdev::control::call_count("zeMemFree"), 1u);
 }
 
-// M-2 + the allocator: the driver's UNSUPPORTED_SIZE is "no room", so the caller gets
-// PyTorch's OutOfMemoryError with the device's capacity, not a driver error.
+// An oversized request and the allocator: the driver's UNSUPPORTED_SIZE is "no room", so the caller
+// gets PyTorch's OutOfMemoryError with the device's capacity, not a driver error.
 TEST_F(XpuQueuesApi, OutOfMemoryErrorFromTheCachingAllocator) {
   set_device_index(0);
   DataPtr existing = allocate(1024);
@@ -213,7 +213,7 @@ TEST_F(XpuQueuesApi, WaitStreamOrdersTheConsumer) {
 }
 
 // Events: never recorded -> complete; recorded -> pending until a wait; elapsed time of
-// the fill between two timing events is its virtual duration (E-9, D-12): on the
+// the fill between two timing events is its virtual duration: on the
 // adversarial schedule the work runs at the host wait, long after its launch latency has
 // passed, so only the transfer (bytes at the memset bandwidth) separates the two records;
 // exact up to one 52.083 ns tick.

@@ -46,7 +46,7 @@ constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 class QueuesTest : public ::testing::Test {
  protected:
   // Every test also checks that the mock saw no misuse: no unordered conflicting accesses
-  // (its race detector) and no "mockdev: level zero:" report on stderr (E-6 event reuse
+  // (its race detector) and no "mockdev: level zero:" report on stderr (event reuse
   // while a signal is pending, deadlocked waits).
   void SetUp() override { ::testing::internal::CaptureStderr(); }
   void TearDown() override {
@@ -136,7 +136,7 @@ TEST_F(QueuesTest, AllocateAndFreeAreSeenByTheMockAccounting) {
   const std::uint64_t before = mockdev::control::memory_usage(0).allocation_bytes;
   Result<DevicePointer> pointer = backend().allocate(0, 3 * kMiB);
   ASSERT_TRUE(pointer.ok()) << pointer.status().message();
-  EXPECT_EQ(pointer->value % 512, 0u);  // M-10
+  EXPECT_EQ(pointer->value % 512, 0u);
   mockdev::control::DeviceMemoryUsage usage = mockdev::control::memory_usage(0);
   bool found = false;
   for (const auto& allocation : usage.allocations) {
@@ -151,7 +151,7 @@ TEST_F(QueuesTest, AllocateAndFreeAreSeenByTheMockAccounting) {
   EXPECT_EQ(mockdev::control::memory_usage(0).allocation_bytes, before);
 }
 
-// M-2: above maxMemAllocSize (one tile's 64 GiB) the driver says UNSUPPORTED_SIZE; the
+// Above maxMemAllocSize (one tile's 64 GiB) the driver says UNSUPPORTED_SIZE; the
 // allocator must see "no room" (kOutOfMemory) all the same, with the driver's text.
 TEST_F(QueuesTest, AllocationAboveTheCapIsOutOfMemoryWithTheDriversText) {
   start();
@@ -161,7 +161,7 @@ TEST_F(QueuesTest, AllocationAboveTheCapIsOutOfMemoryWithTheDriversText) {
             "(0x78000009) (device=0)"));
 }
 
-// M-3: a full tile says OUT_OF_DEVICE_MEMORY.
+// A full tile says OUT_OF_DEVICE_MEMORY.
 TEST_F(QueuesTest, AllocationOnAFullTileIsOutOfMemory) {
   start();
   Result<DevicePointer> first = backend().allocate(3, 40 * kGiB);
@@ -224,7 +224,7 @@ TEST_F(QueuesTest, PinnedHostMemoryIsAccounted) {
   EXPECT_EQ(mockdev::control::pinned_host_bytes(), before);
 }
 
-// M-8, M-9 on an untiled device: total = the machine's memory, free = total minus what the
+// memory_info on an untiled device: total = the machine's memory, free = total minus what the
 // driver accounts as used.
 TEST_F(QueuesTest, MemoryInfoIsExactOnAnUntiledDevice) {
   start_on(mockdev::load_machine("laptop_igpu"), 1);
@@ -242,12 +242,12 @@ TEST_F(QueuesTest, MemoryInfoIsExactOnAnUntiledDevice) {
   EXPECT_EQ(empty->free_bytes - used->free_bytes, 1 * kGiB);
 }
 
-// M-9 on tiles (FLAT: each device is one tile): the tile's own memory and modules.
+// memory_info on tiles (FLAT: each device is one tile): the tile's own memory and modules.
 TEST_F(QueuesTest, MemoryInfoIsTheTilesCapacityAndItsFreeBytes) {
   start();
   Result<MemoryInfo> empty = backend().memory_info(1);
   ASSERT_TRUE(empty.ok()) << empty.status().message();
-  // 128 GiB card, 2 tiles, FLAT: each device is one tile with half (D-13).
+  // 128 GiB card, 2 tiles, FLAT: each device is one tile with half.
   EXPECT_EQ(empty->total_bytes, 64 * kGiB);
   Result<DevicePointer> pointer = backend().allocate(1, 8 * kGiB);
   ASSERT_TRUE(pointer.ok()) << pointer.status().message();
@@ -277,7 +277,7 @@ TEST_F(QueuesTest, PriorityRangeIsPyTorchXpus) {
   EXPECT_EQ(range->greatest, -1);
 }
 
-// on the adversarial schedule nothing runs before a host wait needs it, so a copy
+// On the adversarial schedule nothing runs before a host wait needs it, so a copy
 // that did not wait for the fill before it would read stale bytes.
 TEST_F(QueuesTest, StreamOrderHoldsOnTheAdversarialSchedule) {
   start(StreamSettings::Schedule::kAdversarial);
@@ -371,7 +371,7 @@ TEST_F(QueuesTest, EventQueryAndSynchronizeFollowTheWork) {
   EXPECT_TRUE(*done);
 }
 
-// E-9, D-12: the fill's duration in virtual time (the mock's launch latency plus bytes at
+// The fill's duration in virtual time (the mock's launch latency plus bytes at
 // the memset bandwidth), in ticks of 52.083 ns, back in milliseconds; exact up to the
 // one-tick quantisation of the counter.
 TEST_F(QueuesTest, ElapsedTimeIsTheFillsVirtualDuration) {
@@ -397,7 +397,7 @@ TEST_F(QueuesTest, ElapsedTimeIsTheFillsVirtualDuration) {
   EXPECT_GT(*ms, 0.0f);
 }
 
-// E-9, E-12: the device counter starts 100 ticks before its 32-bit kernel-timestamp wrap,
+// The device counter starts 100 ticks before its 32-bit kernel-timestamp wrap,
 // so the end event's value is below the start event's; one wrap is corrected.
 TEST_F(QueuesTest, ElapsedTimeAcrossTheCounterWrap) {
   MachineSpec machine = mockdev::load_machine("2xmax1550");
@@ -465,7 +465,7 @@ TEST_F(QueuesTest, SlotsAreRecycledAfterObservedCompletion) {
   EXPECT_LE(queues().slots_in_use(), 64u);
 }
 
-// E-6: on the adversarial schedule nothing completes before a host wait, so no slot may
+// On the adversarial schedule nothing completes before a host wait, so no slot may
 // be reused while 200 records are pending (the pools grow instead: the mock would report a
 // reset of an event whose signal is pending); after the wait they all come back.
 TEST_F(QueuesTest, PendingSlotsAreNeverReused) {
@@ -511,7 +511,7 @@ TEST_F(QueuesTest, AFailedHostWaitNamesTheCall) {
   ASSERT_TRUE(backend().synchronize_stream(0, s).ok());
 }
 
-// M-9: no quiet fallback when Sysman cannot answer.
+// No quiet fallback when Sysman cannot answer.
 TEST_F(QueuesTest, MemoryInfoFailsWhenSysmanFails) {
   start();
   mockdev::control::fail_call("zesMemoryGetState", 1, ZE_RESULT_ERROR_DEVICE_LOST);

@@ -1,5 +1,5 @@
-// ACCEL_ALLOC_CONF parsing (spec §4; allocator_config.h): every key, every malformed token
-// named in a kConfig error, the environment fallback and the to_string round trip.
+// ACCEL_ALLOC_CONF parsing (PyTorch's allocator settings; allocator_config.h): every key, every
+// malformed token named in a kConfig error, the environment fallback and the to_string round trip.
 #include "allocator/allocator_config.h"
 
 #include <gtest/gtest.h>

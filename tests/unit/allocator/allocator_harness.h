@@ -1,6 +1,7 @@
 #pragma once
 // A DeviceCachingAllocator over a FakeDeviceProvider, with the shorthands the allocator's
-// tests use: alloc/free on a stream, one flat statistic by name, the §5 violations.
+// tests use: alloc/free on a stream, one flat statistic by name, the allocator invariants'
+// violations.
 #include <cstdint>
 #include <memory>
 #include <string>

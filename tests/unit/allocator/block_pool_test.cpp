@@ -1,5 +1,5 @@
-// Segments, best fit, splitting and merging, empty_cache, bad pointers (spec §4.3-4.6,
-// §4.8, §4.10), with exact byte and stat values and the §5 invariants after each step.
+// Segments, best fit, splitting and merging, empty_cache, bad pointers (PyTorch's
+// policy), with exact byte and stat values and the allocator invariants after each step.
 #include <gtest/gtest.h>
 
 #include "allocator_harness.h"

@@ -1,4 +1,4 @@
-// Statistics arithmetic and names (spec §4.10-4.12).
+// Statistics arithmetic and names (torch.cuda.memory_stats's update rules and keys).
 #include "allocator/device_stats.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The pinned host caching allocator over a fake provider: rounding, buckets, reuse only
 // after the events of every recorded stream complete, capture, empty_cache, statistics
-// (spec torch_accelerator.md §4.14, §5 item 15) and errors, all with exact values.
+// (torch.cuda.host_memory_stats's keys and rules) and errors, all with exact values.
 
 #include "allocator/host_caching_allocator.h"
 
@@ -28,7 +28,7 @@ using Stats = std::map<std::string, std::int64_t>;
 
 std::uintptr_t addr(void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer); }
 
-// Every key of §4.14 at 0.
+// Every key of host_memory_stats at 0.
 Stats zero_stats() {
   Stats stats;
   for (const char* name : {"allocations", "allocated_bytes", "active_requests", "active_bytes"}) {
@@ -92,8 +92,8 @@ TEST_F(HostAllocatorTest, ZeroBytesIsNullAndChangesNothing) {
   EXPECT_TRUE(fake_->calls().empty());
 }
 
-// test_host_memory_stats (spec §4.14): 40 KiB -> 64 KiB bucket, 80 KiB -> 128 KiB, and
-// empty_cache with both alive changes nothing.
+// PyTorch's test_host_memory_stats (test/test_cuda.py): 40 KiB -> 64 KiB bucket, 80 KiB -> 128 KiB,
+// and empty_cache with both alive changes nothing.
 TEST_F(HostAllocatorTest, HostMemoryStatsArithmetic) {
   fake_->set_costs_us(7, 3);
   allocator_->empty_cache();

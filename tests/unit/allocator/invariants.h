@@ -1,6 +1,7 @@
 #pragma once
-// The memory-stat invariants of spec torch_accelerator.md §5 (1, 2, 4-10, 14) checked
-// against one device allocator's statistics and snapshot, for unit tests after scripted
+// The memory-stat invariants (non-negative stats, peak >= current, all = small + large,
+// allocated <= active <= reserved, ..., stats rebuilt from the snapshot equal the live ones)
+// checked against one device allocator's statistics and snapshot, for unit tests after scripted
 // sequences and for the property tests after every generated step.
 //
 // check_invariants returns one sentence per violated invariant ("inv 5: allocated_bytes

@@ -1,4 +1,4 @@
-// The allocation path's retry chain and OutOfMemoryError (spec §4.9): the order of the
+// The allocation path's retry chain and OutOfMemoryError (PyTorch's malloc path): the order of the
 // provider calls, the counters, PyTorch's message, the report, and that an OOM loses
 // nothing; the per-process fraction, max_split_size and the garbage collector.
 #include <gtest/gtest.h>

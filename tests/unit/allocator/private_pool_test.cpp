@@ -1,6 +1,6 @@
-// Graph private pools (spec §4.15): allocations on a capturing stream come from the pool;
-// what is freed into the pool serves only the pool; nothing goes back to the driver during
-// capture; a pool is released once every user has released it.
+// Graph private pools (as PyTorch's CUDACachingAllocator.cpp has them): allocations on a capturing
+// stream come from the pool; what is freed into the pool serves only the pool; nothing goes back to
+// the driver during capture; a pool is released once every user has released it.
 #include <gtest/gtest.h>
 
 #include "allocator_harness.h"

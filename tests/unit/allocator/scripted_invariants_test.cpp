@@ -1,6 +1,6 @@
-// The §5 invariants after every step of long scripted sequences (a fixed-seed generator of
-// allocate / free / record_stream / stream work / empty_cache / resets over three streams),
-// in the default and the expandable configuration, and the empty_cache baseline (inv 11,
+// The allocator invariants (invariants.h) after every step of long scripted sequences (a fixed-seed
+// generator of allocate / free / record_stream / stream work / empty_cache / resets over three
+// streams), in the default and the expandable configuration, and the empty_cache baseline (inv 11,
 // 12) at the end. The property tests explore the same space with shrinking.
 #include <gtest/gtest.h>
 

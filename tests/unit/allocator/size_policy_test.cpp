@@ -1,4 +1,5 @@
-// The size policy (spec §4.1-4.3, §4.5), format_size and the OOM message text (§4.9).
+// The size policy (PyTorch's round_size, pool choice, segment size, should_split),
+// format_size and the OOM message text.
 #include "allocator/size_policy.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// record_stream and end-of-life events (spec §4.7): a block used on another stream is not
-// reused until the work queued there at free time completes; events are processed per
+// record_stream and end-of-life events (PyTorch's recordStream): a block used on another stream is
+// not reused until the work queued there at free time completes; events are processed per
 // stream in order at allocation; empty_cache waits for all of them.
 #include <gtest/gtest.h>
 

@@ -152,7 +152,7 @@ TEST_F(BackendSelectionTest, FirstCompiledWinsWhenBothSeeDevices) {
 }
 
 // -1: the backend cannot count without initialising its driver. Selection never
-// initialises one, so that is "no visible device" here (the placeholder xpu answers -1).
+// initialises one, so that is "no visible device" here (the scripted xpu answers -1).
 TEST_F(BackendSelectionTest, CannotCountIsNoVisibleDevice) {
   g_scripts[0].count = -1;
   g_scripts[1].count = 3;

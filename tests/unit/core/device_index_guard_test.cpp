@@ -1,4 +1,5 @@
-// DeviceIndexGuard and the per-thread current device (spec §2.5, §2.10, §7.3): restore on
+// DeviceIndexGuard and the per-thread current device (torch.accelerator.set_device_index,
+// torch.accelerator.device_index, c10's DeviceGuard): restore on
 // normal exit, on exceptions and when a backend call fails inside the scope; nesting;
 // no backend switch for the index already current; one thread never sees another's.
 

@@ -1,5 +1,6 @@
-// Device arguments and their errors (spec §1.2-1.5): every way to name a device, every
-// wrong way, with PyTorch's exact messages; index range checks; invalid ordinals.
+// Device arguments and their errors (PyTorch's _get_device_index and accelerator checks): every way
+// to name a device, every wrong way, with PyTorch's exact messages; index range checks; invalid
+// ordinals.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

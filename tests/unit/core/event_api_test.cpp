@@ -1,4 +1,4 @@
-// Events over a mocked backend (spec cuda_streams.md §5.4): lazy creation on the first
+// Events over a mocked backend (PyTorch's CUDAEvent): lazy creation on the first
 // recording stream's device, flags, never-recorded semantics, record/wait/query/
 // synchronize, elapsed_time's checks and PyTorch's exact messages, ForkError in a child.
 

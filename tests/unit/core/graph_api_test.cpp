@@ -1,4 +1,4 @@
-// Graphs over a mocked backend (spec torch_accelerator.md §2.12, cuda_streams.md §6):
+// Graphs over a mocked backend (PyTorch's CUDAGraph, aten/src/ATen/cuda/CUDAGraph.cpp):
 // capture/instantiate/replay/reset, keep_graph, pools, capture modes, and every PyTorch
 // error with its exact text.
 

@@ -1,5 +1,5 @@
-// Lazy initialisation and deferred calls (spec §3.1-3.2): nothing initialises until a
-// device is needed; init() brings the backend up once across threads; lazy_call queues
+// Lazy initialisation and deferred calls (PyTorch's torch/cuda/__init__.py): nothing initialises
+// until a device is needed; init() brings the backend up once across threads; lazy_call queues
 // FIFO with the seed tracker's two slots last; a failing queued call becomes
 // DeferredCallError naming where it was queued and leaves everything replayable;
 // re-entrant calls from a queued callback do not deadlock.

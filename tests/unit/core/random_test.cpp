@@ -1,5 +1,5 @@
-// Per-device RNG state (spec §2.13): deferred setters, the 16-byte seed+offset state,
-// round trips, and which device each call reaches.
+// Per-device RNG state (torch.cuda.random's functions): deferred setters, the 16-byte seed+offset
+// state, round trips, and which device each call reaches.
 
 #include "accel/random.h"
 

@@ -1,4 +1,4 @@
-// Streams over a mocked backend (spec torch_accelerator.md §2.7-2.9, cuda_streams.md §5.1-5.2):
+// Streams over a mocked backend (torch.accelerator's stream functions, c10/cuda/CUDAStream.cpp):
 // values, ids, equality and hashing; PyTorch's pools (levels, round robin, priorities);
 // current streams per thread and per device; set_stream; synchronize; messages.
 

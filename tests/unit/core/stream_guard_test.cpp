@@ -1,5 +1,5 @@
-// StreamGuard over a mocked backend (c10's InlineStreamGuard, spec cuda_streams.md §5.2,
-// torch_accelerator.md §7.3): device and stream restored on exit and on exceptions, the
+// StreamGuard over a mocked backend (c10's InlineStreamGuard,
+// c10/core/impl/InlineStreamGuard.h): device and stream restored on exit and on exceptions, the
 // original device's stream untouched, nesting, reset_stream, a failed entry changes nothing.
 
 #include "accel/stream_guard.h"

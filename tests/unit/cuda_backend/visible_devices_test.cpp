@@ -1,5 +1,6 @@
-// CUDA_VISIBLE_DEVICES parsing, UUID-prefix resolution and truncation (spec §3.5), as
-// pure functions: every example the spec lists, plus the edge cases of the strtoul rule.
+// CUDA_VISIBLE_DEVICES parsing, UUID-prefix resolution and truncation (PyTorch's
+// torch/cuda/__init__.py), as pure functions: every example of PyTorch's tests, plus the edge cases
+// of the strtoul rule.
 #include "backends/cuda/visible_devices.h"
 
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ TEST(VisibleDevicesTest, UnsetMeansOrdinalsZeroToSixtyThree) {
   for (int i = 0; i < 64; ++i) EXPECT_EQ(parsed.ordinals[i], i);
 }
 
-// The examples of PyTorch's test_env_var_parsing (spec §3.5).
+// The examples of PyTorch's test_env_var_parsing (test/test_cuda.py).
 TEST(VisibleDevicesTest, EnvVarParsingExamples) {
   EXPECT_EQ(ordinals("1gpu2,2ampere"), (Ordinals{1, 2}));
   EXPECT_EQ(ordinals("0, 1, 2, -1, 3"), (Ordinals{0, 1, 2}));
@@ -104,7 +105,7 @@ TEST(VisibleDevicesTest, UuidListEdgeCases) {
 }
 
 // Eight NVML UUIDs shaped so that each prefix below is unique, unknown or ambiguous as the
-// spec's _transform_uuid_to_ordinals examples need.
+// examples of PyTorch's _transform_uuid_to_ordinals need.
 const Uuids kNvmlUuids = {
     "GPU-5a1c0a6e-0000-4000-8000-000000000000", "GPU-9e8d35e3-1111-4111-8111-111111111111",
     "GPU-e4a3b2c1-2222-4222-8222-222222222222", "GPU-e8f7d6c5-3333-4333-8333-333333333333",

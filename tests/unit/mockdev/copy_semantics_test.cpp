@@ -1,5 +1,6 @@
 // Copies and memsets: bytes move when the operation completes, pageable and pinned host
-// memory follow spec cuda_streams section 3.2 and the H200 recording, out-of-range ranges
+// memory follow the CUDA Driver API's "API synchronization behavior" and the H200
+// recording, out-of-range ranges
 // are CUDA_ERROR_INVALID_VALUE, device memory is lazily backed, pinned memory is accounted.
 
 #include <cstring>

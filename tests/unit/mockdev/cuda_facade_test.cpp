@@ -23,7 +23,8 @@ TEST_F(MockCuda, ExportsExactlyTheAbiEntryPoints) {
 }
 
 TEST_F(MockCuda, LoadedByPathItAnswersToItsSoname) {
-  // Every later dlopen("libcuda.so.1") in the process gets this same object (research 3.4).
+  // Every later dlopen("libcuda.so.1") in the process gets this same object (glibc's dlopen matches
+  // a loaded library by SONAME).
   ASSERT_NE(cu().handle, nullptr);  // loaded by path
   ASSERT_NE(nv().handle, nullptr);
   void* by_name = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);

@@ -40,7 +40,7 @@ TEST(MockEntryTable, CudaTraitsAreTheDocumentedOnes) {
                 "cuMemcpyDtoDAsync_v2", "cuMemcpyAsync", "cuMemcpyPeerAsync", "cuMemsetD8_v2",
                 "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD32Async", "cuLaunchKernel",
                 "cuGraphLaunch", "cuMemCreate"}));
-  // The "potentially unsafe" calls of spec cuda_streams section 4.3 (900 + invalidation
+  // The "potentially unsafe" calls of cuThreadExchangeStreamCaptureMode (900 + invalidation
   // in a prohibiting capture mode).
   EXPECT_EQ(cuda_symbols_with(accel::cuda_abi::kLegalInCapture, false),
             (std::set<std::string>{"cuDevicePrimaryCtxRelease_v2", "cuCtxSynchronize",

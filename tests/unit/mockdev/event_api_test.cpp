@@ -1,5 +1,6 @@
 // Events: flags, record snapshots, query, synchronize, destroy, elapsed time in virtual
-// milliseconds, and cuStreamWaitEvent (spec cuda_streams section 2, 1.6; H200 recording).
+// milliseconds, and cuStreamWaitEvent (CUDA Driver API, event management and cuStreamWaitEvent;
+// H200 recording).
 
 #include <cmath>
 
@@ -81,7 +82,8 @@ TEST_F(StreamTest, EventAndStreamOfDifferentContextsAre400) {
   CUevent e1 = make_event();
   EXPECT_EQ(cu().cuEventRecord(e0, s1), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(cu().cuEventRecord(e1, s1), CUDA_SUCCESS);
-  // A wait may use an event of another device (spec section 1.8).
+  // A wait may use an event of another device (CUDA Programming Guide, stream and event
+  // behavior).
   EXPECT_EQ(cu().cuStreamWaitEvent(s1, e0, 0), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuEventRecord(e0, nullptr), CUDA_ERROR_INVALID_HANDLE);  // legacy of ctx1
 }

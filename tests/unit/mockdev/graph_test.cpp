@@ -13,8 +13,8 @@
 #include "mockdev/capture.h"
 #include "mockdev/streams.h"
 
-// The race detector's control API arrives with the race detector (another part of the
-// streams work); until then the race tests below skip, saying why.
+// The race tests below need the race detector's control API (mockdev/races.h); a build
+// without it skips them, saying why.
 #if __has_include("mockdev/races.h")
 #include "mockdev/races.h"
 #define MOCKDEV_TEST_HAVE_RACES 1

@@ -1,6 +1,6 @@
-// PyTorch's stream-sanitizer (CSAN) event-handler scenarios (spec cuda_streams section 7.4,
-// items 8-27) as golden tests of the race detector, each written as the observer calls the
-// stream engine would make for the same program.
+// PyTorch's stream-sanitizer (CSAN) event-handler scenarios (test/test_cuda_sanitizer.py) as golden
+// tests of the race detector, each written as the observer calls the stream engine would make for
+// the same program.
 //
 // Mapping from CSAN's notions to ours:
 // - stream S_i                 -> a queue "S<i>" on device 0, created on first use

@@ -1,5 +1,5 @@
 // Stream entry points: creation, flags, priorities, handles, special streams, destruction,
-// and what a released context does to its streams (spec cuda_streams section 1; recorded
+// and what a released context does to its streams (CUDA Driver API, stream management; recorded
 // H200 answers in docs/HARDWARE.md).
 
 #include <thread>

@@ -1,4 +1,4 @@
-// Fork and the stream engine (issue 7 item 12): the engine creates no threads; a child
+// Fork and the stream engine: the engine creates no threads; a child
 // forked after cuInit gets the pid gate on every stream entry point, and a host function
 // that another thread was running at the fork (it never ends in the child) is cancelled
 // there, so the child's engine stays consistent and nothing in it waits forever.

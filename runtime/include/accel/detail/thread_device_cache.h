@@ -2,8 +2,9 @@
 // Implementation detail of the public headers (not API): the per-thread cache of the
 // current device index, exposed so that DeviceIndexGuard can test it inline.
 //
-// docs/ARCHITECTURE.md (installed in share/doc/accel/), decision 7, explains the
-// cache. What is here is only its encoding and fast-path tests. One 64-bit word per thread:
+// docs/decisions/007-current-device-one-word-tls.md (installed in share/doc/accel/)
+// explains the cache. What is here is only its encoding and fast-path tests. One 64-bit word per
+// thread:
 //
 //   key = generation << 8 | index << 1 | pending        (index in [0, 127])
 //

@@ -1,8 +1,8 @@
 #pragma once
 // Opening a vendor library chosen at run time, for any backend.
 //
-// Backends find their libraries the same way (docs/ARCHITECTURE.md, decision 1): a file
-// named by an environment variable, else the vendor's SONAME. The file is opened with
+// Backends find their libraries the same way (docs/decisions/001-driver-chosen-at-run-time.md): a
+// file named by an environment variable, else the vendor's SONAME. The file is opened with
 // RTLD_NODELETE and never closed, because glibc drops a library's atfork handlers when it
 // is dlclose'd, and a vendor driver's own handlers are what keep a forked child of a
 // process that used it from deadlocking; it also keeps every resolved entry point valid for

@@ -13,7 +13,7 @@ CUstream as_stream(StreamHandle stream) noexcept {
 }
 CUevent as_event(EventHandle event) noexcept { return reinterpret_cast<CUevent>(event.value); }
 
-// PyTorch's flags (cuda_streams.md §5.4): timing disabled unless asked for.
+// PyTorch's flags (aten/src/ATen/cuda/CUDAEvent.h): timing disabled unless asked for.
 unsigned event_flags(const EventOptions& options) noexcept {
   unsigned flags = options.enable_timing ? 0u : cuda_abi::CU_EVENT_DISABLE_TIMING;
   if (options.blocking) flags |= cuda_abi::CU_EVENT_BLOCKING_SYNC;

@@ -29,7 +29,7 @@ CUstreamCaptureMode driver_mode(CaptureErrorMode mode) noexcept {
 }
 
 // CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | _USE_NODE_PRIORITY, as PyTorch
-// instantiates (cuda_streams.md §6).
+// instantiates (aten/src/ATen/cuda/CUDAGraph.cpp).
 constexpr unsigned long long kInstantiateFlags = 1ull | 8ull;
 
 // Runs `destroy` with this thread in relaxed capture mode (PyTorch's reset() does the same

@@ -6,7 +6,7 @@
 //
 // Note [Allocation during capture]
 // The caching allocator takes new segments while a stream is being captured into a graph
-// (spec torch_accelerator.md §4.15). cuMemAlloc and cuMemFree are "potentially unsafe"
+// (PyTorch's graph private pools). cuMemAlloc and cuMemFree are "potentially unsafe"
 // calls: in global capture mode the driver refuses them (and invalidates the capture). As
 // PyTorch does, the thread's capture mode is exchanged to relaxed around them and put back
 // afterwards, so they are legal during capture and the capture stays valid; the new

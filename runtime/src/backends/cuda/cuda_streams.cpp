@@ -9,7 +9,8 @@ using cuda_abi::CUresult;
 using cuda_abi::CUstream;
 
 // A null handle is the default stream: CUDA's NULL stream, the legacy one for the
-// entry points the backend resolves (cuda_streams.md §1.4).
+// entry points the backend resolves (cuGetProcAddress with CU_GET_PROC_ADDRESS_DEFAULT;
+// CUDA Driver API reference).
 CUstream as_stream(StreamHandle stream) noexcept {
   return reinterpret_cast<CUstream>(stream.value);
 }
@@ -40,7 +41,7 @@ Result<Backend::PriorityRange> stream_priority_range(DeviceCalls& calls, int ind
   return range;
 }
 
-// PyTorch's pool streams are non-blocking (cuda_streams.md §5.1): they never wait for the
+// PyTorch's pool streams are non-blocking (c10/cuda/CUDAStream.cpp): they never wait for the
 // legacy default stream implicitly.
 Result<StreamHandle> create_stream(DeviceCalls& calls, int index, int priority) noexcept {
   CUstream stream = nullptr;

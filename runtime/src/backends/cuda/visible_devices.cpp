@@ -1,4 +1,4 @@
-// CUDA_VISIBLE_DEVICES parsing with PyTorch's rules (spec §3.5).
+// CUDA_VISIBLE_DEVICES parsing with PyTorch's rules (torch/cuda/__init__.py).
 #include "backends/cuda/visible_devices.h"
 
 #include <cctype>

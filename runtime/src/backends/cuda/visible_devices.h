@@ -1,5 +1,6 @@
 #pragma once
-// CUDA_VISIBLE_DEVICES as PyTorch reads it for its fork-safe device count (spec §3.5).
+// CUDA_VISIBLE_DEVICES as PyTorch reads it for its fork-safe device count
+// (torch/cuda/__init__.py, _parse_visible_devices).
 //
 // The driver applies CUDA_VISIBLE_DEVICES itself when it initialises; the runtime needs
 // the same answer *without* initialising the driver, so it parses the variable and

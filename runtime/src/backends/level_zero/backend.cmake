@@ -15,7 +15,7 @@ target_sources(accel_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ze_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_visibility.cpp)
-# Memory, streams, events and peers: their own list (the queues work owns it).
+# Memory, streams, events and peers: their own source list (queues.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/queues.cmake)
 target_link_libraries(accel_runtime PRIVATE $<BUILD_INTERFACE:accel_abi>
                       $<BUILD_INTERFACE:accel_level_zero_headers>)

@@ -1,5 +1,5 @@
 // The Level Zero backend: identity, loader, initialisation, devices, properties, report
-// (level_zero_backend.h). Memory, streams, events and peers live in the queues part's files.
+// (level_zero_backend.h). Memory, streams, events and peers live in the files of queues.cmake.
 #include "backends/level_zero/level_zero_backend.h"
 
 #include <dlfcn.h>
@@ -72,14 +72,14 @@ ze_result_t LevelZeroBackend::ze_init_once() noexcept {
   std::lock_guard lock(ze_init_mutex_);
   if (ze_init_done_.load()) return ze_init_result_;
   const ZeApi* api = loaded_api();
-  // S-3: without zesInit, memory_info's free bytes come from the legacy Sysman route, which
-  // the driver enables only if ZES_ENABLE_SYSMAN=1 is set when zeInit runs. A value
-  // the user set (even "0") is theirs. With zesInit the backend never sets it (S-2).
+  // Without zesInit, memory_info's free bytes come from the legacy Sysman route, which
+  // the driver enables only if ZES_ENABLE_SYSMAN=1 is set when zeInit runs. A value
+  // the user set (even "0") is theirs. With zesInit the backend never sets it.
   if (api->zesInit == nullptr && ::accel::detail::environment_variable("ZES_ENABLE_SYSMAN") == nullptr) {
     set_environment_default("ZES_ENABLE_SYSMAN", "1");  // Note [Environment reads]
   }
   ze_init_started_pid_.store(getpid());
-  ze_init_result_ = api->zeInit(0);  // I-5: all driver types, once per process
+  ze_init_result_ = api->zeInit(0);  // all driver types, once per process
   ze_init_pid_ = getpid();
   ze_init_done_.store(true, std::memory_order_release);
   return ze_init_result_;
@@ -147,8 +147,8 @@ int LevelZeroBackend::fork_safe_device_count() noexcept {
     const std::string key = count_cache_key();
     if (std::optional<ForkSafeCount> cached = counts_.find(key)) return cached->count;
     // In the process that called zeInit, a probe child's zeInit would reach a driver that
-    // refuses forked children (F-7), and the driver read the variables at its own init
-    // (D-1): the count is the driver's (driver_device_count()).
+    // refuses forked children, and the driver read the variables at its own init: the count
+    // is the driver's (driver_device_count()).
     if (ze_init_done_.load(std::memory_order_acquire) && ze_init_pid_ == getpid()) return -1;
     // Nor while this process's zeInit is under way (Note [Fork gate]): the probe child would
     // inherit the loader initialised half-way. A zeInit that began during the probe makes
@@ -182,7 +182,7 @@ Status LevelZeroBackend::init_failure(ze_result_t rc) {
   const ZeLoaderLoad& load = loader_load();
   const auto alt_drivers = environment_value(kAltDriversVariable);
   Status failure;
-  // I-4: zeInit answers UNINITIALIZED when no driver is usable or no GPU is visible (none
+  // zeInit answers UNINITIALIZED when no driver is usable or no GPU is visible (none
   // installed, none of this vendor, or a mask that hides every device): "no device", as
   // CUDA_VISIBLE_DEVICES hiding everything is. Any other code (INSUFFICIENT_PERMISSIONS:
   // devices that cannot be opened; a driver that fails, the simulated one given a machine it
@@ -233,13 +233,13 @@ Result<int> LevelZeroBackend::driver_device_count() noexcept {
 Status LevelZeroBackend::describe_device(int index, ze_device_handle_t handle, ZeDevice* out) {
   const ZeApi& api = *loaded_api();
   out->handle = handle;
-  // D-12: ask with the _1_2 stype, so timerResolution is in ticks per second.
+  // Ask with the _1_2 stype, so timerResolution is in ticks per second.
   out->core = ze_device_properties_t{};
   out->core.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2;
   ze_result_t rc = api.zeDeviceGetProperties(handle, &out->core);
   if (rc != ZE_RESULT_SUCCESS) return ze_status(rc, "initialize: zeDeviceGetProperties", index);
   out->timer_hz = out->core.timerResolution;
-  out->kernel_timestamp_bits = out->core.kernelTimestampValidBits;  // E-9
+  out->kernel_timestamp_bits = out->core.kernelTimestampValidBits;
   out->integrated = (out->core.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
 
   std::uint32_t memory_count = 0;
@@ -255,7 +255,7 @@ Status LevelZeroBackend::describe_device(int index, ze_device_handle_t handle, Z
   }
   std::size_t total = 0;
   for (std::uint32_t i = 0; i < memory_count && i < memory.size(); ++i) {
-    total += memory[i].totalSize;  // D-13: one entry on Intel's driver
+    total += memory[i].totalSize;  // one entry on Intel's driver
   }
 
   std::uint32_t group_count = 0;
@@ -273,7 +273,7 @@ Status LevelZeroBackend::describe_device(int index, ze_device_handle_t handle, Z
   for (std::uint32_t ordinal = 0; ordinal < group_count && ordinal < groups.size(); ++ordinal) {
     const auto flags = groups[ordinal].flags;
     if (!have_compute && (flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE)) {
-      out->compute_ordinal = ordinal;  // D-15: the first compute group serves streams
+      out->compute_ordinal = ordinal;  // the first compute group serves streams
       have_compute = true;
     }
     if (out->copy_ordinal == UINT32_MAX && (flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY) &&
@@ -355,7 +355,7 @@ Status LevelZeroBackend::initialize_devices(const ZeApi& api) {
                                        &devices[static_cast<std::size_t>(i)]);
     if (!described.ok()) return described;
   }
-  // one context for every device of the driver.
+  // One context for every device of the driver.
   ze_context_desc_t context_desc{};
   context_desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
   ze_context_handle_t context = nullptr;
@@ -447,7 +447,7 @@ BackendReport LevelZeroBackend::report() noexcept {
       report.config_error = failure->message();
       report.config_error_kind = failure->kind();
     }
-    // the loader lists its components (itself, layers, drivers) only after zeInit.
+    // The loader lists its components (itself, layers, drivers) only after zeInit.
     if (load.loader != nullptr && ze_init_done_.load(std::memory_order_acquire) &&
         ze_init_result_ == ZE_RESULT_SUCCESS) {
       std::size_t n = 0;

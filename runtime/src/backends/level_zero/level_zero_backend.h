@@ -3,19 +3,20 @@
 // (core/spi/backend.h) over the real Level Zero loader, opened at run time
 // (ze_loader.h: ACCEL_LEVEL_ZERO_LOADER, default "libze_loader.so.1"), so the runtime starts
 // where libze1 is absent (xpu is then unavailable, with the reason in report()).
-// Rules it obeys are those of shared spec level_zero.md; comments cite them by number.
+// It follows the Level Zero specification, Intel's driver (intel/compute-runtime) where
+// the specification is silent, and PyTorch XPU's choices (c10/xpu, torch/xpu).
 //
 // Which devices: the first driver that has a discrete GPU, else the first with an integrated
-// one (Q-19); its devices are what zeDeviceGet returns, so ZE_FLAT_DEVICE_HIERARCHY and
-// ZE_AFFINITY_MASK are the driver's business (D-1..D-9) — the backend only validates their
-// syntax first (configuration_status(): a malformed value is kConfig naming it).
-// One context for all devices (Q-3).
+// one (as c10/xpu/XPUFunctions.cpp); its devices are what zeDeviceGet returns, so
+// ZE_FLAT_DEVICE_HIERARCHY and ZE_AFFINITY_MASK are the driver's business — the backend only
+// validates their syntax first (configuration_status(): a malformed value is kConfig naming it).
+// One context for all devices (as SYCL's default context).
 //
 // Fork-safe count (ze_count.h): Sysman (zesInit, zesDriverGet, zesDeviceGet,
 // zesDeviceGetProperties + ext properties) when the loader exports zesInit; otherwise a
-// short-lived probe child that initialises, counts and reports over a pipe (S-13), with a
+// short-lived probe child that initialises, counts and reports over a pipe, with a
 // bounded wait and no zombie. PyTorch's logical numbering and discrete-over-integrated rule
-// (torch_accelerator.md §3.6) are applied to what Sysman reports.
+// (torch/xpu/__init__.py) are applied to what Sysman reports.
 //
 // Per-thread device: Level Zero has no current device; the backend keeps one per thread
 // (set_device and maybe_set_device both just record it; there is no context to create),
@@ -26,8 +27,8 @@
 // lock-free (ze_count.h). The locks (init_mutex_, ze_init_mutex_) are taken only on paths
 // the core closes in a poisoned child, after it marked the runtime fork-poisoning, so the
 // backend needs no fork hooks. initialize() and driver_device_count() call zeInit at most
-// once per process (I-5) and, where the loader has no zesInit, set ZES_ENABLE_SYSMAN=1
-// first unless the user set it (S-3: memory_info's free bytes need the legacy route).
+// once per process and, where the loader has no zesInit, set ZES_ENABLE_SYSMAN=1
+// first unless the user set it (memory_info's free bytes need the legacy route).
 //
 // Files: level_zero_backend.cpp (identity, init, devices, properties, report, fork hooks),
 // ze_loader.* (the loader and its entry points), ze_status.* (ze_result_t -> Status),
@@ -69,10 +70,10 @@ struct ZeDevice {
   ze_device_handle_t handle = nullptr;
   DeviceProperties properties;                // what device_properties() answers
   ze_device_properties_t core{};              // raw, with the _1_2 stype (ticks per second)
-  std::uint32_t compute_ordinal = 0;          // first queue group with COMPUTE (D-15)
+  std::uint32_t compute_ordinal = 0;          // first queue group with COMPUTE
   std::uint32_t copy_ordinal = UINT32_MAX;    // first COPY-only group, if any
-  std::uint64_t timer_hz = 0;                 // ticks per second (D-12)
-  std::uint32_t kernel_timestamp_bits = 32;   // E-9
+  std::uint64_t timer_hz = 0;                 // ticks per second
+  std::uint32_t kernel_timestamp_bits = 32;
   bool fp64 = false;
   bool integrated = false;
 };
@@ -150,7 +151,7 @@ class LevelZeroBackend final : public Backend {
   const ZeDevice& device(int index) const noexcept {
     return devices_[static_cast<std::size_t>(index)];
   }
-  // The driver's API version (zeDriverGetApiVersion), for V-1 gating of optional entries.
+  // The driver's API version (zeDriverGetApiVersion), for gating optional entries.
   ze_api_version_t driver_api_version() const noexcept { return api_version_; }
 
  private:
@@ -158,10 +159,10 @@ class LevelZeroBackend final : public Backend {
   const ZeLoaderLoad& loader_load() noexcept;
   // The usable loader's entry points, or nullptr (loader_load().status() says why).
   const ZeApi* loaded_api() noexcept;
-  // zeInit(0) at most once per process (I-5); its result. Sets ZES_ENABLE_SYSMAN first
-  // where needed (S-3).
+  // zeInit(0) at most once per process; its result. Sets ZES_ENABLE_SYSMAN first
+  // where needed.
   ze_result_t ze_init_once() noexcept;
-  // The Status a failed zeInit means (I-4): kUnavailable "No XPU devices are available
+  // The Status a failed zeInit means: kUnavailable "No XPU devices are available
   // (zeInit returned ...)", or kDriver when a loader or driver the user named failed with
   // another code than UNINITIALIZED.
   // Remembered for report(). Throws only std::bad_alloc.

@@ -48,7 +48,7 @@ int sysman_logical_count(const std::vector<SysmanDevice>& devices,
   return discrete > 0 ? discrete : integrated;  // discrete preferred
 }
 
-// ---- device choice (Q-19) ----------------------------------------------------------------
+// ---- device choice ----------------------------------------------------------------
 
 Result<DeviceChoice> choose_devices(const abi_ze::ZeApi& api) {
   std::uint32_t driver_count = 0;
@@ -70,7 +70,7 @@ Result<DeviceChoice> choose_devices(const abi_ze::ZeApi& api) {
     DeviceChoice discrete{driver, {}, false};
     DeviceChoice integrated{driver, {}, true};
     for (ze_device_handle_t device : devices) {
-      ze_device_properties_t properties{};  // zeroed: drivers OR flags in (I-18)
+      ze_device_properties_t properties{};  // zeroed: drivers OR flags in
       properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
       rc = api.zeDeviceGetProperties(device, &properties);
       if (rc != ZE_RESULT_SUCCESS) return ze_status(rc, "zeDeviceGetProperties");
@@ -123,7 +123,7 @@ ForkSafeCount sysman_count(const abi_ze::ZeApi& api) {
       return result;
     }
     std::uint32_t device_count = 0;
-    rc = api.zesDeviceGet(drivers[0], &device_count, nullptr);  // first driver only (S-12)
+    rc = api.zesDeviceGet(drivers[0], &device_count, nullptr);  // first driver only
     if (rc != ZE_RESULT_SUCCESS) {
       result.reason = "zesDeviceGet failed: " + ze_result_text(rc);
       return result;
@@ -147,7 +147,7 @@ ForkSafeCount sysman_count(const abi_ze::ZeApi& api) {
         result.reason = "zesDeviceGetProperties failed: " + ze_result_text(rc);
         return result;
       }
-      // Either place may carry it (S-8, S-9: PyTorch drafts read one or the other).
+      // Either place may carry it (PyTorch drafts read one or the other).
       const bool integrated = (ext.flags & abi_ze::kZesDevicePropertyFlagIntegrated) != 0 ||
                               (properties.core.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
       devices.push_back(SysmanDevice{integrated, properties.numSubdevices});
@@ -182,7 +182,7 @@ void copy_text(ProbeReport& report, const std::string& text) {
   try {
     const ze_result_t rc = api.zeInit(0);
     if (rc != ZE_RESULT_SUCCESS) {
-      // I-4: UNINITIALIZED is "no devices". Another code is a driver that is there and
+      // UNINITIALIZED is "no devices". Another code is a driver that is there and
       // fails: no count (-1), so the caller asks the driver itself, which says so
       // (LevelZeroBackend::init_failure) instead of a quiet "no device".
       report.count = rc == ZE_RESULT_ERROR_UNINITIALIZED ? 0 : -1;
@@ -247,7 +247,7 @@ ForkSafeCount probe_count(const abi_ze::ZeApi& api, int timeout_ms) {
       result.reason = std::string("cannot start the probe child: pipe2: ") + std::strerror(errno);
       return result;
     }
-    std::fflush(nullptr);  // a child must not inherit half-written stdio buffers (FEAS §2.7)
+    std::fflush(nullptr);  // a child must not inherit half-written stdio buffers
     const pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);

@@ -4,17 +4,20 @@
 // the calling process.
 //
 // Note [Fork-safe Level Zero count]
-// A process that called zeInit cannot use Level Zero in a fork()ed child (level_zero.md
-// F-1..F-6), so device_count() must answer without zeInit, as PyTorch's does:
+// A process that called zeInit cannot use Level Zero in a fork()ed child (the Level Zero
+// specification requires zeInit again there; Intel's driver refuses a child of an
+// initialised parent), so device_count() must answer without zeInit, as PyTorch's does:
 //  1. Sysman, when the loader exports zesInit (loader >= 1.9, spec 1.5; never Debian's
-//     1.8.12, V-1) and zesInit succeeds: PyTorch's algorithm (torch_accelerator.md §3.6,
-//     S-12) over zesDriverGet's FIRST driver: logical numbering (tiled discrete GPUs count
+//     1.8.12) and zesInit succeeds: PyTorch's algorithm (torch/xpu/__init__.py,
+//     _device_count_zes) over zesDriverGet's FIRST driver: logical numbering (tiled discrete GPUs
+// count
 //     numSubdevices unless ZE_FLAT_DEVICE_HIERARCHY is COMPOSITE), only the logical indices
 //     in PyTorch's reading of ZE_AFFINITY_MASK, discrete preferred over integrated.
-//     zesInit is allowed before zeInit and in a child (S-4, F-4); the backend never sets
-//     ZES_ENABLE_SYSMAN on this route (S-3). PyTorch gives up (-1) when the mask is not an
+//     zesInit is allowed before zeInit and in a child; the backend never sets
+//     ZES_ENABLE_SYSMAN on this route (the two Sysman routes exclude each other). PyTorch gives up
+// (-1) when the mask is not an
 //     integer list; so does this step, and step 2 answers instead.
-//  2. Otherwise a probe child (S-13, FEAS §2.6): fflush, fork, and in the child zeInit(0),
+//  2. Otherwise a probe child: fflush, fork, and in the child zeInit(0),
 //     choose the devices exactly as initialize() does (choose_devices), write the count to
 //     a pipe and _exit. The parent waits at most ACCEL_LEVEL_ZERO_PROBE_TIMEOUT_MS (default
 //     10 s) with poll(), then kills the child; it always reaps it (never a zombie, never a
@@ -25,8 +28,8 @@
 // ZE_ENABLE_ALT_DRIVERS) value, since a probe costs a process; initialize() and
 // driver_device_count() add what the driver said for the current values, so a poisoned
 // child (whose own probe child could not re-initialise a driver its parent had
-// initialised: loader 1.8.12 forwards zeInit to a driver that refuses forked children,
-// F-7) still answers from the parent's count for the same environment.
+// initialised: loader 1.8.12 forwards zeInit to a driver that refuses forked children)
+// still answers from the parent's count for the same environment.
 // The fork runs outside every lock of the backend, and the runtime's atfork handlers never
 // wait for a lock held across initialisation (Note [Fork safety] in core/lazy_init_state.h).
 // The probe child calls into the loader after fork() in a possibly multi-threaded parent;
@@ -59,7 +62,7 @@ int sysman_logical_count(const std::vector<SysmanDevice>& devices,
                          std::optional<std::string_view> hierarchy,
                          std::optional<std::string_view> mask);
 
-// ---- the devices the backend uses (Q-19) -----------------------------------------------
+// ---- the devices the backend uses -----------------------------------------------
 
 struct DeviceChoice {
   ze_driver_handle_t driver = nullptr;       // null when no driver has a GPU
@@ -68,7 +71,7 @@ struct DeviceChoice {
 };
 
 // After a successful zeInit: the first driver that has a discrete GPU and its discrete GPUs;
-// if none, the first driver with an integrated GPU and its integrated GPUs; else
+// if none, the first driver with an integrated GPU and its integrated GPUs; else
 // none. Non-GPU devices never count. Errors name the call. Throws only std::bad_alloc.
 Result<DeviceChoice> choose_devices(const abi::level_zero::ZeApi& api);
 

@@ -1,5 +1,5 @@
 // The Level Zero backend's events (ze_queues.h: Note [Event slots]). An EventHandle is a
-// ZeEvent; each record gives it a fresh driver event signalled by a barrier (E-11, Q-22).
+// ZeEvent; each record gives it a fresh driver event signalled by a barrier.
 #include <string>
 
 #include "backends/level_zero/ze_queues.h"
@@ -11,15 +11,15 @@ namespace {
 
 ZeEvent* as_event(EventHandle event) noexcept { return reinterpret_cast<ZeEvent*>(event.value); }
 
-// A barrier: waits for `waits` (the stream's previous command among them, Q-10) and blocks
-// everything appended after it (§4.4), then signals `signal`.
+// A barrier: waits for `waits` (the stream's previous command among them) and blocks
+// everything appended after it (zeCommandListAppendBarrier), then signals `signal`.
 ze_result_t append_barrier(const ZeApi& api, ze_command_list_handle_t list,
                            ze_event_handle_t signal, std::uint32_t wait_count,
                            ze_event_handle_t* waits) noexcept {
   return api.zeCommandListAppendBarrier(list, signal, wait_count, waits);
 }
 
-// E-9: ticks from `start` to `end` of a counter with `bits` valid bits, one wrap corrected.
+// Ticks from `start` to `end` of a counter with `bits` valid bits, one wrap corrected.
 std::uint64_t elapsed_ticks(std::uint64_t start, std::uint64_t end, std::uint32_t bits) noexcept {
   const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   start &= mask;
@@ -32,7 +32,7 @@ std::uint64_t elapsed_ticks(std::uint64_t start, std::uint64_t end, std::uint32_
 Result<EventHandle> QueueState::create_event(int index, EventOptions options) noexcept {
   try {
     if (options.interprocess) {
-      // Level Zero's IPC event pools cannot carry kernel timestamps (E-2) and the backend
+      // Level Zero's IPC event pools cannot carry kernel timestamps and the backend
       // makes no IPC pools: refuse rather than hand out an event another process cannot open.
       return Status(ErrorKind::kUnsupported,
                     "create_event: the xpu backend does not support interprocess events "
@@ -58,7 +58,7 @@ Status QueueState::destroy_event(int, EventHandle handle) noexcept {
 }
 
 // A barrier after the stream's work so far, signalling a fresh slot that becomes both the
-// event's and the stream's last (E-11; never AppendSignalEvent, whose duration is undefined).
+// event's and the stream's last (never AppendSignalEvent, whose duration is undefined).
 Status QueueState::record_event(int index, EventHandle handle, StreamHandle stream) noexcept {
   try {
     std::lock_guard lock(mutex);
@@ -84,7 +84,7 @@ Status QueueState::record_event(int index, EventHandle handle, StreamHandle stre
   }
 }
 
-// a barrier on `stream` that waits on the event's latest record (and on the stream's
+// A barrier on `stream` that waits on the event's latest record (and on the stream's
 // previous command); never blocks the host. The event may belong to another device: its
 // pool lists every device (ze_streams.cpp acquire_slot).
 Status QueueState::stream_wait_event(int stream_index, StreamHandle stream,
@@ -138,8 +138,9 @@ Status QueueState::synchronize_event(int index, EventHandle handle) noexcept {
   }
 }
 
-// PyTorch XPU (E-10): end of the start event's command to end of the end event's command;
-// E-9 for the wrap, D-12 for ticks -> milliseconds (timer_hz from the _1_2 properties).
+// PyTorch XPU: end of the start event's command to end of the end event's command;
+// The wrap masked with kernelTimestampValidBits, ticks -> milliseconds with timer_hz (from the
+// _1_2 properties).
 Result<float> QueueState::event_elapsed_time(int index, EventHandle start_handle,
                                              EventHandle end_handle) noexcept {
   try {
@@ -166,7 +167,7 @@ Result<float> QueueState::event_elapsed_time(int index, EventHandle start_handle
     for (int i = 0; i < 2; ++i) {
       ze_kernel_timestamp_result_t result{};
       const ze_result_t rc = api.zeEventQueryKernelTimestamp(slots[i]->event, &result);
-      if (rc == ZE_RESULT_NOT_READY) {  // E-8: not signalled yet
+      if (rc == ZE_RESULT_NOT_READY) {  // not signalled yet
         return Status(ErrorKind::kRuntime,
                       "Both events must be completed before calculating elapsed time.");
       }

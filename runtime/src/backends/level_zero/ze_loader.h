@@ -9,7 +9,7 @@
 // naming the symbol and the file) and every ACCEL_ZE_OPTIONAL_TABLE row, on the same handle
 // (RTLD_LOCAL: the loader's symbols are not global). An optional entry found here may still
 // be unusable: a newer loader over an older driver leaves it unfilled, so callers also gate
-// on the driver's API version (level_zero.md V-1).
+// on the driver's API version.
 //
 // Which file, and what a failure means (Note [Misconfiguration is an error] in
 // accel/accelerator.h):

@@ -1,6 +1,6 @@
 // The Level Zero backend's memory, virtual-memory and pinned-host groups, and memory_info
-// (core/spi/backend.h; spec level_zero.md §6, §7.4). Every call uses the one context;
-// Level Zero has no current device, so none of them touches the thread's device.
+// (core/spi/backend.h; Level Zero's zeMem* calls and Sysman's zesMemoryGetState). Every call uses
+// the one context; Level Zero has no current device, so none of them touches the thread's device.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -12,7 +12,7 @@ namespace accel::detail::level_zero {
 
 namespace {
 
-// PyTorch's XPU caching allocator asks for 512-byte alignment (M-10); the SPI needs 256.
+// PyTorch's XPU caching allocator asks for 512-byte alignment; the SPI needs 256.
 constexpr std::size_t kDeviceAlignment = 512;
 constexpr std::size_t kHostAlignment = 512;
 
@@ -23,7 +23,7 @@ constexpr std::size_t kHostAlignment = 512;
 constexpr std::size_t kGranularityProbeBytes = std::size_t{2} << 20;
 
 // Both codes mean "no room for this" to the caching allocator, which then frees cached
-// blocks and retries, or raises OutOfMemoryError (M-2, M-3); the driver's text is kept.
+// blocks and retries, or raises OutOfMemoryError; the driver's text is kept.
 Status allocation_status(ze_result_t rc, std::string_view operation, int index) {
   Status status = ze_status(rc, operation, index);
   if (rc == ZE_RESULT_ERROR_UNSUPPORTED_SIZE) {
@@ -48,7 +48,7 @@ Status guarded(F body) noexcept {
 Result<DevicePointer> LevelZeroBackend::allocate(int index, std::size_t bytes) noexcept {
   ze_device_mem_alloc_desc_t desc{};
   desc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
-  desc.ordinal = 0;  // D-13: Intel reports one memory ordinal
+  desc.ordinal = 0;  // Intel reports one memory ordinal
   void* pointer = nullptr;
   const ze_result_t rc = api().zeMemAllocDevice(context(), &desc, bytes, kDeviceAlignment,
                                                 device(index).handle, &pointer);
@@ -149,7 +149,7 @@ Status LevelZeroBackend::unmap_memory(int index, DevicePointer address,
 
 // ---- pinned host memory --------------------------------------------------------------------
 
-// Host allocations of the context are accessible by every device of it (§6.1), what the
+// Host allocations of the context are accessible by every device of it (zeMemAllocHost), what the
 // pinned host allocator needs (CUDA's PORTABLE).
 Result<void*> LevelZeroBackend::allocate_host(std::size_t bytes) noexcept {
   ze_host_mem_alloc_desc_t desc{};
@@ -173,19 +173,19 @@ Status LevelZeroBackend::free_host(void* pointer) noexcept {
 namespace {
 
 // The Sysman device for core device `device`: the core handle itself on the legacy route
-// (ZES_ENABLE_SYSMAN=1 before zeInit, set by initialize() where the loader has no zesInit,
-// S-3), else the zesInit device with the same UUID (S-8). Sets `why` on failure.
+// (ZES_ENABLE_SYSMAN=1 before zeInit, set by initialize() where the loader has no zesInit),
+// else the zesInit device with the same UUID. Sets `why` on failure.
 zes_device_handle_t sysman_device(const ZeApi& api, const ZeDevice& device, std::string* why) {
   if (api.zesInit == nullptr || api.zesDriverGet == nullptr || api.zesDeviceGet == nullptr) {
     return reinterpret_cast<zes_device_handle_t>(device.handle);
   }
   if (device.core.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) {
-    // zesInit's devices are cards (S-5); the tile's modules would need the card's handle,
+    // zesInit's devices are cards; the tile's modules would need the card's handle,
     // which the UUID of a tile does not name.
     *why = "the device is a sub-device and zesInit's Sysman lists only cards";
     return nullptr;
   }
-  ze_result_t rc = api.zesInit(0);  // once per process; idempotent (S-4)
+  ze_result_t rc = api.zesInit(0);  // once per process; idempotent
   if (rc != ZE_RESULT_SUCCESS) {
     *why = "zesInit: " + ze_result_text(rc);
     return nullptr;
@@ -220,7 +220,7 @@ zes_device_handle_t sysman_device(const ZeApi& api, const ZeDevice& device, std:
 
 }  // namespace
 
-// M-8, M-9 (SYCL's free-memory query behind torch.xpu.mem_get_info): total = totalSize of
+// As SYCL's free-memory query behind torch.xpu.mem_get_info: total = totalSize of
 // memory ordinal 0; free = zesMemoryGetState.free summed over the device's memory modules
 // (a tile: the modules on that tile), capped at total. A Sysman failure is an error naming
 // the call: there is no honest other source of free memory in spec 1.4.

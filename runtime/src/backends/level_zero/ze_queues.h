@@ -2,35 +2,37 @@
 // Streams and events of the Level Zero backend (ze_streams.cpp, ze_events.cpp).
 //
 // Note [Level Zero streams]
-// A stream is one asynchronous immediate command list on the device's compute group (D-15,
-// ), engine index chosen round robin over the group's numQueues. The 1.4 loader
-// has no IN_ORDER flag and a plain immediate list only promises start order
-// (§4.4), so the backend enforces stream order itself: every command it appends waits on
-// the signal event of the stream's previous command and signals a fresh one (the "chain").
+// A stream is one asynchronous immediate command list on the device's compute group (as
+// PyTorch XPU's in-order queues), engine index chosen round robin over the group's
+// numQueues. The 1.4 loader has no IN_ORDER flag and a plain immediate list only promises
+// start order (Level Zero specification), so the backend enforces stream order itself:
+// every command it appends waits on the signal event of the stream's previous command and
+// signals a fresh one (the "chain").
 // The default stream (null handle) is a per-device stream made at first use.
 //
 // Note [Event slots]
 // Every driver event ("slot") comes from a HOST_VISIBLE pool, with KERNEL_TIMESTAMP for
-// timing events (E-1, E-11), and is signalled by exactly one command per use. Recording a
-// user event takes a fresh slot each time instead of resetting the old one (E-6: never
+// timing events, and is signalled by exactly one command per use. Recording a
+// user event takes a fresh slot each time instead of resetting the old one (never
 // reset while a signal may be pending; CUDA's semantics: a wait uses the latest record at
-// the time of the wait). A slot goes back to its pool's free list, after a host reset
-// (E-5), only when nothing can still need it: no stream's chain and no user event names
+// the time of the wait). A slot goes back to its pool's free list, after a host reset,
+// only when nothing can still need it: no stream's chain and no user event names
 // it, its own command is known complete, and every command that waits on it is known
-// complete. "Known complete" is what the host observed (E-6): a stream's commands are
+// complete. "Known complete" is what the host observed: a stream's commands are
 // numbered, and since each waits on the one before, observing command n complete observes
 // every earlier one. Observations come from queries and host waits, and from polling
 // retired slots when a pool has no free slot.
 //
 // Locking: one mutex per QueueState guards every stream, slot and pool, and is held across
-// the (non-blocking) append calls, which also satisfies Q-9 (one thread per list). Host
+// the (non-blocking) append calls, which also keeps to one thread per list at a time (Level Zero's
+// threading rule). Host
 // waits run without it: the slot is pinned, so it cannot be recycled under the wait.
 // Fork: the core calls nothing of this state in a forked child (core/spi/backend.h), and
-// the driver's objects are invalid there anyway (F-1), so no fork hook is needed.
+// the driver's objects are invalid there anyway, so no fork hook is needed.
 //
-// Priorities: Level Zero has NORMAL, LOW and HIGH (§4.2). stream_priority_range answers
-// {least 1 (low), greatest -1 (high)}, PyTorch XPU's three levels; -1 -> HIGH,
-// 1 -> LOW, 0 -> NORMAL.
+// Priorities: Level Zero has NORMAL, LOW and HIGH (ze_command_queue_priority_t).
+// stream_priority_range answers {least 1 (low), greatest -1 (high)}, PyTorch XPU's three
+// levels; -1 -> HIGH, 1 -> LOW, 0 -> NORMAL.
 
 #include <cstdint>
 #include <functional>

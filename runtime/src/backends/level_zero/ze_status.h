@@ -3,7 +3,7 @@
 //
 // Every code the Debian 1.4 headers define has its name; a code they do not know (e.g.
 // ZE_RESULT_ERROR_ADDRESS_NOT_FOUND 0x78000021, spec 1.14, seen by a 1.4-header build) is
-// printed in hex only, never guessed (level_zero.md V-5). Message:
+// printed in hex only, never guessed. Message:
 // "<operation>: Level Zero error ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY (0x70000003)
 // (device=<i>)" (device omitted when the call concerns none). Kind: kOutOfMemory for the two
 // out-of-memory codes (device and host: the caching allocators react to both), kDriver

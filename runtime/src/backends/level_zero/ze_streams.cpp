@@ -22,7 +22,7 @@ bool waiters_complete(const Slot& slot) noexcept {
                      [](const auto& waiter) { return waiter.first->completed >= waiter.second; });
 }
 
-// Level Zero's three priorities (§4.2) for the SPI's numbers (ze_queues.h).
+// Level Zero's three priorities (ze_command_queue_priority_t) for the SPI's numbers (ze_queues.h).
 ze_command_queue_priority_t priority_of(int priority) noexcept {
   if (priority < 0) return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
   if (priority > 0) return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
@@ -52,7 +52,7 @@ QueueState::QueueState(LevelZeroBackend& owner)
 
 // The driver objects are left alive, as the context is (level_zero_backend.h): the process
 // may be exiting with the driver already torn down, or be a forked child where they are
-// invalid (F-1). PyTorch never destroys its pool streams either.
+// invalid. PyTorch never destroys its pool streams either.
 QueueState::~QueueState() = default;
 
 std::size_t QueueState::slots_in_use() noexcept {
@@ -72,7 +72,7 @@ void QueueState::observe_complete(Slot* slot) {
 
 // Polls what the host has not seen complete yet (retired slots and every stream's last
 // command), then hands back to their pools the retired slots nothing can need any more,
-// reset (E-5, E-6).
+// reset.
 void QueueState::recycle_retired() {
   const ZeApi& api = backend.api();
   auto poll = [&](Slot* slot) {
@@ -113,8 +113,8 @@ Result<Slot*> QueueState::acquire_slot(bool timing, std::string_view operation, 
   recycle_retired();
   if (Slot* slot = take()) return slot;
 
-  // E-1: host visible (the host queries and waits), kernel timestamps for timing events
-  // (E-11); every device of the context may wait on it (cross-device stream_wait_event).
+  // Host visible (the host queries and waits), kernel timestamps for timing events; every
+  // device of the context may wait on it (cross-device stream_wait_event).
   const ZeApi& api = backend.api();
   const int devices = backend.device_count();
   std::vector<ze_device_handle_t> handles;
@@ -136,7 +136,7 @@ Result<Slot*> QueueState::acquire_slot(bool timing, std::string_view operation, 
     ze_event_desc_t event_desc{};
     event_desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
     event_desc.index = i;
-    // E-4: host scope, so the host sees the data written before a signal it observed.
+    // Host scope, so the host sees the data written before a signal it observed.
     event_desc.signal = ZE_EVENT_SCOPE_FLAG_HOST;
     event_desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
     auto slot = std::make_unique<Slot>();
@@ -169,7 +169,7 @@ void QueueState::release(Slot* slot) {
 
 // ---- appends -------------------------------------------------------------------------------
 
-// the command waits on the stream's previous command (and on `waits`), and signals
+// The command waits on the stream's previous command (and on `waits`), and signals
 // `signal`, which becomes the stream's last; the stream owns one reference to it.
 Status QueueState::append_locked(ZeStream& stream, std::string_view operation, Slot* signal,
                                  std::vector<Slot*> waits, const AppendCommand& command) {
@@ -231,10 +231,10 @@ Result<bool> QueueState::wait_slot(std::unique_lock<std::mutex>& lock, Slot* slo
   const ze_event_handle_t event = slot->event;
   const ZeApi& api = backend.api();
   lock.unlock();
-  // waiting on the last command's event waits for everything before it (Note [Level
+  // Waiting on the last command's event waits for everything before it (Note [Level
   // Zero streams]). zeCommandListHostSynchronize (spec 1.6, absent from the 1.4 loader) is
   // not used even where it exists: this wait is equivalent under the chain and, unlike it,
-  // does not touch the list, which another thread may be appending to meanwhile (Q-9: one
+  // does not touch the list, which another thread may be appending to meanwhile (one
   // thread per list at a time).
   const ze_result_t rc =
       block ? api.zeEventHostSynchronize(event, UINT64_MAX) : api.zeEventQueryStatus(event);
@@ -274,7 +274,7 @@ Result<ZeStream*> QueueState::stream_of(int index, StreamHandle handle) {
   return fallback;
 }
 
-// numQueues of the device's compute group (D-15), asked once.
+// numQueues of the device's compute group, asked once.
 Result<std::uint32_t> QueueState::engine_count(int index) {
   std::uint32_t& known = engines[static_cast<std::size_t>(index)];
   if (known != 0) return known;
@@ -301,7 +301,7 @@ Result<StreamHandle> QueueState::create_stream(int index, int priority) noexcept
   try {
     std::lock_guard lock(mutex);
     const ZeDevice& device = backend.device(index);
-    // Round robin over the compute group's engines (D-15, §4.2: index < numQueues).
+    // Round robin over the compute group's engines (index < numQueues).
     std::uint32_t& next = next_engine[static_cast<std::size_t>(index)];
     Result<std::uint32_t> count = engine_count(index);
     if (!count.ok()) return count.status();
@@ -310,7 +310,7 @@ Result<StreamHandle> QueueState::create_stream(int index, int priority) noexcept
     desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
     desc.ordinal = device.compute_ordinal;
     desc.index = next % engines;
-    // Spec 1.4: an index other than 0 needs EXPLICIT_ONLY (§4.2).
+    // Spec 1.4: an index other than 0 needs EXPLICIT_ONLY (ze_command_queue_desc_t).
     desc.flags = desc.index != 0 ? ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY : 0;
     desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
     desc.priority = priority_of(priority);
@@ -353,7 +353,7 @@ Status QueueState::destroy_stream(int index, StreamHandle handle) noexcept {
   }
 }
 
-// "all work queued so far completed" = the last command's event is signalled.
+// "all work queued so far completed" = the last command's event is signalled.
 Result<bool> QueueState::query_stream(int index, StreamHandle handle) noexcept {
   try {
     std::unique_lock lock(mutex);
@@ -384,7 +384,7 @@ Status QueueState::synchronize_stream(int index, StreamHandle handle) noexcept {
   }
 }
 
-// every stream this backend made on the device (the core's pool streams and the
+// Every stream this backend made on the device (the core's pool streams and the
 // default stream), as PyTorch waits on its pooled queues only.
 Status QueueState::synchronize_device(int index) noexcept {
   try {
@@ -409,7 +409,7 @@ Status QueueState::synchronize_device(int index) noexcept {
 
 // ---- the backend's methods -----------------------------------------------------------------
 
-// PyTorch XPU's three levels: 1 low, 0 normal, -1 high.
+// PyTorch XPU's three levels: 1 low, 0 normal, -1 high.
 Result<Backend::PriorityRange> LevelZeroBackend::stream_priority_range(int) noexcept {
   return PriorityRange{1, -1};
 }

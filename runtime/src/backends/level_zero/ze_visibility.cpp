@@ -27,7 +27,7 @@ bool is_driver_number(std::string_view text) {
   return std::all_of(text.begin(), text.end(), is_digit);
 }
 
-// N or N.M after leading blanks (D-6, D-8).
+// N or N.M after leading blanks.
 bool is_mask_entry(std::string_view entry) {
   while (!entry.empty() && is_blank(entry.front())) entry.remove_prefix(1);
   const std::size_t dot = entry.find('.');

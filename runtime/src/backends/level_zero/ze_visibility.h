@@ -4,22 +4,22 @@
 // integer-list reading of ZE_AFFINITY_MASK (the fork-safe Sysman count).
 //
 // Note [Level Zero visibility variables]
-// The DRIVER applies ZE_FLAT_DEVICE_HIERARCHY and ZE_AFFINITY_MASK (level_zero.md D-1..D-9);
+// The DRIVER applies ZE_FLAT_DEVICE_HIERARCHY and ZE_AFFINITY_MASK (Level Zero Programming Guide);
 // the backend never filters zeDeviceGet's answer itself. It only refuses values that cannot
 // mean anything, because a setting the user made that does nothing is an error in this
 // project (Note [Misconfiguration is an error] in accel/accelerator.h):
 //  * ZE_AFFINITY_MASK: comma-separated entries, each N or N.M (card.tile), numbers decimal
-//    or hexadecimal (0x..., the driver reads them with strtoul base 0, D-8), blanks allowed
-//    before an entry (D-6: spaces after commas). Anything else (letters, an empty entry,
+//    or hexadecimal (0x..., the driver reads them with strtoul base 0), blanks allowed
+//    before an entry (spaces after commas). Anything else (letters, an empty entry,
 //    N.M.K, a sign) is kConfig: Intel's parser aborts on three levels and its handling of
-//    non-numeric text is unspecified (D-8), so such a mask is refused before the driver
+//    non-numeric text is unspecified, so such a mask is refused before the driver
 //    sees it. Entries that are well formed but select nothing (out of range, N.M in FLAT)
-//    are the driver's business: zeInit then finds no device (I-4).
+//    are the driver's business: zeInit then finds no device.
 //  * ZE_FLAT_DEVICE_HIERARCHY: exactly COMPOSITE, FLAT or COMBINED (upper case). The
-//    driver silently falls back to its default for any other value (D-3); the runtime
+//    driver silently falls back to its default for any other value; the runtime
 //    refuses it instead, since the user asked for a layout they would not get.
-// Both: an empty value counts as unset (D-6 for the mask; the runtime's rule for every
-// variable it reads). Pure functions; thread-safe.
+// Both: an empty value counts as unset (the Programming Guide's rule for the mask; the runtime's
+// rule for every variable it reads). Pure functions; thread-safe.
 
 #include <optional>
 #include <string_view>
@@ -40,7 +40,7 @@ Status check_affinity_mask(std::optional<std::string_view> value);
 // COMPOSITE, FLAT or COMBINED; the driver would silently use its default)". nullopt: unset.
 Status check_flat_device_hierarchy(std::optional<std::string_view> value);
 
-// PyTorch's fork-safe reading of ZE_AFFINITY_MASK (torch_accelerator.md §3.6,
+// PyTorch's fork-safe reading of ZE_AFFINITY_MASK (torch/xpu/__init__.py,
 // _parse_visible_devices, strict=False): unset or empty -> 0..127; otherwise the
 // comma-separated tokens, blanks stripped, each a decimal integer with an optional sign;
 // duplicates dropped (first kept), negatives skipped; any token that is not an integer

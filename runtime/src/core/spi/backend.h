@@ -133,10 +133,10 @@ class Backend {
   // Both may be called while a stream of `index` is being captured into a graph: the
   // backend makes the call legal there (CUDA: relaxed capture mode around cuMemAlloc /
   // cuMemFree, as PyTorch does), because the caching allocator takes new segments during
-  // capture (spec torch_accelerator.md §2.12, §4.15).
+  // capture (PyTorch's graph private pools).
 
   // ---- virtual memory (default: kUnsupported) -------------------------------------------
-  // What expandable segments need (spec §4, "expandable_segments"): reserve an address
+  // What expandable segments need (PyTorch's "expandable_segments"): reserve an address
   // range once, then back it page by page with physical memory and give the pages back.
   // Same device rule as memory; same capture rule as allocate().
 

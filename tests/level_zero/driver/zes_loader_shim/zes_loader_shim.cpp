@@ -71,7 +71,7 @@ bool load() {
 
 SHIM_EXPORT ze_result_t zesInit(abi::zes_init_flags_t flags) {
   if (!load()) return ZE_RESULT_ERROR_UNINITIALIZED;
-  return tables().global.pfnInit(flags);  // forwarded every time, in a child too (S-4)
+  return tables().global.pfnInit(flags);  // forwarded every time, in a child too
 }
 
 SHIM_EXPORT ze_result_t zesDriverGet(std::uint32_t* count, zes_driver_handle_t* drivers) {

@@ -1,8 +1,7 @@
 #pragma once
 // TEST STAND-IN, NOT A LOADER. libaccel_test_zes_loader.so lets tests exercise the Sysman
-// route of a Level Zero loader >= 1.9 (zesInit, zesDriverGet, zesDeviceGet: spec
-// level_zero.md §7.2, S-6) on a machine whose real loader is Debian's 1.8.12, which lacks
-// them (V-1).
+// route of a Level Zero loader >= 1.9 (zesInit, zesDriverGet, zesDeviceGet,
+// Sysman API 1.5) on a machine whose real loader is Debian's 1.8.12, which lacks them.
 //
 // It links the real loader (DT_NEEDED libze_loader.so.1), so dlsym(handle, "zeInit") on it
 // finds the loader's own core entry points, and exports only the Sysman entry points below.

@@ -32,6 +32,7 @@
 #include "accel/error.h"
 #include "accel/lazy_init.h"
 #include "accel/memory.h"
+#include "allocator_fork_safety.h"
 #include "child_process.h"
 
 namespace accel::test {
@@ -160,27 +161,8 @@ void print_stack_on(int signal_number, int code) {
   _exit(WEXITSTATUS(status));
 }
 
-// GCC 12's AddressSanitizer allocator takes no lock around fork(): a child forked while
-// another thread is inside malloc hangs in the sanitizer's own lock (seen here in 3 of 844
-// CUDA children, inside operator new, every one with no AddressSanitizer report). glibc's
-// malloc is fork-safe, so the rounds mean something only without the sanitizer.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAllocatorForkSafe = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAllocatorForkSafe = false;
-#else
-constexpr bool kAllocatorForkSafe = true;
-#endif
-#else
-constexpr bool kAllocatorForkSafe = true;
-#endif
-
 void run_rounds(const char* backend, const char* machine, const std::string& backend_name) {
-  if (!kAllocatorForkSafe) {
-    GTEST_SKIP() << "not run under AddressSanitizer: its allocator is not fork-safe, so a "
-                    "child forked while another thread allocates can hang in the sanitizer";
-  }
+  if (const char* hazard = allocator_fork_hazard()) GTEST_SKIP() << hazard;
   constexpr int kRounds = 1000;
   int hung = 0;
   int bad_fork_children = 0;

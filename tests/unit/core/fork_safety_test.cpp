@@ -32,6 +32,7 @@
 #include "accel/accelerator.h"
 #include "accel/device_index_guard.h"
 #include "accel/lazy_init.h"
+#include "allocator_fork_safety.h"
 #include "child_process.h"
 #include "core/backend_override.h"
 #include "error_check.h"
@@ -80,6 +81,7 @@ constexpr int kGrandchildFailed = 32;
 }
 
 TEST(ForkSafety, RuntimeCreationRacingFork) {
+  if (const char* hazard = allocator_fork_hazard()) GTEST_SKIP() << hazard;
   constexpr int kRounds = 1000;
   int hung = 0;
   std::vector<std::string> failures;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "accel/detail/thread_device_cache.h"
 #include "accel/device.h"
 #include "accel/error.h"
 #include "accel/scalar_type.h"
@@ -81,8 +82,20 @@ int device_count() noexcept;
 // "CUDA error: invalid device ordinal". Argument errors as in device.h.
 void set_device_index(DeviceArg device);
 
+namespace detail {
+int current_device_index_uncached();  // accelerator.cpp: the checks, init, the backend
+}  // namespace detail
+
 // The current device index of this thread (0 on a new thread). Initialises.
-int current_device_index();
+// Inline for a thread whose cached device is valid (Note [Thread-local current device]):
+// a valid entry exists only while an initialised runtime of the published generation is
+// installed, so the out-of-line checks (bad fork, initialisation) have nothing to add.
+inline int current_device_index() {
+  int index;
+  if (detail::cached_thread_device_index(&index)) [[likely]]
+    return index;
+  return detail::current_device_index_uncached();
+}
 
 // Makes `device_index` current and returns the previous index; a no-op returning the
 // same index when it is already current. Initialises; creates the device's context.
@@ -151,14 +164,6 @@ struct BackendReport {
   std::vector<BackendComponent> components;  // in the order the backend loads them
   std::string count_source;  // how device_count was learned ("nvml", "driver"), or "none"
   int device_count = 0;
-
-  // The CUDA backend's two components, as fields: kept for source compatibility and filled
-  // by the CUDA backend only. New code reads `components`.
-  std::string driver_path;
-  bool driver_loaded = false;
-  int driver_version = 0;  // CUDA's encoding (13000 = "13.0"); 0 when unknown
-  std::string nvml_path;
-  bool nvml_loaded = false;
 
   // The driver's own release as the vendor prints it ("580.159.04", from NVML); empty
   // when unknown (no NVML, or it cannot say).

@@ -18,11 +18,14 @@
 // Stream value. Errors: accel::Error; in a child forked after initialisation, ForkError,
 // for every call here that is not a plain accessor.
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <utility>
 
+#include "accel/detail/thread_device_cache.h"
+#include "accel/detail/thread_stream_cache.h"
 #include "accel/device.h"
 
 namespace accel {
@@ -95,7 +98,27 @@ std::pair<int, int> priority_range(DeviceArg device = {});
 // default stream until set_stream() chose another. Does not change the current device.
 // Initialises. An index past the last device throws kIndex "Device index value <i> is out
 // of index range [0, <count>)".
-Stream current_stream(DeviceArg device = {});
+Stream current_stream(DeviceArg device);
+
+// The same for the current device, and for an index: inline once this thread's call for
+// that device has passed its checks in this runtime generation (Note [Thread-local current
+// streams]). The index overload takes exactly `int` (a bool or a double still reaches
+// DeviceArg, which rejects it at compile time).
+inline Stream current_stream() {
+  int index;
+  std::int64_t id;
+  if (detail::cached_thread_device_index(&index) && detail::checked_thread_stream_id(index, &id))
+      [[likely]]
+    return Stream::unchecked(index, id);
+  return current_stream(DeviceArg{});
+}
+template <std::same_as<int> Index>
+inline Stream current_stream(Index device_index) {
+  std::int64_t id;
+  if (detail::checked_thread_stream_id(device_index, &id)) [[likely]]
+    return Stream::unchecked(device_index, id);
+  return current_stream(DeviceArg(device_index));
+}
 
 // Makes `stream` its device's current stream on this thread, switching the current device
 // to the stream's device first (torch.accelerator.set_stream). Initialises.

@@ -122,8 +122,7 @@ void set_device_index(DeviceArg device) {
   remember(state, index, false);
 }
 
-int current_device_index() {
-  if (cache_hit()) return detail::thread_device_index();
+int detail::current_device_index_uncached() {
   RuntimeState& state = detail::current_state();
   detail::fail_if_bad_fork(state);
   detail::ensure_initialized(state);

@@ -10,7 +10,9 @@
 // is forked after initialisation, the generation changes and every thread's table reads as
 // "all default" on its next use. So no thread ever sees a stream id of another runtime
 // state, and a poisoned child sees none of its parent's (its calls raise ForkError
-// anyway). Only ids are stored: a Stream is (device, id), and the handle is looked up in
+// anyway). Each table also records the devices whose checks this thread's current_stream()
+// passed under its generation, so that current_stream() is a thread-local read after the
+// first call (accel/detail/thread_stream_cache.h). Only ids are stored: a Stream is (device, id), and the handle is looked up in
 // the device's pool (core/stream_pool.h) when work is queued.
 
 #include <cstdint>
@@ -35,6 +37,18 @@ inline Stream exchange_thread_stream(const Stream& stream) noexcept {
   const Stream previous = Stream::unchecked(index, ids[index]);
   ids[index] = stream.id();
   return previous;
+}
+
+// Records that this thread's current_stream(index) passed prepare_stream_call() in
+// `state`, so that the inline current_stream() answers it from the table (Note
+// [Thread-local current streams]). Only for an initialised state whose generation is the
+// published one: while init() replays queued calls, or while another state is being
+// installed, nothing is recorded and the next call checks again.
+inline void remember_stream_checks_passed(RuntimeState& state, int index) noexcept {
+  if (!state.lazy().initialized()) return;
+  if (g_thread_device_key_base.load(std::memory_order_relaxed) != state.generation() << 8) return;
+  thread_stream_ids();  // a table of another generation is reset first
+  t_thread_streams.checked[index >> 6] |= std::uint64_t{1} << (index & 63);
 }
 
 // The range check, bad-fork check, initialisation and the device check of c10's

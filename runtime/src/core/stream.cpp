@@ -130,7 +130,8 @@ std::pair<int, int> priority_range(DeviceArg device) {
 
 Stream current_stream(DeviceArg device) {
   const int index = detail::resolve_device_index(device, /*optional=*/true);
-  detail::prepare_stream_call(index);
+  detail::RuntimeState& state = detail::prepare_stream_call(index);
+  detail::remember_stream_checks_passed(state, index);
   return Stream::unchecked(index, detail::thread_stream_ids()[index]);
 }
 

@@ -277,5 +277,39 @@ TEST_F(StreamApiTest, EveryCallRaisesForkErrorInAPoisonedChild) {
   EXPECT_EQ(current_stream(1), s);
 }
 
+// current_stream() answers a device inline once this thread's call for it passed its
+// checks (accel/detail/thread_stream_cache.h); a poisoned child must still get ForkError.
+TEST_F(StreamApiTest, CurrentStreamAnsweredInlineStillRaisesForkErrorInAPoisonedChild) {
+  const Stream s(1);
+  set_stream(s);
+  EXPECT_EQ(current_stream(1), s);
+  EXPECT_EQ(current_stream(), s);
+  const ChildStatus child = run_in_child(
+      [] {
+        EXPECT_TRUE(is_fork_error(catch_error([] { current_stream(); })));
+        EXPECT_TRUE(is_fork_error(catch_error([] { current_stream(1); })));
+      },
+      10);
+  EXPECT_TRUE(child.ok()) << child.describe();
+  EXPECT_EQ(current_stream(), s);
+}
+
+// The checks a thread's current_stream() passed belong to one runtime: under another one
+// (here a 2-device backend override) the same call is checked again.
+TEST_F(StreamApiTest, CurrentStreamChecksAgainUnderAnotherRuntime) {
+  EXPECT_EQ(current_stream(3), Stream::default_stream(3));
+  {
+    auto two = std::make_unique<::testing::NiceMock<MockBackend>>();
+    two->install_defaults(std::make_shared<FakeMachine>(2));
+    detail::ScopedBackendOverride override(std::move(two));
+    EXPECT_TRUE(is_error(catch_error([] { current_stream(3); }), ErrorKind::kIndex,
+                         "Device index value 3 is out of index range [0, 2)"));
+    EXPECT_EQ(current_stream(1), Stream::unchecked(1, 0));
+    EXPECT_TRUE(is_error(catch_error([] { current_stream(3); }), ErrorKind::kIndex,
+                         "Device index value 3 is out of index range [0, 2)"));
+  }
+  EXPECT_EQ(current_stream(3), Stream::unchecked(3, 0));
+}
+
 }  // namespace
 }  // namespace accel::test

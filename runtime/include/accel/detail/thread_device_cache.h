@@ -45,6 +45,16 @@ inline std::uint64_t current_thread_device_key(int index) noexcept {
          static_cast<std::uint64_t>(index) << 1;
 }
 
+// True, with the index, when this thread's cached device is valid (current or pending):
+// current_device_index()'s inline path.
+inline bool cached_thread_device_index(int* index) noexcept {
+  const std::uint64_t key = t_thread_device_key;
+  if ((key & ~std::uint64_t{0xff}) != g_thread_device_key_base.load(std::memory_order_relaxed))
+    return false;
+  *index = static_cast<int>((key >> 1) & 0x7f);
+  return true;
+}
+
 // True when this thread's cached device is `index` and is known current (not pending): a
 // same-index exchange_device() has nothing to do. False for any index outside [0, 127].
 inline bool thread_device_is_current(int index) noexcept {

@@ -18,9 +18,6 @@
 
 namespace accel::tools {
 
-// "79.65 GiB", "512.00 MiB", "0 B": binary units, two decimals above bytes.
-std::string format_bytes(std::uint64_t bytes);
-
 void render_text(const InfoReport& report, std::ostream& out);
 void render_json(const InfoReport& report, std::ostream& out);
 

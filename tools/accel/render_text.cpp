@@ -1,4 +1,4 @@
-// render_text and format_bytes (declared in render.h).
+// render_text (declared in render.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accel_common/printable.h"
+#include "accel_common/units.h"
 #include "render.h"
 
 namespace accel::tools {
@@ -93,8 +94,8 @@ void print_devices(std::ostream& out, const std::vector<DeviceRow>& devices) {
     rows.push_back({std::to_string(row.index), or_dash(row.name),
                     row.uuid ? short_uuid(*row.uuid) : "-", or_dash(row.pci_bus_id), capability,
                     or_dash(row.multiprocessors), or_dash(row.mig_mode),
-                    row.total_bytes ? format_bytes(*row.total_bytes) : "-",
-                    row.free_bytes ? format_bytes(*row.free_bytes) : "-"});
+                    row.total_bytes ? common::binary_size(*row.total_bytes) : "-",
+                    row.free_bytes ? common::binary_size(*row.free_bytes) : "-"});
     // The error on its own line, under the name.
     if (row.error) rows.push_back({fmt::format("{:<{}}error: {}", "", 7, *row.error)});
   }
@@ -123,18 +124,6 @@ void print_other_backend(std::ostream& out, const BackendSection& section) {
 }
 
 }  // namespace
-
-std::string format_bytes(std::uint64_t bytes) {
-  static constexpr std::array<const char*, 5> kUnits = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes) / 1024.0;
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.2f} {}", value, kUnits[unit]);
-}
 
 void render_text(const InfoReport& report, std::ostream& out) {
   const BackendReport& b = report.backend;

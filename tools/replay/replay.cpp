@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "accel/error.h"
+#include "accel_common/units.h"
 #include "allocator/device_caching_allocator.h"
 #include "report.h"
 
@@ -20,7 +21,7 @@ constexpr std::uint64_t kProgressEvery = 1u << 14;
 
 // "281474976710656 bytes (256.00 TiB)"
 std::string bytes_in_words(std::uint64_t bytes) {
-  return fmt::format("{} bytes ({})", bytes, human_bytes(bytes));
+  return fmt::format("{} bytes ({})", bytes, common::binary_size(bytes));
 }
 
 struct Pass {

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "accel_common/units.h"
+
 namespace accel::replay {
 namespace {
 
@@ -24,7 +26,7 @@ std::string streams_text(const Trace& trace) {
 }
 
 std::string with_human(std::uint64_t bytes) {
-  return fmt::format("{} bytes ({})", bytes, human_bytes(bytes));
+  return fmt::format("{} bytes ({})", bytes, common::binary_size(bytes));
 }
 
 }  // namespace
@@ -59,18 +61,6 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return bytes;
 }
 
-std::string human_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes) / 1024.0;
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.2f} {}", value, kUnits[unit]);
-}
-
 void render_text(const Trace& trace, std::uint64_t granularity, const RunReport& run,
                  std::ostream& out) {
   const ReplayResult& r = run.result;
@@ -94,7 +84,7 @@ void render_text(const Trace& trace, std::uint64_t granularity, const RunReport&
                        run.min_capacity->bisection);
   }
   out << fmt::format("capacity: {}, granularity {}\n", with_human(run.capacity),
-                     human_bytes(granularity));
+                     common::binary_size(granularity));
   out << fmt::format("config: {}\n", config_name(run.config));
   out << fmt::format("peak allocated: {}\n", with_human(static_cast<std::uint64_t>(r.peak_allocated)));
   out << fmt::format("peak reserved: {}\n", with_human(static_cast<std::uint64_t>(r.peak_reserved)));
@@ -122,7 +112,7 @@ void render_text(const Trace& trace, std::uint64_t granularity, const RunReport&
 void render_compare(const Trace& trace, std::uint64_t granularity,
                     const std::vector<RunReport>& runs, std::ostream& out) {
   out << fmt::format("trace: {} ({}), {} events, granularity {}\n", trace.file,
-                     format_name(trace.format), trace.events.size(), human_bytes(granularity));
+                     format_name(trace.format), trace.events.size(), common::binary_size(granularity));
   std::size_t width = std::string("config").size();
   for (const RunReport& run : runs) width = std::max(width, config_name(run.config).size());
   const bool with_min = !runs.empty() && runs.front().min_capacity.has_value();

@@ -24,9 +24,6 @@ struct RunReport {
 // KB..TB, a bare number is bytes; nullopt for anything else or a value that overflows.
 std::optional<std::uint64_t> parse_size(std::string_view text);
 
-// "1.50 GiB" style (binary units up to EiB), bytes below 1 KiB as "512 B".
-std::string human_bytes(std::uint64_t bytes);
-
 void render_text(const Trace& trace, std::uint64_t granularity, const RunReport& run,
                  std::ostream& out);
 void render_compare(const Trace& trace, std::uint64_t granularity,

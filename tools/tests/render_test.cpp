@@ -12,16 +12,6 @@
 namespace accel::tools {
 namespace {
 
-TEST(FormatBytes, UsesBinaryUnitsWithTwoDecimals) {
-  EXPECT_EQ(format_bytes(0), "0 B");
-  EXPECT_EQ(format_bytes(1023), "1023 B");
-  EXPECT_EQ(format_bytes(1024), "1.00 KiB");
-  EXPECT_EQ(format_bytes(512ULL << 20), "512.00 MiB");
-  EXPECT_EQ(format_bytes(85520809984ULL), "79.65 GiB");
-  EXPECT_EQ(format_bytes(80ULL << 30), "80.00 GiB");
-  EXPECT_EQ(format_bytes(3ULL << 40), "3.00 TiB");
-}
-
 TEST(ShortUuid, KeepsThePrefixAndTheFirstGroup) {
   EXPECT_EQ(short_uuid("GPU-1c9b5fc9-5afc-10bc-fbe1-e7d2b016d148"), "GPU-1c9b5fc9");
   EXPECT_EQ(short_uuid("MIG-7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"), "MIG-7a6b5c4d");

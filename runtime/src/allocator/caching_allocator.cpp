@@ -49,7 +49,7 @@ void CachingAllocator::free(std::uint64_t address, const HostFrame& site,
   }
   if (device < 0) {
     throw Error(ErrorKind::kValue,
-                std::string(operation) + ": pointer " + pointer_text(address) +
+                std::string(operation) + ": pointer " + hex_address(address) +
                     " is not a live allocation of the caching allocator (never allocated by "
                     "it, or already freed)");
   }
@@ -99,12 +99,6 @@ HostFrame host_frame(const char* file, unsigned line, const char* function) {
   frame.line = static_cast<int>(line);
   frame.name = function != nullptr ? function : "";
   return frame;
-}
-
-std::string pointer_text(std::uint64_t address) {
-  char text[2 + 16 + 1];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
-  return text;
 }
 
 }  // namespace accel::detail::alloc

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "accel/memory.h"
+#include "accel_common/units.h"
 #include "allocator/allocator_config.h"
 #include "allocator/device_caching_allocator.h"
 #include "allocator/host_caching_allocator.h"
@@ -75,7 +76,7 @@ class CachingAllocator {
 // "file:line" frame of a call site, for the memory history.
 HostFrame host_frame(const char* file, unsigned line, const char* function);
 
-// 0x-prefixed lower-case hex, as messages name pointers.
-std::string pointer_text(std::uint64_t address);
+// Messages name pointers as accel_common/units.h spells addresses: "0x7f0000000000".
+using common::hex_address;
 
 }  // namespace accel::detail::alloc

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "accel_common/units.h"
 #include "allocator/block.h"
 #include "allocator/device_caching_allocator.h"
 #include "allocator/memory_history.h"
@@ -96,7 +97,7 @@ struct DeviceCachingAllocator::Impl {
   void synchronize_and_free_events();
 };
 
-// Host-facing hex for messages: "0x7f0000000000".
-std::string hex_address(std::uint64_t address);
+// Messages name pointers as accel_common/units.h spells addresses: "0x7f0000000000".
+using common::hex_address;
 
 }  // namespace accel::detail::alloc

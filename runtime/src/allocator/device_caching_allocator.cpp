@@ -9,12 +9,6 @@
 
 namespace accel::detail::alloc {
 
-std::string hex_address(std::uint64_t address) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
-  return text;
-}
-
 // ---- Impl: blocks and free sets ------------------------------------------------------
 
 DeviceCachingAllocator::Impl::Impl(std::unique_ptr<DeviceMemoryProvider> p, AllocatorConfig c)

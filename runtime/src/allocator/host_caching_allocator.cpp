@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "accel/error.h"
+#include "accel_common/units.h"
 #include "allocator/host_stats.h"
 #include "core/status.h"
 
@@ -27,12 +28,6 @@ std::size_t host_block_size(std::size_t bytes) noexcept {
 namespace {
 
 constexpr std::size_t kBucketCount = std::numeric_limits<std::size_t>::digits;
-
-std::string hex(std::uintptr_t address) {
-  char text[2 + 16 + 1];
-  std::snprintf(text, sizeof text, "0x%" PRIxPTR, address);
-  return text;
-}
 
 std::int64_t steady_microseconds() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -148,7 +143,7 @@ struct HostCachingAllocator::Impl {
       // Give the memory back (uncounted) rather than corrupt the block table.
       if (address != 0) (void)provider->deallocate(*memory);
       throw Error(ErrorKind::kRuntime, "allocate_host: the provider returned pointer " +
-                                           hex(address) + ", which is " +
+                                           common::hex_address(address) + ", which is " +
                                            (address == 0 ? "null" : "already a pinned block"));
     }
     Block& block = blocks[address];
@@ -201,11 +196,11 @@ void HostCachingAllocator::free(void* pointer) {
   std::lock_guard lock(m.mutex);
   auto found = m.blocks.find(address);
   if (found == m.blocks.end()) {
-    throw Error(ErrorKind::kValue, "free: pointer " + hex(address) + " is not a pinned block");
+    throw Error(ErrorKind::kValue, "free: pointer " + common::hex_address(address) + " is not a pinned block");
   }
   Block& block = found->second;
   if (!block.checked_out) {
-    throw Error(ErrorKind::kValue, "free: pointer " + hex(address) + " was already freed");
+    throw Error(ErrorKind::kValue, "free: pointer " + common::hex_address(address) + " was already freed");
   }
   if (block.streams.empty() || block.allocated_during_capture) {
     block.streams.clear();
@@ -224,7 +219,7 @@ void HostCachingAllocator::record_use(void* pointer, int device, StreamId stream
   const auto address = reinterpret_cast<std::uintptr_t>(pointer);
   if (device < 0) {
     throw Error(ErrorKind::kValue, "record_use: invalid device " + std::to_string(device) +
-                                       " for pointer " + hex(address));
+                                       " for pointer " + common::hex_address(address));
   }
   Impl& m = *impl_;
   std::lock_guard lock(m.mutex);
@@ -238,7 +233,7 @@ void HostCachingAllocator::record_use(void* pointer, int device, StreamId stream
     }
   }
   throw Error(ErrorKind::kValue,
-              "record_use: pointer " + hex(address) + " is not in a live pinned block");
+              "record_use: pointer " + common::hex_address(address) + " is not in a live pinned block");
 }
 
 void HostCachingAllocator::empty_cache() {

@@ -69,7 +69,7 @@ void raw_host_delete(void* pointer) {
   CachingAllocator* allocator = detail::allocator_if_initialized(state);
   if (allocator == nullptr) {
     throw Error(ErrorKind::kValue, "raw_host_delete: pointer " +
-                                       detail::alloc::pointer_text(address_of(pointer)) +
+                                       detail::alloc::hex_address(address_of(pointer)) +
                                        " is not a pinned block (the runtime is not initialised)");
   }
   allocator->host().free(pointer);

@@ -240,13 +240,5 @@ TEST(ParseSize, UnitsAndErrors) {
   EXPECT_EQ(parse_size("99999999TiB"), std::nullopt);
 }
 
-TEST(HumanBytes, BinaryUnitsUpToExbibytes) {
-  EXPECT_EQ(human_bytes(512), "512 B");
-  EXPECT_EQ(human_bytes(1536), "1.50 KiB");
-  EXPECT_EQ(human_bytes(std::uint64_t{1} << 48), "256.00 TiB");
-  EXPECT_EQ(human_bytes(std::uint64_t{3} << 50), "3.00 PiB");
-  EXPECT_EQ(human_bytes(UINT64_MAX), "16.00 EiB");
-}
-
 }  // namespace
 }  // namespace accel::replay

@@ -165,8 +165,10 @@ TEST(BadEnvironment, MissingDriverFileIsAConfigError) {
     // The variable names the file; the accelerator itself is still CUDA.
     EXPECT_EQ(current_accelerator(), Device(DeviceType::kCUDA));
     const BackendReport report = backend_report();
-    EXPECT_FALSE(report.driver_loaded);
-    EXPECT_EQ(report.driver_path, kMissingLibrary);
+    ASSERT_FALSE(report.components.empty());
+    EXPECT_EQ(report.components[0].role, "driver");
+    EXPECT_FALSE(report.components[0].loaded);
+    EXPECT_EQ(report.components[0].path, kMissingLibrary);
   });
 }
 

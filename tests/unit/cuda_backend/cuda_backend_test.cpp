@@ -265,10 +265,8 @@ TEST(CudaBackendTest, MissingDriverMeansNoDevice) {
   EXPECT_EQ(report.components[0].path, ACCEL_TEST_MISSING_DRIVER);
   EXPECT_FALSE(report.components[0].loaded);
   EXPECT_EQ(report.components[0].version, "");
-  EXPECT_FALSE(report.driver_loaded);
   EXPECT_FALSE(report.available);
   EXPECT_EQ(report.count_source, "none");
-  EXPECT_EQ(report.driver_path, ACCEL_TEST_MISSING_DRIVER);
   EXPECT_EQ(report.unavailable_reason, status.message());
   EXPECT_EQ(report.config_error, "");
 }
@@ -436,9 +434,6 @@ TEST(CudaBackendTest, ReportOnTheSimulatedMachine) {
   EXPECT_EQ(report.components[1].path, std::getenv("ACCEL_NVML_LIBRARY"));
   EXPECT_TRUE(report.components[1].loaded);
   EXPECT_EQ(report.components[1].version, "");
-  EXPECT_TRUE(report.driver_loaded);
-  EXPECT_EQ(report.driver_version, 13000);
-  EXPECT_TRUE(report.nvml_loaded);
   EXPECT_EQ(report.count_source, "nvml");
   EXPECT_EQ(report.device_count, 4);
   EXPECT_TRUE(report.available);

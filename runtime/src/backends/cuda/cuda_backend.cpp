@@ -489,16 +489,11 @@ class CudaBackend final : public Backend, private DeviceCalls {
         driver_component.path = drv->path();
         driver_component.loaded = true;
         driver_component.version = format_driver_version(drv->driver_version());
-        report.driver_version = drv->driver_version();
       }
       if (NvmlLibrary* nvml_library = nvml()) {
         nvml_component.loaded = true;
         report.driver_release = nvml_library->driver_release();
       }
-      report.driver_path = driver_component.path;
-      report.driver_loaded = driver_component.loaded;
-      report.nvml_path = nvml_component.path;
-      report.nvml_loaded = nvml_component.loaded;
       report.components = {driver_component, nvml_component};
       if (!configuration.ok()) {  // broken: no device is usable, whatever a count says
         report.count_source = "none";

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "fake_device_provider.h"
+#include "scoped_env.h"
 
 namespace accel::detail::alloc::testing {
 namespace {
@@ -157,33 +158,11 @@ TEST(AllocatorConfig, ToStringRoundTrips) {
             "pinned_num_register_threads:1,pinned_use_background_threads:False,backend:native");
 }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old != nullptr) old_ = old;
-    if (value != nullptr) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using accel::test::ScopedEnv;
 
 TEST(AllocatorConfig, EnvironmentPrefersAccelThenPytorch) {
   {
-    ScopedEnv a("ACCEL_ALLOC_CONF", nullptr);
+    ScopedEnv a("ACCEL_ALLOC_CONF", std::nullopt);
     ScopedEnv p("PYTORCH_ALLOC_CONF", "max_split_size_mb:64");
     auto r = allocator_config_from_environment();
     ASSERT_TRUE(r.ok());

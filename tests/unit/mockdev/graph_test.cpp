@@ -11,14 +11,9 @@
 
 #include "mock_test.h"
 #include "mockdev/capture.h"
+#include "mockdev/races.h"
 #include "mockdev/streams.h"
 
-// The race tests below need the race detector's control API (mockdev/races.h); a build
-// without it skips them, saying why.
-#if __has_include("mockdev/races.h")
-#include "mockdev/races.h"
-#define MOCKDEV_TEST_HAVE_RACES 1
-#endif
 
 namespace mockdev::testing {
 namespace {
@@ -268,7 +263,6 @@ TEST_P(Graph, ALaunchFollowsThePreviousLaunchOfTheSameExec) {
 // replayed node's accesses: a node racing with another stream's work is reported with the
 // node's name and stream; a correctly synchronised replay reports nothing.
 TEST_P(Graph, TheRaceDetectorSeesReplayedNodes) {
-#ifdef MOCKDEV_TEST_HAVE_RACES
   ASSERT_EQ(cu().cuStreamBeginCapture_v2(s_, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuMemsetD8Async(b_, 1, 64, s_), CUDA_SUCCESS);
   CUgraph graph = nullptr;
@@ -299,14 +293,9 @@ TEST_P(Graph, TheRaceDetectorSeesReplayedNodes) {
   ASSERT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_EQ(control::race_count(), 0u);
   EXPECT_EQ(cu().cuGraphExecDestroy(exec), CUDA_SUCCESS);
-#else
-  GTEST_SKIP() << "no race detector in this tree (mockdev/races.h): the replayed nodes' "
-                  "accesses cannot be checked";
-#endif
 }
 
 TEST_P(Graph, CorrectlySynchronisedReplaysReportNoRace) {
-#ifdef MOCKDEV_TEST_HAVE_RACES
   control::clear_races();
   expect_replay_equals_eager(&Graph::fork_join_program);
   clear();
@@ -317,9 +306,6 @@ TEST_P(Graph, CorrectlySynchronisedReplaysReportNoRace) {
   ASSERT_EQ(cu().cuStreamSynchronize(side_), CUDA_SUCCESS);
   EXPECT_EQ(control::race_count(), 0u);
   EXPECT_EQ(cu().cuGraphExecDestroy(exec), CUDA_SUCCESS);
-#else
-  GTEST_SKIP() << "no race detector in this tree (mockdev/races.h)";
-#endif
 }
 
 std::string schedule_name(const ::testing::TestParamInfo<Schedule>& info) {

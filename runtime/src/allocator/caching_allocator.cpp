@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "accel_common/units.h"
 #include "allocator/backend_memory_provider.h"
 #include "core/status.h"
 
@@ -49,7 +50,7 @@ void CachingAllocator::free(std::uint64_t address, const HostFrame& site,
   }
   if (device < 0) {
     throw Error(ErrorKind::kValue,
-                std::string(operation) + ": pointer " + hex_address(address) +
+                std::string(operation) + ": pointer " + common::hex_address(address) +
                     " is not a live allocation of the caching allocator (never allocated by "
                     "it, or already freed)");
   }

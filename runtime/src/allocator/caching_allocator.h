@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "accel/memory.h"
-#include "accel_common/units.h"
 #include "allocator/allocator_config.h"
 #include "allocator/device_caching_allocator.h"
 #include "allocator/host_caching_allocator.h"
@@ -76,7 +75,5 @@ class CachingAllocator {
 // "file:line" frame of a call site, for the memory history.
 HostFrame host_frame(const char* file, unsigned line, const char* function);
 
-// Messages name pointers as accel_common/units.h spells addresses: "0x7f0000000000".
-using common::hex_address;
 
 }  // namespace accel::detail::alloc

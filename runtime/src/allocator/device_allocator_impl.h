@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "accel_common/units.h"
 #include "allocator/block.h"
 #include "allocator/device_caching_allocator.h"
 #include "allocator/memory_history.h"
@@ -97,7 +96,5 @@ struct DeviceCachingAllocator::Impl {
   void synchronize_and_free_events();
 };
 
-// Messages name pointers as accel_common/units.h spells addresses: "0x7f0000000000".
-using common::hex_address;
 
 }  // namespace accel::detail::alloc

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "accel_common/units.h"
 #include "allocator/device_allocator_impl.h"
 #include "allocator/oom_message.h"
 #include "allocator/size_policy.h"
@@ -331,7 +332,7 @@ void DeviceCachingAllocator::free(std::uint64_t address, const HostFrame& site) 
     Block* b = m.find_containing(address);
     bool freed_start = b != nullptr && b->address == address && !b->allocated;
     throw Error(ErrorKind::kValue,
-                "free: pointer " + hex_address(address) +
+                "free: pointer " + common::hex_address(address) +
                     (freed_start ? " was already freed"
                                  : " was not allocated by the caching allocator of device " +
                                        std::to_string(m.device)));

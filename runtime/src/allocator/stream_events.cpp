@@ -2,6 +2,7 @@
 // recordStream, CUDACachingAllocator.cpp).
 #include <algorithm>
 
+#include "accel_common/units.h"
 #include "allocator/device_allocator_impl.h"
 
 namespace accel::detail::alloc {
@@ -11,7 +12,7 @@ void DeviceCachingAllocator::record_stream(std::uint64_t address, StreamId strea
   std::lock_guard lock(m.mutex);
   Block* block = m.find_containing(address);
   if (block == nullptr || !block->allocated) {
-    throw Error(ErrorKind::kValue, "record_stream: pointer " + hex_address(address) +
+    throw Error(ErrorKind::kValue, "record_stream: pointer " + common::hex_address(address) +
                                        " is not in a live block of the caching allocator of "
                                        "device " +
                                        std::to_string(m.device));

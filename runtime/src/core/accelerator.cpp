@@ -24,7 +24,10 @@ constinit std::atomic<std::uint64_t> g_thread_device_key_base{0};
 namespace {
 
 // Note [Thread-local current device] (thread_device.h).
-bool cache_hit() noexcept { return detail::thread_device_valid(); }
+bool cache_hit() noexcept {
+  int index;
+  return detail::cached_thread_device_index(&index);
+}
 
 void remember(RuntimeState& state, int index, bool pending) noexcept {
   if (!state.lazy().initialized()) return;  // during init() callbacks: do not cache
@@ -34,8 +37,9 @@ void remember(RuntimeState& state, int index, bool pending) noexcept {
 // The thread's current index: cached, or asked from the backend and checked to be a
 // visible index before it is cached. Requires initialisation.
 int query_current(RuntimeState& state) {
-  if (cache_hit()) return detail::thread_device_index();
-  int index = detail::check(state.backend()->current_device());
+  int index;
+  if (detail::cached_thread_device_index(&index)) return index;
+  index = detail::check(state.backend()->current_device());
   int count = state.device_count();
   if (index < 0 || index >= count) {
     ErrorDetail detail;

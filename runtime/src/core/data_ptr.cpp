@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "accel/memory.h"
+#include "accel_common/units.h"
 #include "core/current_stream.h"
 #include "core/memory_common.h"
 
@@ -43,7 +44,7 @@ void free_pointer(void* pointer, const CallSite& site, std::string_view operatio
   const auto address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer));
   if (allocator == nullptr) {
     throw Error(ErrorKind::kValue, std::string(operation) + ": pointer " +
-                                       detail::alloc::hex_address(address) +
+                                       common::hex_address(address) +
                                        " is not a live allocation of the caching allocator "
                                        "(nothing was allocated: the runtime is not initialised)");
   }
@@ -122,7 +123,7 @@ void record_stream(void* pointer, const Stream& stream) {
   const int owner = pointer == nullptr ? -1 : allocator.device_of(address);
   if (owner < 0) {
     throw Error(ErrorKind::kValue, "record_stream: pointer " +
-                                       detail::alloc::hex_address(address) +
+                                       common::hex_address(address) +
                                        " is not inside a live block of the caching allocator");
   }
   if (owner != stream.device_index()) {
@@ -131,7 +132,7 @@ void record_stream(void* pointer, const Stream& stream) {
     throw Error(ErrorKind::kValue,
                 "record_stream: stream " + std::to_string(stream.id()) + " belongs to device " +
                     std::to_string(stream.device_index()) + " but pointer " +
-                    detail::alloc::hex_address(address) + " is memory of device " +
+                    common::hex_address(address) + " is memory of device " +
                     std::to_string(owner),
                 detail);
   }

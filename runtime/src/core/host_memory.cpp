@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "accel/memory.h"
+#include "accel_common/units.h"
 #include "core/memory_common.h"
 
 namespace accel {
@@ -69,7 +70,7 @@ void raw_host_delete(void* pointer) {
   CachingAllocator* allocator = detail::allocator_if_initialized(state);
   if (allocator == nullptr) {
     throw Error(ErrorKind::kValue, "raw_host_delete: pointer " +
-                                       detail::alloc::hex_address(address_of(pointer)) +
+                                       common::hex_address(address_of(pointer)) +
                                        " is not a pinned block (the runtime is not initialised)");
   }
   allocator->host().free(pointer);

@@ -43,14 +43,8 @@ inline void publish_thread_device_generation(std::uint64_t generation) noexcept 
   g_thread_device_key_base.store(generation << 8, std::memory_order_relaxed);
 }
 
-// This thread's entry is valid (whatever its index).
-inline bool thread_device_valid() noexcept {
-  return (t_thread_device_key & ~std::uint64_t{0xff}) ==
-         g_thread_device_key_base.load(std::memory_order_relaxed);
-}
-inline int thread_device_index() noexcept {
-  return static_cast<int>((t_thread_device_key >> 1) & 0x7f);
-}
+// Whether this thread's entry is valid, and its index: cached_thread_device_index() in
+// accel/detail/thread_device_cache.h.
 inline bool thread_device_pending() noexcept { return (t_thread_device_key & 1) != 0; }
 
 // Records `index` (in [0, 127]) for this thread under `generation`.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "accel_common/units.h"
 #include "allocator/device_allocator_impl.h"
 #include "allocator/device_caching_allocator.h"
 #include "fake_device_provider.h"
@@ -40,5 +41,5 @@ struct AllocatorHarness {
 }  // namespace accel::detail::alloc::testing
 
 namespace accel::detail::alloc::testing {
-inline std::string hex_string(std::uint64_t value) { return hex_address(value); }
+inline std::string hex_string(std::uint64_t value) { return common::hex_address(value); }
 }  // namespace accel::detail::alloc::testing

@@ -9,12 +9,6 @@ using detail::EventHandle;
 using detail::Result;
 using detail::Status;
 
-std::string hex_address(std::uintptr_t address) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%" PRIxPTR, address);
-  return text;
-}
-
 Result<void*> FakeHostProvider::allocate(std::size_t bytes) noexcept {
   if (fail_allocate_) {
     Status failure = std::move(*fail_allocate_);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "accel_common/units.h"
 #include "allocator/memory_provider.h"
 
 namespace accel::test {
@@ -85,7 +86,7 @@ class FakeHostProvider final : public detail::alloc::HostMemoryProvider {
   std::vector<std::string> calls_;
 };
 
-// "0x7f0000000000"
-std::string hex_address(std::uintptr_t address);
+// "0x7f0000000000", as the allocator's messages spell addresses.
+using common::hex_address;
 
 }  // namespace accel::test

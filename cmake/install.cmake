@@ -4,6 +4,7 @@
 # Layout under the prefix:
 #   include/accel/*.h, include/mockdev/*.h       public headers
 #   lib/libaccel_runtime.a, lib/libmockdev.so     the runtime, the simulated-hardware engine
+#   lib/libaccel_{allocator,runtime_spi,common}.a  the archives the runtime links
 #   lib/accel/mockdev/libcuda.so.1, libnvidia-ml.so.1
 #                                                 the mock driver facades; kept out of lib/
 #                                                 so nothing finds them by accident
@@ -23,8 +24,8 @@ set(ACCEL_MOCKDEV_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/accel/mockdev")
 
 set(accel_exported_targets "")
 if(TARGET accel_runtime)
-  # accel_common travels with the static runtime archive, which links it.
-  list(APPEND accel_exported_targets accel_common accel_runtime)
+  # The static runtime archive links these archives, so they travel with it.
+  list(APPEND accel_exported_targets accel_common accel_runtime_spi accel_allocator accel_runtime)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/runtime/include/accel"
           DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
           FILES_MATCHING PATTERN "*.h")

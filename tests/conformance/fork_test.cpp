@@ -97,7 +97,7 @@ const std::vector<ForkRow>& fork_rows() {
        }},
       // Outside a fork child, synchronize(i) before initialisation does nothing (PyTorch);
       // in a poisoned child it raises ForkError first, as the streams issue asks of every
-      // stream call (decision in runtime/src/core/stream.cpp).
+      // stream call (decision in runtime/src/api/stream.cpp).
       {"synchronize", Outcome::kForkError, true, [](P, int i) { synchronize(i); }},
       {"random_initial_seed", Outcome::kForkError, false, [](P, int) { random::initial_seed(); }},
       {"random_get_rng_state_current", Outcome::kForkError, false,

@@ -1,7 +1,7 @@
 // Conformance: graph private pools through the whole stack (accel::Graph -> the caching
 // allocator's private pools -> the CUDA backend, whose cuMemAlloc runs in relaxed capture
 // mode during capture). PyTorch's graph private pools; Note [Graph private pools]
-// in runtime/src/core/graph.cpp.
+// in runtime/src/api/graph.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -268,6 +268,48 @@ TEST_P(Memory, OutOfMemoryNamesTheVisibleIndex) {
       {{p.visibility_variable, "3,2"}});
 }
 
+// The OOM is worded for the backend's device type (Note [Out-of-memory wording per device
+// type] in runtime/src/allocator/oom_message.h): CUDA's names PYTORCH_CUDA_ALLOC_CONF,
+// XPU's ends by pointing at empty_cache; 1 EiB or more is refused in the backend's words.
+TEST_P(Memory, OutOfMemoryIsWordedForTheBackendsDeviceType) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    require_physical_devices(p, 1);
+    const std::size_t huge = std::size_t{800000000} * 1024 * 1024 * 1024;
+    try {
+      DataPtr never = allocate(huge);
+      ADD_FAILURE() << "800000000 GiB were allocated";
+    } catch (const OutOfMemoryError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(p.error_name + " out of memory. Tried to allocate 800000000.00 GiB. "
+                                          "GPU 0 has a total capacity of ",
+                           0),
+                0u)
+          << what;
+      const std::string tail =
+          p.device_type_name == "xpu"
+              ? " is reserved by PyTorch but unallocated. Please use `empty_cache` to release "
+                "all unoccupied cached memory."
+              : " is reserved by PyTorch but unallocated. If reserved but unallocated memory is "
+                "large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid "
+                "fragmentation.  See documentation for Memory Management  "
+                "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)";
+      ASSERT_GE(what.size(), tail.size()) << what;
+      EXPECT_EQ(what.substr(what.size() - tail.size()), tail) << what;
+    }
+    const std::size_t exa = std::size_t{1} << 60;
+    try {
+      DataPtr never = allocate(exa);
+      ADD_FAILURE() << "1 EiB was allocated";
+    } catch (const OutOfMemoryError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                p.error_name + " out of memory. Tried to allocate more than 1EB memory.");
+      EXPECT_EQ(e.device(), 0);
+    }
+    EXPECT_EQ(memory_stats().at("num_ooms"), 1) << "the 1 EiB refusal is not an OOM of a pool";
+  });
+}
+
 // test_cuda.test_out_of_memory_retry, with the retry made visible: the second request does
 // not fit next to the cached block, so the allocator releases the cache and retries.
 TEST_P(Memory, OutOfMemoryRetryReleasesTheCacheAndRetries) {

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "accel/accelerator.h"
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::test {
 

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::test {
 

@@ -1,5 +1,5 @@
 #pragma once
-// MockBackend: a GMock of the backend SPI (accel::detail::Backend, core/spi/backend.h), for
+// MockBackend: a GMock of the backend SPI (accel::detail::Backend, spi/backend.h), for
 // testing the runtime core without any driver. It mocks the identity, device, memory_info,
 // streams, events and graphs methods; raw memory keeps the SPI's default (kUnsupported).
 //
@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 #include "fake_machine.h"
 #include "fake_streams.h"
 

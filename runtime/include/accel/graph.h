@@ -11,7 +11,7 @@
 //   graph.capture_end();                  // instantiates unless keep_graph
 //   graph.replay();                       // on the current stream, any stream
 //
-// Memory pools (Note [Graph private pools] in runtime/src/core/graph.cpp, docs/MEMORY.md):
+// Memory pools (Note [Graph private pools] in runtime/src/api/graph.cpp, docs/MEMORY.md):
 // from capture_begin() to capture_end(), device allocations on the capture stream come
 // from the graph's private pool (a fresh one, or the one `pool` names; pass the same
 // generate_graph_pool_handle() to several graphs to share one), and nothing is returned

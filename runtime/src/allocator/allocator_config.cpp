@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "accel_common/edit_distance.h"
-#include "core/environment.h"
+#include "spi/environment.h"
 
 namespace accel::detail::alloc {
 namespace {

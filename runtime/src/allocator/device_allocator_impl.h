@@ -21,11 +21,12 @@
 namespace accel::detail::alloc {
 
 struct DeviceCachingAllocator::Impl {
-  Impl(std::unique_ptr<DeviceMemoryProvider> p, AllocatorConfig c);
+  Impl(std::unique_ptr<DeviceMemoryProvider> p, AllocatorConfig c, std::string type);
   ~Impl();
 
   std::unique_ptr<DeviceMemoryProvider> provider;
   AllocatorConfig config;
+  std::string device_type;  // for the messages (oom_message.h)
   int device = 0;
   mutable std::mutex mutex;
   DeviceStats stats;

@@ -12,8 +12,9 @@ namespace accel::detail::alloc {
 
 // ---- Impl: blocks and free sets ------------------------------------------------------
 
-DeviceCachingAllocator::Impl::Impl(std::unique_ptr<DeviceMemoryProvider> p, AllocatorConfig c)
-    : provider(std::move(p)), config(c), device(provider->device()) {}
+DeviceCachingAllocator::Impl::Impl(std::unique_ptr<DeviceMemoryProvider> p, AllocatorConfig c,
+                                   std::string type)
+    : provider(std::move(p)), config(c), device_type(std::move(type)), device(provider->device()) {}
 
 DeviceCachingAllocator::Impl::~Impl() {
   // Nothing goes back to the driver (the process may be exiting); only host memory.
@@ -256,6 +257,7 @@ void DeviceCachingAllocator::Impl::throw_oom(std::size_t requested, std::size_t 
   for (auto& [s, r] : per_stream) report.streams.push_back(r);
 
   OomFigures figures;
+  figures.device_type = device_type;
   figures.device = device;
   figures.allocation_bytes = alloc_size;
   figures.total_bytes = info.total_bytes;
@@ -272,8 +274,8 @@ void DeviceCachingAllocator::Impl::throw_oom(std::size_t requested, std::size_t 
 // ---- the public calls ------------------------------------------------------------------
 
 DeviceCachingAllocator::DeviceCachingAllocator(std::unique_ptr<DeviceMemoryProvider> provider,
-                                               AllocatorConfig config)
-    : impl_(std::make_unique<Impl>(std::move(provider), config)) {}
+                                               AllocatorConfig config, std::string device_type)
+    : impl_(std::make_unique<Impl>(std::move(provider), config, std::move(device_type))) {}
 
 DeviceCachingAllocator::~DeviceCachingAllocator() = default;
 
@@ -286,7 +288,7 @@ std::uint64_t DeviceCachingAllocator::allocate(std::size_t bytes, StreamId strea
   if (bytes >= kOneExbibyte) {
     ErrorDetail detail;
     detail.device = m.device;
-    throw OutOfMemoryError("CUDA out of memory. Tried to allocate more than 1EB memory.", detail);
+    throw OutOfMemoryError(oversize_message(m.device_type), detail);
   }
   std::lock_guard lock(m.mutex);
   if (!m.capture_underway_locked()) {

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "accel/graph.h"
@@ -41,7 +42,11 @@ namespace accel::detail::alloc {
 
 class DeviceCachingAllocator {
  public:
-  DeviceCachingAllocator(std::unique_ptr<DeviceMemoryProvider> provider, AllocatorConfig config);
+  // `device_type` is the backend's ("cuda", "xpu"): the error messages use PyTorch's
+  // wording for it (Note [Out-of-memory wording per device type] in oom_message.h). The
+  // trace replayer and the unit tests use CUDA's, PyTorch's reference allocator.
+  DeviceCachingAllocator(std::unique_ptr<DeviceMemoryProvider> provider, AllocatorConfig config,
+                         std::string device_type = "cuda");
   ~DeviceCachingAllocator();  // returns nothing to the driver (the process may be exiting)
   DeviceCachingAllocator(const DeviceCachingAllocator&) = delete;
   DeviceCachingAllocator& operator=(const DeviceCachingAllocator&) = delete;

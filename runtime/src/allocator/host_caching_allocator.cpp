@@ -16,7 +16,7 @@
 #include "accel/error.h"
 #include "accel_common/units.h"
 #include "allocator/host_stats.h"
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::alloc {
 

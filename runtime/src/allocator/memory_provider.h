@@ -7,15 +7,15 @@
 //
 // Streams are named by their accel::Stream::id() (0 = the device's default stream);
 // the provider knows how to reach the stream's native handle. Events are the provider's
-// handles. Methods never throw; they return Status / Result as the SPI does (core/status.h).
+// handles. Methods never throw; they return Status / Result as the SPI does (spi/status.h).
 // Thread safety: called with the owning allocator's lock held, from any thread.
 
 #include <cstddef>
 #include <cstdint>
 
 #include "accel/accelerator.h"
-#include "core/spi/handles.h"
-#include "core/status.h"
+#include "spi/handles.h"
+#include "spi/status.h"
 
 namespace accel::detail::alloc {
 
@@ -30,7 +30,7 @@ class DeviceMemoryProvider {
   virtual Result<MemoryInfo> memory_info() noexcept = 0;
 
   // A new segment: kOutOfMemory when the driver has no room (any other failure is raised
-  // as it is). Legal during graph capture (core/spi/backend.h).
+  // as it is). Legal during graph capture (spi/backend.h).
   virtual Result<DevicePointer> allocate(std::size_t bytes) noexcept = 0;
   virtual Status deallocate(DevicePointer pointer) noexcept = 0;
 

@@ -1,16 +1,33 @@
 #pragma once
-// The text of the caching allocator's OutOfMemoryError: PyTorch's message word for word
-// (CUDACachingAllocator.cpp; the per-process NVML part, proc_info, is empty), so
-// users and tools that match on it keep working. The structured OutOfMemoryReport carries
-// what the message cannot (largest free block, reserved-but-unallocated bytes per stream).
+// The text of the caching allocator's OutOfMemoryError: PyTorch's message for the device
+// type word for word, so users and tools that match on it keep working. The structured
+// OutOfMemoryReport carries what the message cannot (largest free block,
+// reserved-but-unallocated bytes per stream).
+//
+// Note [Out-of-memory wording per device type]
+// The allocator is written once, but PyTorch words its OOM per device type:
+//  * cuda: CUDACachingAllocator's message (the per-process NVML part, proc_info, is
+//    empty), naming cached private-pool bytes and the settings variable
+//    PYTORCH_CUDA_ALLOC_CONF;
+//  * xpu: XPUCachingAllocator's message ("XPU out of memory. ... Please use `empty_cache`
+//    to release all unoccupied cached memory."), which counts private pools as allocated;
+//  * any other type: the CUDA wording under the type's upper-case name, naming the
+//    device-agnostic variable PYTORCH_ALLOC_CONF [chosen: PyTorch has no such device type].
+// Requests of 1 EiB or more are refused before any pool is looked at, with
+// "<TYPE> out of memory. Tried to allocate more than 1EB memory." (oversize_message()).
 
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace accel::detail::alloc {
 
+// The upper-case spelling of a device type ("cuda" -> "CUDA").
+std::string upper_device_type(std::string_view device_type);
+
 struct OomFigures {
+  std::string_view device_type = "cuda";  // the backend's device type ("cuda", "xpu")
   int device = 0;
   std::size_t allocation_bytes = 0;  // the segment size that could not be had
   std::size_t total_bytes = 0;
@@ -22,5 +39,8 @@ struct OomFigures {
 };
 
 std::string oom_message(const OomFigures& figures);
+
+// The message of a request of 1 EiB or more (kOneExbibyte, size_policy.h).
+std::string oversize_message(std::string_view device_type);
 
 }  // namespace accel::detail::alloc

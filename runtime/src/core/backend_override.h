@@ -15,7 +15,7 @@
 
 #include <memory>
 
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail {
 

@@ -1,7 +1,7 @@
 // Backend selection over the generated table of compiled backends (Note [Which
 // accelerator] in backend_registry.h).
 #include "core/backend_registry.h"
-#include "core/environment.h"
+#include "spi/environment.h"
 
 #include <cstdlib>
 

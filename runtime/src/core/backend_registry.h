@@ -42,8 +42,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/spi/backend.h"
-#include "core/status.h"
+#include "spi/backend.h"
+#include "spi/status.h"
 
 namespace accel::detail {
 

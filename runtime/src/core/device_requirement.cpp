@@ -1,6 +1,6 @@
 // ACCEL_REQUIRE_DEVICES parsing and its error (device_requirement.h).
 #include "core/device_requirement.h"
-#include "core/environment.h"
+#include "spi/environment.h"
 
 #include <cstdlib>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail {
 

@@ -41,7 +41,7 @@
 //    false; lazy_call() queues silently (the queue can never drain).
 //    device_count()/is_available() keep working through the fork-safe path (NVML), and
 //    answer 0 rather than touch the driver when NVML cannot answer.
-//  * Backends follow the same rules for what the child may still call (core/spi/backend.h:
+//  * Backends follow the same rules for what the child may still call (spi/backend.h:
 //    fork hooks).
 
 // Note [Deferred calls]

@@ -3,18 +3,18 @@
 
 #include <pthread.h>
 
-#include <cctype>
 #include <cstdio>
 #include <exception>
 #include <mutex>
 
 #include "allocator/allocator_config.h"
-#include "allocator/caching_allocator.h"
+#include "allocator/oom_message.h"
 #include "core/backend_registry.h"
+#include "core/caching_allocator.h"
 #include "core/device_requirement.h"
-#include "core/environment.h"
-#include "core/fork_gate.h"
-#include "core/thread_device.h"
+#include "spi/environment.h"
+#include "spi/fork_gate.h"
+#include "spi/thread_device.h"
 
 namespace accel::detail {
 
@@ -218,9 +218,8 @@ Result<int> visible_device_count(RuntimeState& state) {
 }
 
 std::string upper_backend_name(const RuntimeState& state) {
-  std::string name = state.backend() != nullptr ? state.backend()->name() : "accelerator";
-  for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return name;
+  return alloc::upper_device_type(state.backend() != nullptr ? state.backend()->name()
+                                                             : "accelerator");
 }
 
 void throw_fork_error(RuntimeState& state) {

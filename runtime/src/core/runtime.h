@@ -22,17 +22,17 @@
 #include <string>
 #include <string_view>
 
-#include "core/device_limits.h"
+#include "spi/device_limits.h"
 #include "core/lazy_init_state.h"
-#include "core/spi/backend.h"
-#include "core/status.h"
+#include "spi/backend.h"
+#include "spi/status.h"
 #include "core/stream_pool.h"
 #include "rng/generator_set.h"
 
 namespace accel::detail {
 
 namespace alloc {
-class CachingAllocator;  // allocator/caching_allocator.h
+class CachingAllocator;  // core/caching_allocator.h
 }
 
 class RuntimeState {
@@ -50,7 +50,7 @@ class RuntimeState {
   GeneratorSet& generators() noexcept { return generators_; }
   // The devices' stream pools (Note [Stream pools] in core/stream_pool.h).
   StreamPools& stream_pools() noexcept { return stream_pools_; }
-  // The caching allocators (allocator/caching_allocator.h): created by
+  // The caching allocators (core/caching_allocator.h): created by
   // ensure_initialized() before the state is marked initialised (so a thread that sees
   // initialized() sees it), kept for the life of the state; null before that.
   alloc::CachingAllocator* allocator() const noexcept {

@@ -25,9 +25,9 @@
 #include <memory>
 #include <mutex>
 
-#include "core/device_limits.h"
-#include "core/spi/backend.h"
-#include "core/status.h"
+#include "spi/device_limits.h"
+#include "spi/backend.h"
+#include "spi/status.h"
 
 namespace accel::detail {
 

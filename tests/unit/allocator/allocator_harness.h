@@ -16,10 +16,11 @@ namespace accel::detail::alloc::testing {
 
 struct AllocatorHarness {
   explicit AllocatorHarness(FakeDeviceProvider::Options options = {},
-                            AllocatorConfig config = {}) {
+                            AllocatorConfig config = {}, std::string device_type = "cuda") {
     auto provider = std::make_unique<FakeDeviceProvider>(options);
     fake = provider.get();
-    allocator = std::make_unique<DeviceCachingAllocator>(std::move(provider), config);
+    allocator = std::make_unique<DeviceCachingAllocator>(std::move(provider), config,
+                                                         std::move(device_type));
     expandable = config.expandable_segments;
   }
 

@@ -3,6 +3,7 @@
 // nothing; the per-process fraction, max_split_size and the garbage collector.
 #include <gtest/gtest.h>
 
+#include "allocator/oom_message.h"
 #include "allocator_harness.h"
 
 namespace accel::detail::alloc::testing {
@@ -90,6 +91,63 @@ TEST(OutOfMemory, ThrowsPyTorchsMessageAndAReportAndLosesNothing) {
   EXPECT_EQ(h.violations(), "");
   h.free(live);
   EXPECT_NE(h.alloc(40 * kMiB), 0u);  // usable after the OOM
+}
+
+// The same OOM on an xpu device: XPUCachingAllocator's wording, private pools not told
+// apart (Note [Out-of-memory wording per device type]).
+TEST(OutOfMemory, AnXpuDeviceUsesPyTorchsXpuWording) {
+  AllocatorHarness h({.device = 1, .capacity_bytes = 64 * kMiB}, {}, "xpu");
+  std::uint64_t live = h.alloc(30 * kMiB);
+  try {
+    h.alloc(40 * kMiB);
+    FAIL() << "no error";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "XPU out of memory. Tried to allocate 40.00 MiB. GPU 1 has a total capacity of "
+              "64.00 MiB of which 34.00 MiB is free. Of the allocated memory 30.00 MiB is "
+              "allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated. Please "
+              "use `empty_cache` to release all unoccupied cached memory.");
+    EXPECT_EQ(e.device(), 1);
+  }
+  h.free(live);
+}
+
+// A device type PyTorch has no allocator for: CUDA's wording under its own name, naming the
+// device-agnostic settings variable.
+TEST(OutOfMemory, AnotherDeviceTypeNamesItselfAndTheDeviceAgnosticVariable) {
+  AllocatorHarness h({.capacity_bytes = 64 * kMiB}, {}, "npu");
+  std::uint64_t live = h.alloc(30 * kMiB);
+  try {
+    h.alloc(40 * kMiB);
+    FAIL() << "no error";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "NPU out of memory. Tried to allocate 40.00 MiB. GPU 0 has a total capacity of "
+              "64.00 MiB of which 34.00 MiB is free. Of the allocated memory 30.00 MiB is "
+              "allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated. If "
+              "reserved but unallocated memory is large try setting "
+              "PYTORCH_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See "
+              "documentation for Memory Management  "
+              "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)");
+  }
+  h.free(live);
+}
+
+// 1 EiB or more is refused before any pool is looked at, in the device type's words.
+TEST(OutOfMemory, OneExbibyteIsRefusedInTheDeviceTypesWords) {
+  for (const char* type : {"cuda", "xpu"}) {
+    AllocatorHarness h({.capacity_bytes = 64 * kMiB, .log_calls = true}, {}, type);
+    try {
+      h.alloc(std::size_t{1} << 60);
+      FAIL() << "no error for " << type;
+    } catch (const OutOfMemoryError& e) {
+      EXPECT_EQ(std::string(e.what()), upper_device_type(type) +
+                                           " out of memory. Tried to allocate more than 1EB "
+                                           "memory.");
+    }
+    EXPECT_EQ(h.stat("num_ooms"), 0) << type;
+    EXPECT_EQ(h.fake->calls(), std::vector<std::string>{}) << type;
+  }
 }
 
 TEST(OutOfMemory, ReportNamesTheLargestFreeBlockPerStream) {

@@ -12,7 +12,7 @@
 #include "accel/accelerator.h"
 #include "core/backend_override.h"
 #include "core/backend_registry.h"
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail {
 namespace {

@@ -1,11 +1,11 @@
-// The backend SPI's defaults (core/spi/backend.h): a backend that implements only the
+// The backend SPI's defaults (spi/backend.h): a backend that implements only the
 // mandatory groups answers kUnsupported, naming itself and the capability, for everything
 // else, and still reports something sensible.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail {
 namespace {

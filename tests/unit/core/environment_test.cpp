@@ -2,7 +2,7 @@
 // thread adds variables. glibc's setenv() moves and frees the array getenv() walks, so
 // without the shared lock the readers below read freed memory (a crash, or under
 // AddressSanitizer a heap-use-after-free report) within a few hundred additions.
-#include "core/environment.h"
+#include "spi/environment.h"
 
 #include <gtest/gtest.h>
 

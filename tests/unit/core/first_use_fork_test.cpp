@@ -1,4 +1,4 @@
-// A fork at any moment of the runtime's first use (Note [Fork gate] in core/fork_gate.h):
+// A fork at any moment of the runtime's first use (Note [Fork gate] in spi/fork_gate.h):
 // a fresh process P — one that has never loaded a driver file, so nothing is preloaded —
 // starts three threads that create the runtime and initialise it (loading the driver and
 // NVML or the Level Zero loader, resolving entry points, counting, initialising) while

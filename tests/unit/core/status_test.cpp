@@ -1,5 +1,5 @@
 // Status and Result<T>: the failure carried from backends to the public API.
-#include "core/status.h"
+#include "spi/status.h"
 
 #include <gtest/gtest.h>
 

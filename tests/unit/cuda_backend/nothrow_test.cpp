@@ -1,4 +1,4 @@
-// The CUDA backend never lets an exception out of its noexcept methods (core/spi/backend.h):
+// The CUDA backend never lets an exception out of its noexcept methods (spi/backend.h):
 // when building an error message itself runs out of memory, the method returns the
 // allocation-free "out of memory" Status instead of terminating the process.
 //

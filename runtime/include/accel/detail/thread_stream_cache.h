@@ -1,7 +1,7 @@
 #pragma once
 // Implementation detail of the public headers (not API): the per-thread table of current
 // stream ids, exposed so that StreamGuard can enter and leave inline. The rules are Note
-// [Thread-local current streams] (runtime/src/core/current_stream.h); the table is defined
+// [Thread-local current streams] (runtime/src/api/current_stream.h); the table is defined
 // in stream.cpp. One initial-exec thread_local array of 128 ids, tagged with the published
 // thread-device generation (accel/detail/thread_device_cache.h): a table written under an
 // older generation reads as "all default streams".

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "accel_common/bounded_file.h"
-#include "core/fork_gate.h"
+#include "spi/fork_gate.h"
 
 namespace accel::detail {
 

@@ -16,8 +16,8 @@
 #include "backends/cuda/driver_library.h"
 #include "backends/cuda/nvml_library.h"
 #include "backends/cuda/visible_devices.h"
-#include "core/device_limits.h"
-#include "core/environment.h"
+#include "spi/device_limits.h"
+#include "spi/environment.h"
 
 namespace accel::detail::cuda {
 

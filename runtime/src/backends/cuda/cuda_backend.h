@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend: the Backend SPI (core/spi/backend.h) over the CUDA driver API, resolved at
+// The CUDA backend: the Backend SPI (spi/backend.h) over the CUDA driver API, resolved at
 // run time (driver_library.h), with fork-safe counting through NVML (nvml_library.h).
 //
 // It never includes cuda.h and never links libcuda: the driver file is chosen at run time
@@ -30,7 +30,7 @@
 #include <optional>
 #include <string>
 
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail::cuda {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA backend's memory groups (cuda_memory.cpp): raw device memory, virtual memory for
-// expandable segments, and pinned host memory, each SPI method (core/spi/backend.h) as a
+// expandable segments, and pinned host memory, each SPI method (spi/backend.h) as a
 // function over DeviceCalls, as cuda_streams.h does for streams. CudaBackend forwards its
 // overrides here.
 //
@@ -16,7 +16,7 @@
 #include <cstddef>
 
 #include "backends/cuda/cuda_streams.h"
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail::cuda {
 

@@ -3,7 +3,7 @@
 // through the resolved driver table. Stateless; thread-safe.
 
 #include "backends/cuda/driver_library.h"
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::cuda {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "backends/cuda/driver_library.h"
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::cuda {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "backends/cuda/driver_library.h"
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail::cuda {
 

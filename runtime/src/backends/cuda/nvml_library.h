@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "accel_abi/nvml.h"
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::cuda {
 

@@ -13,8 +13,8 @@
 #include "backends/level_zero/ze_queues.h"
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
-#include "core/device_limits.h"
-#include "core/environment.h"
+#include "spi/device_limits.h"
+#include "spi/environment.h"
 
 namespace accel::detail::level_zero {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The Level Zero backend (device type xpu, ACCEL_BACKEND=xpu): the Backend SPI
-// (core/spi/backend.h) over the real Level Zero loader, opened at run time
+// (spi/backend.h) over the real Level Zero loader, opened at run time
 // (ze_loader.h: ACCEL_LEVEL_ZERO_LOADER, default "libze_loader.so.1"), so the runtime starts
 // where libze1 is absent (xpu is then unavailable, with the reason in report()).
 // It follows the Level Zero specification, Intel's driver (intel/compute-runtime) where
@@ -22,7 +22,7 @@
 // (set_device and maybe_set_device both just record it; there is no context to create),
 // tagged with the backend instance's id so a new instance never inherits it.
 //
-// Thread safety and fork (core/spi/backend.h): the loader is loaded on first use without a
+// Thread safety and fork (spi/backend.h): the loader is loaded on first use without a
 // lock (compare-and-swap publish, like the CUDA backend); the fork-safe count's cache is
 // lock-free (ze_count.h). The locks (init_mutex_, ze_init_mutex_) are taken only on paths
 // the core closes in a poisoned child, after it marked the runtime fork-poisoning, so the
@@ -53,7 +53,7 @@
 #include "accel_abi/level_zero.h"
 #include "backends/level_zero/ze_count.h"
 #include "backends/level_zero/ze_loader.h"
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail::level_zero {
 

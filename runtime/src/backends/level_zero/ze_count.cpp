@@ -16,7 +16,7 @@
 
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
-#include "core/environment.h"
+#include "spi/environment.h"
 
 namespace accel::detail::level_zero {
 

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "accel_abi/level_zero.h"
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::level_zero {
 

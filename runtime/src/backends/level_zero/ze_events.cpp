@@ -113,7 +113,7 @@ Result<bool> QueueState::query_event(int index, EventHandle handle) noexcept {
   try {
     std::unique_lock lock(mutex);
     Slot* slot = as_event(handle)->slot;
-    if (slot == nullptr) return true;  // never recorded: no work (core/event.cpp)
+    if (slot == nullptr) return true;  // never recorded: no work (api/event.cpp)
     ++slot->owners;  // alive across the unlocked poll even if the event is re-recorded
     Result<bool> done = wait_slot(lock, slot, false, "query_event", "zeEventQueryStatus", index);
     release(slot);

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "backends/common/shared_object.h"
-#include "core/environment.h"
+#include "spi/environment.h"
 
 namespace accel::detail::level_zero {
 

@@ -25,7 +25,7 @@
 #include <string>
 
 #include "accel_abi/level_zero.h"
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::level_zero {
 

@@ -1,5 +1,5 @@
 // The Level Zero backend's memory, virtual-memory and pinned-host groups, and memory_info
-// (core/spi/backend.h; Level Zero's zeMem* calls and Sysman's zesMemoryGetState). Every call uses
+// (spi/backend.h; Level Zero's zeMem* calls and Sysman's zesMemoryGetState). Every call uses
 // the one context; Level Zero has no current device, so none of them touches the thread's device.
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-// The Level Zero backend's peer query (core/spi/backend.h: can_access_peer).
+// The Level Zero backend's peer query (spi/backend.h: can_access_peer).
 #include <string>
 
 #include "backends/level_zero/level_zero_backend.h"

@@ -27,7 +27,7 @@
 // the (non-blocking) append calls, which also keeps to one thread per list at a time (Level Zero's
 // threading rule). Host
 // waits run without it: the slot is pinned, so it cannot be recycled under the wait.
-// Fork: the core calls nothing of this state in a forked child (core/spi/backend.h), and
+// Fork: the core calls nothing of this state in a forked child (spi/backend.h), and
 // the driver's objects are invalid there anyway, so no fork hook is needed.
 //
 // Priorities: Level Zero has NORMAL, LOW and HIGH (ze_command_queue_priority_t).
@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "backends/level_zero/level_zero_backend.h"
-#include "core/device_limits.h"
+#include "spi/device_limits.h"
 
 namespace accel::detail::level_zero {
 

@@ -15,7 +15,7 @@
 
 #include <level_zero/ze_api.h>
 
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::level_zero {
 

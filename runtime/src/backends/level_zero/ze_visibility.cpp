@@ -1,7 +1,7 @@
 // ZE_AFFINITY_MASK / ZE_FLAT_DEVICE_HIERARCHY syntax and PyTorch's mask parse
 // (Note [Level Zero visibility variables]).
 #include "backends/level_zero/ze_visibility.h"
-#include "core/environment.h"
+#include "spi/environment.h"
 
 #include <algorithm>
 #include <cctype>

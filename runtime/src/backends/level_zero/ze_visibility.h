@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail::level_zero {
 

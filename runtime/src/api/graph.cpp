@@ -9,8 +9,8 @@
 
 #include "accel/accelerator.h"
 #include "accel/device_index_guard.h"
-#include "allocator/caching_allocator.h"
-#include "core/current_stream.h"
+#include "core/caching_allocator.h"
+#include "api/current_stream.h"
 
 namespace accel {
 

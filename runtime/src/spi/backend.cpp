@@ -1,5 +1,5 @@
 // The default implementations of the Backend SPI's optional capabilities.
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 
 namespace accel::detail {
 

@@ -15,7 +15,7 @@
 #include "allocator/allocator_config.h"
 #include "allocator/device_stats.h"
 #include "core/device_resolution.h"
-#include "core/memory_common.h"
+#include "api/memory_common.h"
 
 namespace accel {
 

@@ -6,7 +6,7 @@
 #include <exception>
 
 #include "accel/accelerator.h"
-#include "core/thread_device.h"
+#include "spi/thread_device.h"
 
 namespace accel {
 

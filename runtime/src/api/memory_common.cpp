@@ -1,7 +1,7 @@
 // Shared helpers of the public memory API (memory_common.h).
-#include "core/memory_common.h"
+#include "api/memory_common.h"
 
-#include "core/current_stream.h"
+#include "api/current_stream.h"
 #include "core/device_resolution.h"
 
 namespace accel::detail {

@@ -1,9 +1,9 @@
 // DeviceMemoryProvider and HostMemoryProvider over the Backend SPI (backend_memory_provider.h).
-#include "allocator/backend_memory_provider.h"
+#include "core/backend_memory_provider.h"
 
 #include <exception>
 
-#include "core/thread_device.h"
+#include "spi/thread_device.h"
 
 namespace accel::detail::alloc {
 

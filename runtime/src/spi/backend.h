@@ -44,8 +44,8 @@
 #include "accel/event.h"
 #include "accel/graph.h"
 #include "accel/scalar_type.h"
-#include "core/spi/handles.h"
-#include "core/status.h"
+#include "spi/handles.h"
+#include "spi/status.h"
 
 namespace accel::detail {
 

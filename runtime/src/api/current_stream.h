@@ -21,7 +21,7 @@
 #include "accel/detail/thread_device_cache.h"
 #include "accel/detail/thread_stream_cache.h"
 #include "accel/stream.h"
-#include "core/device_limits.h"
+#include "spi/device_limits.h"
 #include "core/runtime.h"
 
 namespace accel::detail {

@@ -28,7 +28,7 @@
 #include "allocator/allocator_config.h"
 #include "allocator/device_caching_allocator.h"
 #include "allocator/host_caching_allocator.h"
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 #include "core/stream_pool.h"
 
 namespace accel::detail::alloc {

@@ -6,8 +6,8 @@
 #include <exception>
 
 #include "accel/accelerator.h"
-#include "core/current_stream.h"
-#include "core/thread_device.h"
+#include "api/current_stream.h"
+#include "spi/thread_device.h"
 
 namespace accel {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "accel/memory.h"
-#include "allocator/caching_allocator.h"
+#include "core/caching_allocator.h"
 #include "core/runtime.h"
 
 namespace accel::detail {

@@ -9,7 +9,7 @@
 #include "core/device_requirement.h"
 #include "core/device_resolution.h"
 #include "core/runtime.h"
-#include "core/thread_device.h"
+#include "spi/thread_device.h"
 
 namespace accel {
 

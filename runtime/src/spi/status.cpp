@@ -1,5 +1,5 @@
 // Status accessors and the Status -> accel::Error conversion.
-#include "core/status.h"
+#include "spi/status.h"
 
 namespace accel::detail {
 

@@ -1,5 +1,5 @@
 // Environment reads and writes under one lock (Note [Environment reads] in environment.h).
-#include "core/environment.h"
+#include "spi/environment.h"
 
 #include <pthread.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "core/current_stream.h"
+#include "api/current_stream.h"
 
 namespace accel {
 

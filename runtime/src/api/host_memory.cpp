@@ -5,7 +5,7 @@
 
 #include "accel/memory.h"
 #include "accel_common/units.h"
-#include "core/memory_common.h"
+#include "api/memory_common.h"
 
 namespace accel {
 

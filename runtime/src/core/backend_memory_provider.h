@@ -20,7 +20,7 @@
 #include <memory>
 
 #include "allocator/memory_provider.h"
-#include "core/spi/backend.h"
+#include "spi/backend.h"
 #include "core/stream_pool.h"
 
 namespace accel::detail::alloc {

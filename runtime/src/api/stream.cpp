@@ -6,9 +6,9 @@
 
 #include "accel/accelerator.h"
 #include "accel/event.h"
-#include "core/current_stream.h"
+#include "api/current_stream.h"
 #include "core/device_resolution.h"
-#include "core/thread_device.h"
+#include "spi/thread_device.h"
 
 namespace accel {
 

@@ -7,8 +7,8 @@
 
 #include "accel/memory.h"
 #include "accel_common/units.h"
-#include "core/current_stream.h"
-#include "core/memory_common.h"
+#include "api/current_stream.h"
+#include "api/memory_common.h"
 
 namespace accel {
 
@@ -16,22 +16,8 @@ namespace {
 
 using detail::RuntimeState;
 
-// PyTorch refuses requests of 1 EiB or more before looking at any pool: no size rounding
-// or segment arithmetic can overflow below that bound.
-constexpr std::size_t kOneExaByte = std::size_t{1} << 60;
-
-void check_size(RuntimeState& state, std::size_t bytes, int device) {
-  if (bytes < kOneExaByte) return;
-  ErrorDetail detail;
-  detail.device = device;
-  throw OutOfMemoryError(detail::upper_backend_name(state) +
-                             " out of memory. Tried to allocate more than 1EB memory.",
-                         detail);
-}
-
 void* allocate_on(const Stream& stream, std::size_t bytes, const CallSite& site) {
   RuntimeState& state = detail::checked_stream(stream);
-  check_size(state, bytes, stream.device_index());
   const std::uint64_t address = detail::allocator_of(state).allocate(
       stream.device_index(), bytes, stream.id(), detail::frame_of(site));
   return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));

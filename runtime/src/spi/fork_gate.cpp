@@ -1,5 +1,5 @@
 // The fork gate (Note [Fork gate] in fork_gate.h).
-#include "core/fork_gate.h"
+#include "spi/fork_gate.h"
 
 #include <pthread.h>
 #include <sched.h>

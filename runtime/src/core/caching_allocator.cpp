@@ -1,11 +1,11 @@
 // The process-level caching allocator registry (caching_allocator.h).
-#include "allocator/caching_allocator.h"
+#include "core/caching_allocator.h"
 
 #include <cstdio>
 
 #include "accel_common/units.h"
-#include "allocator/backend_memory_provider.h"
-#include "core/status.h"
+#include "core/backend_memory_provider.h"
+#include "spi/status.h"
 
 namespace accel::detail::alloc {
 
@@ -15,7 +15,7 @@ CachingAllocator::CachingAllocator(Backend& backend, StreamPools& pools, int dev
   devices_.reserve(static_cast<std::size_t>(device_count));
   for (int index = 0; index < device_count; ++index) {
     devices_.push_back(std::make_unique<DeviceCachingAllocator>(
-        make_backend_device_provider(backend, pools, index), config_));
+        make_backend_device_provider(backend, pools, index), config_, backend.name()));
   }
   host_ = std::make_unique<HostCachingAllocator>(make_backend_host_provider(backend, pools),
                                                  config_);

@@ -330,7 +330,7 @@ class CoreRun {
       out.push_back("max_split_size " + std::to_string(stat_bytes(now, "max_split_size")) +
                     ", configured " + std::to_string(split));
     }
-    // The core's own invariant checker (tests/unit/allocator/invariants.h) as a second
+    // The core's own invariant checker (tests/unit/runtime/allocator/invariants.h) as a second
     // opinion on the same moment; it holds invariant 9 for every segment kind, which
     // expandable segments (pages mapped, not segments made) do not follow, so not for them.
     if (!settings_.expandable) {

@@ -65,7 +65,9 @@ void showValue(const Settings& settings, std::ostream& os);
 std::string describe(const Program& program);
 
 // Programs of up to `max_length` commands on `devices` devices; huge requests are sized
-// against `capacity_bytes`.
+// against `capacity_bytes`. A command's kind, device, stream, index and fraction are drawn
+// at rapidcheck's nominal size whatever the generation size, so the first programs of a run
+// already hold every kind of command (only byte counts and the length grow with the size).
 rc::Gen<Program> gen_program(int devices, std::size_t capacity_bytes, std::size_t max_length);
 rc::Gen<std::size_t> gen_request_bytes(std::size_t capacity_bytes);
 // Settings: `expandable` fixed by the caller; max_split_size and roundup drawn when

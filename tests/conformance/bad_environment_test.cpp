@@ -112,7 +112,12 @@ std::string nvml_failure() {
          std::string(path != nullptr ? path : "") + ", code=NVML_ERROR_UNKNOWN)";
 }
 
-TEST(BadEnvironment, UnknownBackendNameIsAConfigError) {
+// The variables of these cases are CUDA's (its driver files, NVML) and they run on the
+// simulated CUDA machine, so the suite is instantiated for the cuda_mock profile only; the
+// profile ends every test name, as in the rest of the conformance suite.
+class BadEnvironment : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BadEnvironment, UnknownBackendNameIsAConfigError) {
   run_case([] {
     setenv("ACCEL_BACKEND", "rocm", 1);
     const std::string message =
@@ -125,7 +130,7 @@ TEST(BadEnvironment, UnknownBackendNameIsAConfigError) {
   });
 }
 
-TEST(BadEnvironment, BackendNoneMeansNoAccelerator) {
+TEST_P(BadEnvironment, BackendNoneMeansNoAccelerator) {
   run_case([] {
     setenv("ACCEL_BACKEND", "none", 1);
     StderrCapture capture;
@@ -144,7 +149,7 @@ TEST(BadEnvironment, BackendNoneMeansNoAccelerator) {
   });
 }
 
-TEST(BadEnvironment, ExplicitCudaBackendIsTheDefault) {
+TEST_P(BadEnvironment, ExplicitCudaBackendIsTheDefault) {
   run_case([] {
     setenv("ACCEL_BACKEND", "cuda", 1);
     EXPECT_EQ(current_accelerator(), Device(DeviceType::kCUDA));
@@ -152,7 +157,7 @@ TEST(BadEnvironment, ExplicitCudaBackendIsTheDefault) {
   });
 }
 
-TEST(BadEnvironment, MissingDriverFileIsAConfigError) {
+TEST_P(BadEnvironment, MissingDriverFileIsAConfigError) {
   run_case([] {
     setenv("ACCEL_CUDA_DRIVER", kMissingLibrary, 1);
     const std::string path = kMissingLibrary;
@@ -172,7 +177,7 @@ TEST(BadEnvironment, MissingDriverFileIsAConfigError) {
   });
 }
 
-TEST(BadEnvironment, MissingNvmlFileIsAConfigError) {
+TEST_P(BadEnvironment, MissingNvmlFileIsAConfigError) {
   run_case([] {
     setenv("ACCEL_NVML_LIBRARY", kMissingLibrary, 1);
     const std::string path = kMissingLibrary;
@@ -187,7 +192,7 @@ TEST(BadEnvironment, MissingNvmlFileIsAConfigError) {
   });
 }
 
-TEST(BadEnvironment, NonDriverLibraryAsDriverIsAConfigError) {
+TEST_P(BadEnvironment, NonDriverLibraryAsDriverIsAConfigError) {
   run_case([] {
     // The NVML facade is a real shared library, but not a CUDA driver.
     const char* nvml = std::getenv("ACCEL_NVML_LIBRARY");
@@ -202,7 +207,7 @@ TEST(BadEnvironment, NonDriverLibraryAsDriverIsAConfigError) {
   });
 }
 
-TEST(BadEnvironment, UnknownMachinePresetIsADriverError) {
+TEST_P(BadEnvironment, UnknownMachinePresetIsADriverError) {
   run_case([] {
     setenv("MOCKDEV_MACHINE", "4xh1000", 1);
     // The runtime does not know the simulated driver: it reports what the drivers answered,
@@ -221,7 +226,7 @@ TEST(BadEnvironment, UnknownMachinePresetIsADriverError) {
   });
 }
 
-TEST(BadEnvironment, InvalidMachineFileIsADriverError) {
+TEST_P(BadEnvironment, InvalidMachineFileIsADriverError) {
   run_case([] {
     char path[] = "/tmp/accel-bad-machine-XXXXXX";
     const int fd = mkstemp(path);
@@ -235,7 +240,7 @@ TEST(BadEnvironment, InvalidMachineFileIsADriverError) {
   });
 }
 
-TEST(BadEnvironment, ToolkitStubDriverNamedExplicitlyIsAConfigError) {
+TEST_P(BadEnvironment, ToolkitStubDriverNamedExplicitlyIsAConfigError) {
 #ifndef ACCEL_CUDA_STUB_DRIVER
   GTEST_SKIP() << "no CUDA toolkit stub libcuda.so found at configure time; the stub case "
                   "is NOT tested in this build";
@@ -253,7 +258,7 @@ TEST(BadEnvironment, ToolkitStubDriverNamedExplicitlyIsAConfigError) {
 // Nothing installed: the variables unset and no libcuda.so.1 on the machine. The CPU
 // fallback is legitimate: no message, no error until a device is needed, and then
 // PyTorch's text.
-TEST(BadEnvironment, NothingInstalledIsAQuietCpuFallback) {
+TEST_P(BadEnvironment, NothingInstalledIsAQuietCpuFallback) {
   if (void* handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); handle != nullptr) {
     GTEST_SKIP() << "a CUDA driver (libcuda.so.1) is installed on this machine; the "
                     "nothing-installed case is NOT tested here";
@@ -278,7 +283,7 @@ TEST(BadEnvironment, NothingInstalledIsAQuietCpuFallback) {
   });
 }
 
-TEST(BadEnvironment, RequireDevicesMetRunsNormally) {
+TEST_P(BadEnvironment, RequireDevicesMetRunsNormally) {
   run_case([] {
     setenv("ACCEL_REQUIRE_DEVICES", "4", 1);
     StderrCapture capture;
@@ -293,7 +298,7 @@ TEST(BadEnvironment, RequireDevicesMetRunsNormally) {
   });
 }
 
-TEST(BadEnvironment, RequireDevicesZeroAsksForNothing) {
+TEST_P(BadEnvironment, RequireDevicesZeroAsksForNothing) {
   run_case([] {
     setenv("ACCEL_REQUIRE_DEVICES", "0", 1);
     setenv("MOCKDEV_MACHINE", "none", 1);
@@ -304,7 +309,7 @@ TEST(BadEnvironment, RequireDevicesZeroAsksForNothing) {
   });
 }
 
-TEST(BadEnvironment, RequireDevicesTooFewIsAConfigError) {
+TEST_P(BadEnvironment, RequireDevicesTooFewIsAConfigError) {
   run_case([] {
     setenv("ACCEL_REQUIRE_DEVICES", "5", 1);
     expect_misconfiguration(ErrorKind::kConfig,
@@ -312,7 +317,7 @@ TEST(BadEnvironment, RequireDevicesTooFewIsAConfigError) {
   });
 }
 
-TEST(BadEnvironment, RequireDevicesTooFewSaysWhichAreVisible) {
+TEST_P(BadEnvironment, RequireDevicesTooFewSaysWhichAreVisible) {
   run_case([] {
     setenv("ACCEL_REQUIRE_DEVICES", "3", 1);
     setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
@@ -322,7 +327,7 @@ TEST(BadEnvironment, RequireDevicesTooFewSaysWhichAreVisible) {
   });
 }
 
-TEST(BadEnvironment, RequireDevicesOnAMachineWithoutDevices) {
+TEST_P(BadEnvironment, RequireDevicesOnAMachineWithoutDevices) {
   run_case([] {
     setenv("ACCEL_REQUIRE_DEVICES", "1", 1);
     setenv("MOCKDEV_MACHINE", "none", 1);
@@ -341,7 +346,7 @@ TEST(BadEnvironment, RequireDevicesOnAMachineWithoutDevices) {
   });
 }
 
-TEST(BadEnvironment, RequireDevicesWithNoAcceleratorSelected) {
+TEST_P(BadEnvironment, RequireDevicesWithNoAcceleratorSelected) {
   run_case([] {
     setenv("ACCEL_REQUIRE_DEVICES", "1", 1);
     setenv("ACCEL_BACKEND", "none", 1);
@@ -353,7 +358,7 @@ TEST(BadEnvironment, RequireDevicesWithNoAcceleratorSelected) {
   });
 }
 
-TEST(BadEnvironment, RequireDevicesMalformedIsAConfigError) {
+TEST_P(BadEnvironment, RequireDevicesMalformedIsAConfigError) {
   run_case([] {
     setenv("ACCEL_REQUIRE_DEVICES", "two", 1);
     const std::string message =
@@ -364,6 +369,11 @@ TEST(BadEnvironment, RequireDevicesMalformedIsAConfigError) {
     EXPECT_EQ(mockdev::control::call_count("cuInit"), 0u);
   });
 }
+
+INSTANTIATE_TEST_SUITE_P(Conformance, BadEnvironment, ::testing::Values("cuda_mock"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 }  // namespace
 }  // namespace accel::test

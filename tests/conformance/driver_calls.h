@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "accel/accelerator.h"
 #include "accel_abi/cuda_driver.h"
 #include "conformance_test.h"
 #include "mockdev/control.h"
@@ -112,6 +113,25 @@ inline DriverCalls require_driver_calls() {
   DriverCalls calls = load_driver_calls();
   if (!calls.error.empty()) fail_in_child("driver entry points: " + calls.error);
   return calls;
+}
+
+// The preamble of a test that queues its own driver work, inside a run_isolated body: at
+// least `devices` physical devices (else the child skips), on the simulated hardware the
+// schedule from the child's environment when `schedule_from_environment`, the driver entry
+// points (else the child fails), `device` selected through the runtime and its primary
+// context current on this thread. Returns the entry points.
+struct DriverWork {
+  int devices = 1;
+  int device = 0;
+  bool schedule_from_environment = false;
+};
+inline DriverCalls prepare_driver_work(const BackendProfile& profile, const DriverWork& work) {
+  require_physical_devices(profile, work.devices);
+  if (work.schedule_from_environment) apply_schedule_from_environment(profile);
+  DriverCalls driver = require_driver_calls();
+  set_device_index(work.device);
+  use_primary_context(driver, work.device);
+  return driver;
 }
 
 }  // namespace accel::test

@@ -51,11 +51,7 @@ TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream s(0);
         DeviceBuffer buffer(driver, 1024);
         ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
@@ -74,11 +70,7 @@ TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
   ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream producer(0);
         const Stream consumer(0, -1);
         DeviceBuffer source(driver, 128);
@@ -106,10 +98,7 @@ TEST_P(Events, ElapsedTimeBetweenTwoTimingEvents) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
-    require_physical_devices(p, 1);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
+    const DriverCalls driver = prepare_driver_work(p, {});
     const Stream s(0);
     DeviceBuffer buffer(driver, 1 << 20);
     Event start(EventOptions{.enable_timing = true});
@@ -148,11 +137,7 @@ TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream s(0);
         DeviceBuffer buffer(driver, 4096);
         Event start(EventOptions{.enable_timing = true});

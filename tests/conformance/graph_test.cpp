@@ -19,10 +19,7 @@ TEST_P(Graphs, ReplayRepeatsTheCapturedWork) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
-    require_physical_devices(p, 1);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
+    const DriverCalls driver = prepare_driver_work(p, {});
     DeviceBuffer buffer(driver, 256);
     ASSERT_EQ(driver.memset_d8(buffer.ptr, 0, 256), CUDA_SUCCESS);
     const Stream side(0);
@@ -50,10 +47,7 @@ TEST_P(Graphs, KeepGraphInstantiatesOnFirstReplay) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_GRAPHS();
   run_isolated([&p] {
-    require_physical_devices(p, 1);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
+    const DriverCalls driver = prepare_driver_work(p, {});
     DeviceBuffer buffer(driver, 64);
     ASSERT_EQ(driver.memset_d8(buffer.ptr, 0, 64), CUDA_SUCCESS);
     const Stream side(0, -1);

@@ -85,11 +85,7 @@ TEST_P(HostMemory, PinnedBlockIsReusedOnlyAfterItsStreamsWork) {
   ACCEL_REQUIRE_MOCK("holds the stream's work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream side(0);
         void* first = raw_host_alloc(4);
         DeviceBuffer buffer(driver, 4);

@@ -219,10 +219,7 @@ TEST_P(Memory, OutOfMemoryMessageReportAndTheDeviceStaysUsable) {
   const BackendProfile& p = profile();
   ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
-    require_physical_devices(p, 1);
-    const DriverCalls driver = require_driver_calls();
-    set_device_index(0);
-    use_primary_context(driver, 0);
+    const DriverCalls driver = prepare_driver_work(p, {});
     DataPtr existing = allocate(1024);
     const std::size_t huge = std::size_t{800000000} * 1024 * 1024 * 1024;
     try {
@@ -396,11 +393,7 @@ TEST_P(Memory, GetPerProcessMemoryFractionReturnsWhatWasSet) {
 // test_cuda.test_record_stream: a block used on a side stream is not handed out again
 // until the side stream's work queued at free time has completed, and then it is.
 void record_stream_case(const BackendProfile& p, std::size_t offset) {
-  require_physical_devices(p, 1);
-  apply_schedule_from_environment(p);
-  const DriverCalls driver = require_driver_calls();
-  set_device_index(0);
-  use_primary_context(driver, 0);
+  const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
   const Stream side(0);
   DataPtr x = allocate(1024);
   const std::uintptr_t old = address(x);
@@ -505,11 +498,7 @@ TEST_P(Memory, RecordStreamOomWaitsForPendingBlocks) {
   ACCEL_REQUIRE_MOCK("holds the side stream's work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const double total = static_cast<double>(get_memory_info(0).total_bytes);
         set_per_process_memory_fraction(static_cast<double>(1024 * kMiB) / total, 0);
         const Stream side(0);
@@ -804,10 +793,7 @@ TEST_P(Memory, ExpandableSegmentsMapPagesThroughTheDriver) {
   ACCEL_REQUIRE_MOCK("counts the simulated driver's virtual-memory calls");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {});
         DataPtr small = allocate(kMiB);
         DataPtr large = allocate(30 * kMiB);
         EXPECT_EQ(memory_reserved(0), 32 * kMiB) << "one page + fifteen pages";

@@ -102,11 +102,7 @@ TEST_P(Streams, QueryAndSynchronizeFollowTheQueuedWork) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream s(0);
         {
           DeviceBuffer buffer(driver, 4096);
@@ -126,11 +122,7 @@ TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
   ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream producer(0);
         const Stream consumer(0, -1);
         DeviceBuffer source(driver, 256);
@@ -159,11 +151,7 @@ TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
   ACCEL_REQUIRE_MOCK("the adversarial schedule makes the missing dependency visible");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 1);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(0);
-        use_primary_context(driver, 0);
+        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream producer(0);
         const Stream consumer(0, -1);
         DeviceBuffer source(driver, 256);
@@ -191,11 +179,7 @@ TEST_P(Streams, SynchronizeWaitsForEveryStreamOfTheDevice) {
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        require_physical_devices(p, 2);
-        apply_schedule_from_environment(p);
-        const DriverCalls driver = require_driver_calls();
-        set_device_index(1);
-        use_primary_context(driver, 1);
+        const DriverCalls driver = prepare_driver_work(p, {.devices = 2, .device = 1, .schedule_from_environment = true});
         const Stream a(1);
         const Stream b(1, -2);
         DeviceBuffer buffer(driver, 512);

@@ -33,8 +33,8 @@
 #include "allocator_invariants.h"
 #include "allocator_model.h"
 #include "allocator_program.h"
-#include "allocator_scripted_provider.h"
 #include "device_index_model.h"
+#include "fake_device_provider.h"
 #include "invariants.h"
 
 namespace accel::test::alloc_model {
@@ -42,10 +42,18 @@ namespace {
 
 using detail::alloc::AllocatorConfig;
 using detail::alloc::DeviceCachingAllocator;
+using detail::alloc::testing::FakeDeviceProvider;
 
 constexpr std::size_t kCapacity = 96 * kMiB;
 constexpr std::size_t kGranularity = 2 * kMiB;
 constexpr std::size_t kProgramLength = 60;
+
+// The allocator's one fake provider (tests/unit/runtime/allocator/fake_device_provider.h):
+// a device of kCapacity bytes whose streams' work the property queues and completes.
+std::unique_ptr<FakeDeviceProvider> make_provider() {
+  return std::make_unique<FakeDeviceProvider>(
+      FakeDeviceProvider::Options{.capacity_bytes = kCapacity, .granularity = kGranularity});
+}
 
 struct Coverage {
   std::size_t programs = 0;
@@ -70,7 +78,7 @@ class CoreRun {
     }
     config.roundup_power2_divisions.fill(settings.roundup_divisions);
     policy_.roundup_divisions = settings.roundup_divisions;
-    auto provider = std::make_unique<ScriptedDeviceProvider>(0, kCapacity, kGranularity);
+    auto provider = make_provider();
     provider_ = provider.get();
     allocator_ = std::make_unique<DeviceCachingAllocator>(std::move(provider), config);
     rules_.expandable = settings.expandable;
@@ -120,7 +128,7 @@ class CoreRun {
         break;
       }
       case OpKind::kQueueWork:
-        provider_->queue_work(op.stream);
+        provider_->enqueue_work(op.stream);
         break;
       case OpKind::kCompleteWork:
         provider_->complete_work(op.stream);
@@ -381,7 +389,7 @@ class CoreRun {
   Coverage& coverage_;
   PolicyConfig policy_;
   LayoutRules rules_;
-  ScriptedDeviceProvider* provider_ = nullptr;
+  FakeDeviceProvider* provider_ = nullptr;
   std::unique_ptr<DeviceCachingAllocator> allocator_;
   std::unique_ptr<StatHistory> history_;
   Model model_;
@@ -415,8 +423,7 @@ void run_program(const Settings& settings, const Program& program, Coverage& cov
 
 // Whether the allocator core answers at all (a core whose bodies throw kUnsupported skips).
 bool core_is_written() {
-  DeviceCachingAllocator probe(std::make_unique<ScriptedDeviceProvider>(0, kCapacity, kGranularity),
-                               AllocatorConfig{});
+  DeviceCachingAllocator probe(make_provider(), AllocatorConfig{});
   try {
     probe.free(probe.allocate(512, 0, HostFrame{}), HostFrame{});
   } catch (const Error& e) {

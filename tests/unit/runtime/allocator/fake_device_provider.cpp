@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <utility>
 
 namespace accel::detail::alloc::testing {
 namespace {
@@ -31,6 +32,11 @@ Status FakeDeviceProvider::enter(const char* call) noexcept {
   return {};
 }
 
+Status FakeDeviceProvider::misused(std::string what) noexcept {
+  ++misuse_;
+  return Status(ErrorKind::kValue, std::move(what));
+}
+
 bool FakeDeviceProvider::take(std::size_t bytes) noexcept {
   if (bytes > options_.capacity_bytes || used_bytes_ > options_.capacity_bytes - bytes) {
     return false;
@@ -49,7 +55,7 @@ Result<MemoryInfo> FakeDeviceProvider::memory_info() noexcept {
 
 Result<DevicePointer> FakeDeviceProvider::allocate(std::size_t bytes) noexcept {
   if (Status s = enter("allocate"); !s.ok()) return s;
-  if (bytes == 0) return Status(ErrorKind::kValue, "fake allocate: 0 bytes");
+  if (bytes == 0) return misused("fake allocate: 0 bytes");
   if (!take(bytes)) return Status(ErrorKind::kOutOfMemory, "fake allocate: out of memory");
   std::uint64_t address = next_address_;
   // 2 MiB apart and aligned, like the driver's segments; never reused.
@@ -62,7 +68,7 @@ Status FakeDeviceProvider::deallocate(DevicePointer pointer) noexcept {
   if (Status s = enter("deallocate"); !s.ok()) return s;
   auto it = segments_.find(pointer.value);
   if (it == segments_.end()) {
-    return Status(ErrorKind::kValue, "fake deallocate: unknown pointer " + hex(pointer.value));
+    return misused("fake deallocate: unknown pointer " + hex(pointer.value));
   }
   give(it->second);
   segments_.erase(it);
@@ -79,14 +85,14 @@ Result<EventHandle> FakeDeviceProvider::record_event(StreamId stream) noexcept {
 Result<bool> FakeDeviceProvider::query_event(EventHandle event) noexcept {
   if (Status s = enter("query_event"); !s.ok()) return s;
   auto it = events_.find(event.value);
-  if (it == events_.end()) return Status(ErrorKind::kValue, "fake query_event: unknown event");
+  if (it == events_.end()) return misused("fake query_event: unknown event");
   return completed_[it->second.stream] >= it->second.ticket;
 }
 
 Status FakeDeviceProvider::synchronize_event(EventHandle event) noexcept {
   if (Status s = enter("synchronize_event"); !s.ok()) return s;
   auto it = events_.find(event.value);
-  if (it == events_.end()) return Status(ErrorKind::kValue, "fake synchronize_event: unknown event");
+  if (it == events_.end()) return misused("fake synchronize_event: unknown event");
   auto& done = completed_[it->second.stream];
   done = std::max(done, it->second.ticket);
   return {};
@@ -95,7 +101,7 @@ Status FakeDeviceProvider::synchronize_event(EventHandle event) noexcept {
 Status FakeDeviceProvider::destroy_event(EventHandle event) noexcept {
   if (Status s = enter("destroy_event"); !s.ok()) return s;
   if (events_.erase(event.value) == 0) {
-    return Status(ErrorKind::kValue, "fake destroy_event: unknown event");
+    return misused("fake destroy_event: unknown event");
   }
   return {};
 }
@@ -110,7 +116,7 @@ Result<DevicePointer> FakeDeviceProvider::reserve_address_range(std::size_t byte
   if (Status s = enter("reserve_address_range"); !s.ok()) return s;
   if (!options_.virtual_memory) return Status(ErrorKind::kUnsupported, "fake: no virtual memory");
   if (bytes == 0 || bytes % options_.granularity != 0) {
-    return Status(ErrorKind::kValue, "fake reserve_address_range: unaligned size");
+    return misused("fake reserve_address_range: unaligned size");
   }
   std::uint64_t base = next_va_;
   next_va_ += bytes + options_.granularity;  // a guard gap between ranges
@@ -122,10 +128,10 @@ Status FakeDeviceProvider::free_address_range(DevicePointer base, std::size_t by
   if (Status s = enter("free_address_range"); !s.ok()) return s;
   auto it = ranges_.find(base.value);
   if (it == ranges_.end() || it->second.bytes != bytes) {
-    return Status(ErrorKind::kValue, "fake free_address_range: not a reserved range");
+    return misused("fake free_address_range: not a reserved range");
   }
   if (!it->second.mapped.empty()) {
-    return Status(ErrorKind::kValue, "fake free_address_range: range still mapped");
+    return misused("fake free_address_range: range still mapped");
   }
   ranges_.erase(it);
   return {};
@@ -135,7 +141,7 @@ Result<PhysicalMemoryHandle> FakeDeviceProvider::create_physical(std::size_t byt
   if (Status s = enter("create_physical"); !s.ok()) return s;
   if (!options_.virtual_memory) return Status(ErrorKind::kUnsupported, "fake: no virtual memory");
   if (bytes == 0 || bytes % options_.granularity != 0) {
-    return Status(ErrorKind::kValue, "fake create_physical: unaligned size");
+    return misused("fake create_physical: unaligned size");
   }
   if (!take(bytes)) return Status(ErrorKind::kOutOfMemory, "fake create_physical: out of memory");
   std::uint64_t handle = next_handle_++;
@@ -146,7 +152,7 @@ Result<PhysicalMemoryHandle> FakeDeviceProvider::create_physical(std::size_t byt
 Status FakeDeviceProvider::release_physical(PhysicalMemoryHandle memory) noexcept {
   if (Status s = enter("release_physical"); !s.ok()) return s;
   auto it = physical_.find(memory.value);
-  if (it == physical_.end()) return Status(ErrorKind::kValue, "fake release_physical: unknown");
+  if (it == physical_.end()) return misused("fake release_physical: unknown");
   give(it->second);
   physical_.erase(it);
   return {};
@@ -157,22 +163,22 @@ Status FakeDeviceProvider::map(DevicePointer address, std::size_t bytes,
   if (Status s = enter("map"); !s.ok()) return s;
   auto phys = physical_.find(memory.value);
   if (phys == physical_.end() || phys->second != bytes) {
-    return Status(ErrorKind::kValue, "fake map: unknown handle or size mismatch");
+    return misused("fake map: unknown handle or size mismatch");
   }
   auto range = ranges_.upper_bound(address.value);
-  if (range == ranges_.begin()) return Status(ErrorKind::kValue, "fake map: not reserved");
+  if (range == ranges_.begin()) return misused("fake map: not reserved");
   --range;
   std::uint64_t offset = address.value - range->first;
   if (offset % options_.granularity != 0 || offset + bytes > range->second.bytes) {
-    return Status(ErrorKind::kValue, "fake map: outside the range or unaligned");
+    return misused("fake map: outside the range or unaligned");
   }
   auto& mapped = range->second.mapped;
   auto next = mapped.lower_bound(offset);
   if (next != mapped.end() && next->first < offset + bytes) {
-    return Status(ErrorKind::kValue, "fake map: already mapped");
+    return misused("fake map: already mapped");
   }
   if (next != mapped.begin() && std::prev(next)->first + std::prev(next)->second > offset) {
-    return Status(ErrorKind::kValue, "fake map: already mapped");
+    return misused("fake map: already mapped");
   }
   mapped[offset] = bytes;
   return {};
@@ -181,24 +187,24 @@ Status FakeDeviceProvider::map(DevicePointer address, std::size_t bytes,
 Status FakeDeviceProvider::unmap(DevicePointer address, std::size_t bytes) noexcept {
   if (Status s = enter("unmap"); !s.ok()) return s;
   auto range = ranges_.upper_bound(address.value);
-  if (range == ranges_.begin()) return Status(ErrorKind::kValue, "fake unmap: not reserved");
+  if (range == ranges_.begin()) return misused("fake unmap: not reserved");
   --range;
   std::uint64_t offset = address.value - range->first;
   auto& mapped = range->second.mapped;
   // Unmapping may cover several mapped pieces, but must cover each exactly.
   std::uint64_t end = offset + bytes;
   auto it = mapped.find(offset);
-  if (it == mapped.end()) return Status(ErrorKind::kValue, "fake unmap: not mapped");
+  if (it == mapped.end()) return misused("fake unmap: not mapped");
   std::uint64_t at = offset;
   auto first = it;
   while (at < end) {
     if (it == mapped.end() || it->first != at) {
-      return Status(ErrorKind::kValue, "fake unmap: not mapped");
+      return misused("fake unmap: not mapped");
     }
     at += it->second;
     ++it;
   }
-  if (at != end) return Status(ErrorKind::kValue, "fake unmap: partial piece");
+  if (at != end) return misused("fake unmap: partial piece");
   mapped.erase(first, it);
   return {};
 }
@@ -213,6 +219,16 @@ bool FakeDeviceProvider::has_pending_work(StreamId stream) const {
   if (q == queued_.end()) return false;
   auto c = completed_.find(stream);
   return c == completed_.end() ? q->second > 0 : c->second < q->second;
+}
+
+std::uint64_t FakeDeviceProvider::queued(StreamId stream) const {
+  auto it = queued_.find(stream);
+  return it == queued_.end() ? 0 : it->second;
+}
+
+bool FakeDeviceProvider::completed(StreamId stream, std::uint64_t count) const {
+  auto it = completed_.find(stream);
+  return (it == completed_.end() ? 0 : it->second) >= count;
 }
 
 std::size_t FakeDeviceProvider::mapped_bytes() const {

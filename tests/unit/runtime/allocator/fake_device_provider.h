@@ -15,6 +15,9 @@
 // Every call is counted (counts()) and, when call logging is on, appended to calls() by
 // name ("allocate", "deallocate", "record_event", ...) so tests can assert the order of
 // the retry chain. fail_call(name, kind, nth) makes the nth next call of that name fail.
+// A call naming an unknown handle or a bad size answers kValue and counts as misuse()
+// (always an allocator bug). queued()/completed() expose each stream's work items, so the
+// allocator properties' model knows exactly which events have completed.
 // Not thread-safe on its own: the allocator calls it under its lock; tests read it
 // between allocator calls.
 
@@ -68,6 +71,11 @@ class FakeDeviceProvider final : public DeviceMemoryProvider {
   void complete_work(StreamId stream);
   void complete_all_work();
   bool has_pending_work(StreamId stream) const;
+  // Work items queued on `stream` so far; whether the first `count` of them have completed.
+  std::uint64_t queued(StreamId stream) const;
+  bool completed(StreamId stream, std::uint64_t count) const;
+  // Calls that named an unknown handle or a bad size (a double free, a stale event, ...).
+  std::uint64_t misuse() const noexcept { return misuse_; }
   std::size_t live_events() const { return events_.size(); }
 
   // ---- memory, as the driver sees it ----
@@ -88,6 +96,7 @@ class FakeDeviceProvider final : public DeviceMemoryProvider {
 
  private:
   Status enter(const char* call) noexcept;  // counts, logs, fires a scheduled fault
+  Status misused(std::string what) noexcept;  // kValue `what`, counted as misuse
   bool take(std::size_t bytes) noexcept;
   void give(std::size_t bytes) noexcept;
 
@@ -110,6 +119,7 @@ class FakeDeviceProvider final : public DeviceMemoryProvider {
   std::uint64_t next_handle_ = 1;
   std::size_t used_bytes_ = 0;
   std::size_t peak_used_bytes_ = 0;
+  std::uint64_t misuse_ = 0;
   std::map<std::uint64_t, std::size_t> segments_;
   std::map<std::uint64_t, std::size_t> physical_;  // handle -> bytes
   std::map<std::uint64_t, Range> ranges_;          // base -> range

@@ -34,23 +34,25 @@ class StreamGuard {
   // loads and stores.
   explicit StreamGuard(const Stream& stream) {
     const int index = stream.device_index();
-    if (detail::thread_device_is_current(index)) [[likely]] {
-      std::int64_t& id = detail::thread_stream_ids()[index];
-      original_device_ = index;
-      current_device_ = index;
-      original_id_of_original_device_ = id;
-      saved_id_ = id;
+    if (std::int64_t* slot = detail::current_device_stream_slot(index, false)) [[likely]] {
+      const std::int64_t previous = *slot;
+      *slot = stream.id();
+      saved_id_ = previous;
+      devices_ = pack_devices(index, index);
       current_id_ = stream.id();
-      id = current_id_;
+      original_id_of_original_device_ = previous;
       return;
     }
     enter(stream);
   }
   // The stream of the device the guard moved to first, then the device.
   ~StreamGuard() {
-    detail::thread_stream_ids()[current_device_] = saved_id_;
-    if (detail::thread_device_is(original_device_)) [[likely]]
+    if (std::int64_t* slot = detail::current_device_stream_slot(original_device(), true);
+        slot != nullptr && devices_ == pack_devices(original_device(), original_device()))
+        [[likely]] {
+      *slot = saved_id_;
       return;
+    }
     leave();
   }
 
@@ -63,22 +65,32 @@ class StreamGuard {
 
   // The current stream of the original device when the guard was entered.
   Stream original_stream() const noexcept {
-    return Stream::unchecked(original_device_, original_id_of_original_device_);
+    return Stream::unchecked(original_device(), original_id_of_original_device_);
   }
   // The stream the guard made current (the last reset_stream()'s).
-  Stream current_stream() const noexcept { return Stream::unchecked(current_device_, current_id_); }
-  int original_device() const noexcept { return original_device_; }
-  int current_device() const noexcept { return current_device_; }
+  Stream current_stream() const noexcept {
+    return Stream::unchecked(current_device(), current_id_);
+  }
+  int original_device() const noexcept { return static_cast<int>(devices_ & 0xffffffff); }
+  int current_device() const noexcept { return static_cast<int>(devices_ >> 32); }
 
  private:
+  // Both devices in one word, so that the destructor's test is one load of a field the
+  // constructor wrote with one store (separate narrow fields were written by one merged
+  // vector store and read back in halves, which the CPU cannot forward from the store).
+  static std::uint64_t pack_devices(int original, int current) noexcept {
+    return static_cast<std::uint32_t>(original) |
+           static_cast<std::uint64_t>(static_cast<std::uint32_t>(current)) << 32;
+  }
   void enter(const Stream& stream);  // out of line: checks, a device switch
-  void leave() noexcept;             // out of line: maybe_exchange_device, never throws
+  void leave() noexcept;  // out of line: restores the stream, maybe_exchange_device; never throws
 
-  int original_device_;
-  int current_device_;
+  // Written in the order the inline constructor writes them; saved_id_ first, alone, as
+  // the destructor reads it.
+  std::int64_t saved_id_;        // the current device's stream before the guard changed it
+  std::uint64_t devices_;        // pack_devices(original, current)
+  std::int64_t current_id_;      // the stream the guard made current
   std::int64_t original_id_of_original_device_;  // the original device's stream at entry
-  std::int64_t saved_id_;    // the current device's stream before the guard changed it
-  std::int64_t current_id_;  // the stream the guard made current
 };
 
 }  // namespace accel

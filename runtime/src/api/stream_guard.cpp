@@ -27,45 +27,51 @@ Stream thread_current_stream(int index) noexcept {
 void StreamGuard::enter(const Stream& stream) {
   const int index = stream.device_index();
   detail::prepare_stream_call(index);
-  original_device_ = exchange_device(index);
-  current_device_ = index;
-  original_id_of_original_device_ = thread_current_stream(original_device_).id();
+  const int original = exchange_device(index);
+  devices_ = pack_devices(original, index);
+  original_id_of_original_device_ = thread_current_stream(original).id();
   saved_id_ = detail::exchange_thread_stream(stream).id();
   current_id_ = stream.id();
 }
 
+// The general exit: the stream of the device the guard is on (into a table of the current
+// generation), then the device, unless the thread is on it already.
 void StreamGuard::leave() noexcept {
+  detail::thread_stream_ids()[current_device()] = saved_id_;
+  const int original = original_device();
+  if (detail::thread_device_is(original)) return;
   try {
-    maybe_exchange_device(original_device_);
+    maybe_exchange_device(original);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "accel: StreamGuard: failed to restore device %d: %s\n", original_device_,
+    std::fprintf(stderr, "accel: StreamGuard: failed to restore device %d: %s\n", original,
                  e.what());
-    detail::remember_thread_device_after_failed_restore(original_device_);
+    detail::remember_thread_device_after_failed_restore(original);
   } catch (...) {
-    std::fprintf(stderr, "accel: StreamGuard: failed to restore device %d\n", original_device_);
-    detail::remember_thread_device_after_failed_restore(original_device_);
+    std::fprintf(stderr, "accel: StreamGuard: failed to restore device %d\n", original);
+    detail::remember_thread_device_after_failed_restore(original);
   }
 }
 
 void StreamGuard::reset_stream(const Stream& stream) {
   const int index = stream.device_index();
-  if (index == current_device_) {
+  const int current = current_device();
+  if (index == current) {
     detail::exchange_thread_stream(stream);
     current_id_ = stream.id();
     return;
   }
   detail::prepare_stream_call(index);
   // Leave the device we are on as we found it, then move; the original device is kept.
-  detail::thread_stream_ids()[current_device_] = saved_id_;
+  detail::thread_stream_ids()[current] = saved_id_;
   try {
     exchange_device(index);
   } catch (...) {
     // Nothing moved: put our stream back so the guard's state is unchanged.
-    detail::thread_stream_ids()[current_device_] = current_id_;
+    detail::thread_stream_ids()[current] = current_id_;
     throw;
   }
   saved_id_ = detail::exchange_thread_stream(stream).id();
-  current_device_ = index;
+  devices_ = pack_devices(original_device(), index);
   current_id_ = stream.id();
 }
 

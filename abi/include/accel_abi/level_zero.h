@@ -24,6 +24,8 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/zes_api.h>
 
+#include "accel_abi/level_zero_entry_points.h"
+
 namespace accel::abi::level_zero {
 
 // ---- declarations the 1.4 headers lack (spec 1.5+ / 1.7+) ------------------------------
@@ -51,65 +53,20 @@ struct zes_device_ext_properties_t {
   std::uint32_t flags;  // kZesDevicePropertyFlag*
 };
 
-// ---- the required entry points ----------------------------------------------------------
-#define ACCEL_ZE_REQUIRED_TABLE(X)            \
-  X(zeInit)                                   \
-  X(zeDriverGet)                              \
-  X(zeDriverGetApiVersion)                    \
-  X(zeDriverGetProperties)                    \
-  X(zeDeviceGet)                              \
-  X(zeDeviceGetSubDevices)                    \
-  X(zeDeviceGetProperties)                    \
-  X(zeDeviceGetComputeProperties)             \
-  X(zeDeviceGetModuleProperties)              \
-  X(zeDeviceGetMemoryProperties)              \
-  X(zeDeviceGetCommandQueueGroupProperties)   \
-  X(zeDeviceCanAccessPeer)                    \
-  X(zeDeviceGetGlobalTimestamps)              \
-  X(zeContextCreate)                          \
-  X(zeContextDestroy)                         \
-  X(zeMemAllocDevice)                         \
-  X(zeMemAllocHost)                           \
-  X(zeMemFree)                                \
-  X(zeMemGetAllocProperties)                  \
-  X(zeMemGetAddressRange)                     \
-  X(zeVirtualMemQueryPageSize)                \
-  X(zeVirtualMemReserve)                      \
-  X(zeVirtualMemFree)                         \
-  X(zeVirtualMemMap)                          \
-  X(zeVirtualMemUnmap)                        \
-  X(zeVirtualMemSetAccessAttribute)           \
-  X(zePhysicalMemCreate)                      \
-  X(zePhysicalMemDestroy)                     \
-  X(zeCommandListCreateImmediate)             \
-  X(zeCommandListDestroy)                     \
-  X(zeCommandListAppendMemoryCopy)            \
-  X(zeCommandListAppendMemoryFill)            \
-  X(zeCommandListAppendBarrier)               \
-  X(zeCommandListAppendSignalEvent)           \
-  X(zeCommandListAppendWaitOnEvents)          \
-  X(zeCommandListAppendEventReset)            \
-  X(zeEventPoolCreate)                        \
-  X(zeEventPoolDestroy)                       \
-  X(zeEventCreate)                            \
-  X(zeEventDestroy)                           \
-  X(zeEventHostSynchronize)                   \
-  X(zeEventQueryStatus)                       \
-  X(zeEventHostReset)                         \
-  X(zeEventHostSignal)                        \
-  X(zeEventQueryKernelTimestamp)              \
-  X(zesDeviceGetProperties)                   \
-  X(zesDeviceEnumMemoryModules)               \
-  X(zesMemoryGetProperties)                   \
-  X(zesMemoryGetState)                        \
-  X(zelLoaderGetVersions)
+// ---- the entry points -------------------------------------------------------------------
+// Both lists are selections of the one list of Level Zero entry points,
+// accel_abi/level_zero_entry_points.h (kinds B and R required, O and P optional), which the
+// mock driver's list of served entry points is selected from too.
+#define ACCEL_ZE_REQUIRED_TABLE(X) ACCEL_ZE_REQUIRED_NAMES(X)
 
-// ---- the optional entry points ----------------------------------------------------------
-#define ACCEL_ZE_OPTIONAL_TABLE(O)                                                   \
-  O(zesInit, ::accel::abi::level_zero::PFN_zesInit)                                  \
-  O(zesDriverGet, ::accel::abi::level_zero::PFN_zesDriverGet)                        \
-  O(zesDeviceGet, ::accel::abi::level_zero::PFN_zesDeviceGet)                        \
-  O(zeCommandListHostSynchronize, ::accel::abi::level_zero::PFN_zeCommandListHostSynchronize)
+// An optional row's function type is PFN_<name>, declared above.
+#define ACCEL_ZE_ROW_OPTIONAL_TYPED(O, kind, name) ACCEL_ZE_OPTIONAL_TYPED_##kind(O, name)
+#define ACCEL_ZE_OPTIONAL_TYPED_B(O, name)
+#define ACCEL_ZE_OPTIONAL_TYPED_R(O, name)
+#define ACCEL_ZE_OPTIONAL_TYPED_O(O, name) O(name, ::accel::abi::level_zero::PFN_##name)
+#define ACCEL_ZE_OPTIONAL_TYPED_P(O, name) O(name, ::accel::abi::level_zero::PFN_##name)
+#define ACCEL_ZE_OPTIONAL_TYPED_M(O, name)
+#define ACCEL_ZE_OPTIONAL_TABLE(O) ACCEL_ZE_ENTRY_POINTS(ACCEL_ZE_ROW_OPTIONAL_TYPED, O)
 
 // The function-pointer struct the backend fills: one member per row, named as the row.
 struct ZeApi {

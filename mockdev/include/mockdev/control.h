@@ -54,7 +54,10 @@ void set_sticky_error(int device, int code);
 // Removes every scripted and machine-file fault (sticky errors included).
 void clear_faults();
 
-// True once cuInit has succeeded in this process (false in a fresh child after fork).
+// True once `api`'s initialisation (cuInit, nvmlInit, zeInit) has succeeded in this
+// process (false in a fresh child after fork, and for an API whose driver is not built).
+bool driver_initialized(Api api);
+// CUDA shorthand: driver_initialized(Api::kCuda).
 bool driver_initialized();
 // True in a child forked after the parent initialised the driver: every CUDA entry point
 // then returns CUDA_ERROR_NOT_INITIALIZED, as the real driver does.

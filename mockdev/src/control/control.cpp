@@ -1,14 +1,16 @@
-// The control API (mockdev/control.h) over the engine core and the API adapters' state.
+// The control API (mockdev/control.h) over the engine core and the vendor registry
+// (core/vendor_registry.h). Vendor-neutral: what only one API has (CUDA's primary contexts,
+// streams and pid gate; the Level Zero driver's status) is implemented by its adapter
+// (cuda/cuda_control.cpp, level_zero/ze_control.cpp), so no adapter is included here.
 
 #include "mockdev/control.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "core/engine.h"
 #include "core/memory.h"
-#include "cuda/cuda_state.h"
+#include "core/vendor_registry.h"
 #include "machine/api_codes.h"
 
 namespace mockdev::control {
@@ -81,38 +83,13 @@ void clear_faults() {
   core::clear_faults();
 }
 
-bool driver_initialized() {
+bool driver_initialized(Api api) {
+  const core::ApiRow& row = core::api_row(api);
   EngineLock lock;
-  return cuda::driver_ready();
+  return row.initialized != nullptr && row.initialized();
 }
 
-bool forked_after_init() {
-  EngineLock lock;
-  return cuda::in_forked_child();
-}
-
-LiveObjects live_objects() {
-  EngineLock lock;
-  LiveObjects live;
-  const cuda::CudaState& s = cuda::cuda_state();
-  for (std::size_t i = 0; i < s.primary.size(); ++i) {
-    const auto* ctx = s.primary[i];
-    if (ctx == nullptr || ctx->refcount == 0) continue;
-    ++live.primary_contexts_active;
-    live.descriptions.push_back("ctx dev=" + std::to_string(i) +
-                                " refs=" + std::to_string(ctx->refcount));
-  }
-  for (const auto& [address, allocation] : core::allocations()) {
-    ++live.allocations;
-    live.allocated_bytes += allocation.accounted_bytes;  // as used_bytes counts it
-    char line[96];
-    std::snprintf(line, sizeof line, "alloc dev=%d ptr=0x%llx bytes=%llu", allocation.device,
-                  static_cast<unsigned long long>(address),
-                  static_cast<unsigned long long>(allocation.bytes));
-    live.descriptions.emplace_back(line);
-  }
-  return live;
-}
+bool driver_initialized() { return driver_initialized(Api::kCuda); }
 
 std::uint64_t used_bytes(int device) {
   EngineLock lock;

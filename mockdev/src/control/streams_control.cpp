@@ -1,12 +1,11 @@
-// The stream simulation's control API (mockdev/streams.h).
+// The stream simulation's control API (mockdev/streams.h), but for cuda_stream_queue, which
+// is the CUDA adapter's (cuda/cuda_control.cpp).
 
-#include "accel_abi/cuda_driver.h"
 #include "core/engine.h"
 #include "core/host_accesses.h"
 #include "core/memory.h"
 #include "core/pinned_host.h"
 #include "core/timeline.h"
-#include "cuda/stream_objects.h"
 #include "mockdev/streams.h"
 
 namespace mockdev::streams {
@@ -27,23 +26,6 @@ Stats stats() {
   EngineLock lock;
   const core::TimelineStats s = core::timeline_stats();
   return Stats{s.enqueued, s.completed, s.pending, s.host_waits, s.queues};
-}
-
-std::optional<std::uint64_t> cuda_stream_queue(const void* stream) {
-  EngineLock lock;
-  const auto value = reinterpret_cast<std::uintptr_t>(stream);
-  cuda::StreamRegistry& r = cuda::stream_registry();
-  if (value == 0 || value == accel::cuda_abi::kStreamLegacy) {
-    cuda::CUctx_st* ctx = cuda::active_current_context();
-    if (ctx == nullptr) return std::nullopt;
-    const cuda::CUstream_st* legacy =
-        r.contexts[static_cast<std::size_t>(ctx->physical_device)].legacy;
-    if (legacy == nullptr) return std::nullopt;
-    return legacy->queue;
-  }
-  auto it = r.live_streams.find(static_cast<const cuda::CUstream_st*>(stream));
-  if (it == r.live_streams.end()) return std::nullopt;
-  return (*it)->queue;
 }
 
 std::vector<std::uint64_t> pending_operations(std::uint64_t queue) {

@@ -10,6 +10,7 @@
 #include "core/memory.h"
 #include "core/race_policy.h"
 #include "core/trace_writer.h"
+#include "core/vendor_registry.h"
 
 namespace mockdev::core {
 namespace {
@@ -122,9 +123,9 @@ void install_machine(MachineSpec machine, std::optional<std::string> config_erro
     e.sticky.push_back(ActiveSticky{s.api, s.device, s.code, s.after_calls, 0});
   }
   e.init_errors = {};
-  e.init_errors[static_cast<std::size_t>(Api::kCuda)] = faults.driver_init_error;
-  e.init_errors[static_cast<std::size_t>(Api::kNvml)] = faults.nvml_init_error;
-  e.init_errors[static_cast<std::size_t>(Api::kLevelZero)] = faults.level_zero_init_error;
+  for (const ApiRow& row : kApiRows) {
+    e.init_errors[static_cast<std::size_t>(row.api)] = faults.*row.init_error;
+  }
   e.observers = make_observers(e.machine);
   if (!e.observers.empty() && g_observers_pid == 0) std::atexit(flush_observers_at_exit);
   g_observers_pid = current_pid();

@@ -18,6 +18,7 @@
 #include "core/memory.h"
 #include "core/shadow_memory.h"
 #include "core/string_table.h"
+#include "core/vendor_registry.h"
 #include "core/vector_clock.h"
 
 namespace mockdev::core {
@@ -62,6 +63,16 @@ std::uint64_t range_end(const AccessRange& r) {
   return r.bytes > max - r.begin ? max : r.begin + r.bytes;
 }
 
+// Whether `object` (a file name without its directory) is one of the driver files, whose
+// frames are the mock's as much as libmockdev.so's: every registered API's facade
+// (core/vendor_registry.h), libze_mock.so included.
+bool is_facade(std::string_view object) {
+  for (const ApiRow& row : kApiRows) {
+    if (row.facade == object) return true;
+  }
+  return false;
+}
+
 // Where the host enqueued the operation being checked, when the engine gave no call site:
 // the first frame of the current stack outside libmockdev.so and the facades, as
 // "function+0xoffset (object)" or "object+0xoffset" (addr2line resolves the offset). Only
@@ -79,7 +90,7 @@ std::string current_call_site() {
     if (auto slash = object.rfind('/'); slash != std::string_view::npos) {
       object.remove_prefix(slash + 1);
     }
-    if (object == "libcuda.so.1" || object == "libnvidia-ml.so.1") continue;  // the facades
+    if (is_facade(object)) continue;
     char text[512];
     if (info.dli_sname != nullptr && info.dli_saddr != nullptr) {
       int status = 0;

@@ -10,7 +10,6 @@
 #include "accel_common/edit_distance.h"
 #include "core/architecture_defaults.h"
 #include "core/device_ids.h"
-#include "machine/api_codes.h"
 
 namespace mockdev::cuda {
 namespace {

@@ -1,7 +1,11 @@
 // Build-time generator of a facade's linker version script (libcuda.map,
-// libnvidia-ml.map): `mockdev_export_map <cuda|nvml> <output file>` writes the global
-// symbols, one per exported entry point, from the same entry-point tables that generate
-// the forwarders (cuda/entry_points.h, nvml/entry_points.h).
+// libnvidia-ml.map): `<facade>_export_map_tool <output file>` writes the global symbols, one
+// per exported entry point, from the same entry-point table that generates the forwarders.
+// mockdev_add_facade() (mockdev/CMakeLists.txt) compiles one tool per facade from this file,
+// naming the table by compile definitions: MOCKDEV_EXPORT_ENTRIES_HEADER (the adapter's
+// "<api>/entry_points.h"), MOCKDEV_EXPORT_ENTRIES (its kEntries, rows with a `symbol`) and
+// MOCKDEV_EXPORT_LIBRARY (the file name), so this file names no API and a new facade needs
+// no edit here.
 //
 // Why a small program rather than a checked-in file or a CMake regex over the header: the
 // tables are C preprocessor data, and only the compiler reads a macro table reliably
@@ -15,8 +19,11 @@
 #include <string>
 #include <string_view>
 
-#include "cuda/entry_points.h"
-#include "nvml/entry_points.h"
+#if !defined(MOCKDEV_EXPORT_ENTRIES_HEADER) || !defined(MOCKDEV_EXPORT_ENTRIES) || \
+    !defined(MOCKDEV_EXPORT_LIBRARY)
+#error "built by mockdev_add_facade(), which names the entry-point table"
+#endif
+#include MOCKDEV_EXPORT_ENTRIES_HEADER
 
 namespace {
 
@@ -34,24 +41,15 @@ std::string version_script(std::string_view library, const Entries& entries) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: mockdev_export_map <cuda|nvml> <output file>\n");
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <output file>\n", argc > 0 ? argv[0] : "export_map");
     return 2;
   }
-  const std::string_view api = argv[1];
-  std::string text;
-  if (api == "cuda") {
-    text = version_script("libcuda.so.1", mockdev::cuda::kEntries);
-  } else if (api == "nvml") {
-    text = version_script("libnvidia-ml.so.1", mockdev::nvml::kEntries);
-  } else {
-    std::fprintf(stderr, "mockdev_export_map: expected cuda or nvml, got '%s'\n", argv[1]);
-    return 2;
-  }
-  std::ofstream out(argv[2], std::ios::trunc);
+  const std::string text = version_script(MOCKDEV_EXPORT_LIBRARY, MOCKDEV_EXPORT_ENTRIES);
+  std::ofstream out(argv[1], std::ios::trunc);
   out << text;
   if (!out) {
-    std::fprintf(stderr, "mockdev_export_map: cannot write '%s'\n", argv[2]);
+    std::fprintf(stderr, "mockdev_export_map: cannot write '%s'\n", argv[1]);
     return 1;
   }
   return 0;

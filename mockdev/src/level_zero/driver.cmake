@@ -1,11 +1,16 @@
-# The mock Level Zero driver: state, registry, zeInit, drivers, devices, Sysman; the facade.
+# The mock Level Zero driver: state, registry, zeInit, drivers, devices, Sysman, its control
+# API (mockdev/level_zero.h); the facade. (Its row of the vendor registry,
+# registration.cpp, joins libmockdev.so whether or not this file is included:
+# mockdev/CMakeLists.txt, MOCKDEV_APIS.)
 target_sources(mockdev PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/../control/level_zero_control.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_affinity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_control.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_state.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_sysman.cpp)
+# The registry row's `initialized` hook exists only with the driver (registration.cpp).
+target_compile_definitions(mockdev PRIVATE MOCKDEV_HAVE_LEVEL_ZERO_DRIVER=1)
 
 # The driver file the loader opens: MODULE, exactly libze_mock.so, hidden visibility, a
 # fixed version script exporting only the *ProcAddrTable getters, -z nodelete (loader 1.8.12

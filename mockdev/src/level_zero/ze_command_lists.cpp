@@ -155,14 +155,14 @@ ze_result_t list_reset(ze_command_list_handle_t handle) {
 // The checks every append shares, then the command is submitted (immediate) or
 // recorded (regular). `build` fills the command-specific part or returns an error.
 template <typename Build>
-ze_result_t append(const char* name, ze_command_list_handle_t handle, ze_event_handle_t signal,
+ze_result_t append(EntryPoint name, ze_command_list_handle_t handle, ze_event_handle_t signal,
                    std::uint32_t wait_count, ze_event_handle_t* waits, Build&& build) {
   return call(name, CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_list_handle_t* list = find_handle(handle, HandleKind::kCommandList);
     if (list == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (wait_count > 0 && waits == nullptr) return ZE_RESULT_ERROR_INVALID_SIZE;
     Command command;
-    command.name = name;
+    command.name = name.c_str();
     for (std::uint32_t i = 0; i < wait_count; ++i) {
       _ze_event_handle_t* e = find_handle(waits[i], HandleKind::kEvent);
       if (e == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;

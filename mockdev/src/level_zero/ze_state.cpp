@@ -28,6 +28,11 @@ bool in_forked_child() {
   return s.initialized && s.init_pid != core::current_pid();
 }
 
+bool driver_ready() {
+  const ZeState& s = ze_state();
+  return s.initialized && s.init_pid == core::current_pid();
+}
+
 bool is_live(const void* handle) { return handle != nullptr && ze_state().live.count(handle) != 0; }
 
 void register_handle(const void* handle) { ze_state().live.insert(handle); }
@@ -55,12 +60,11 @@ std::uint64_t device_memory_bytes(const ZeDevice& device) {
   return device.tile >= 0 ? per_tile : per_tile * static_cast<std::uint64_t>(device.tile_span);
 }
 
-ze_result_t call(std::string_view entry_point, CallKind kind,
-                 const std::function<ze_result_t()>& body) {
+ze_result_t call(EntryPoint entry_point, CallKind kind, const std::function<ze_result_t()>& body) {
   try {
     core::EngineLock lock;
     ZeState& s = ze_state();
-    std::optional<int> fault = core::count_call(entry_point);
+    std::optional<int> fault = core::count_call(entry_point.view());
     const bool core_call = kind == CallKind::kCore || kind == CallKind::kCoreBeforeInit;
     if (core_call && in_forked_child()) {
       // The pid gate. Only zeInit may get through, and only under the reinit policy.

@@ -36,6 +36,7 @@
 #include <level_zero/ze_api.h>
 #include <level_zero/zes_api.h>
 
+#include "accel_abi/level_zero_entry_points.h"
 #include "core/engine_lock.h"
 
 // The opaque handle types, defined by the mock (the headers only declare them).
@@ -101,6 +102,9 @@ ZeState& ze_state() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // True in a child forked after its parent initialised the driver (the pid gate).
 bool in_forked_child() MOCKDEV_REQUIRES(core::g_engine_mutex);
+// True when zeInit has succeeded in this very process (the row's `initialized` hook,
+// registration.cpp; control::driver_initialized(Api::kLevelZero)).
+bool driver_ready() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // Registry: whether `handle` is a live handle this machine handed out (never dereferences).
 bool is_live(const void* handle) MOCKDEV_REQUIRES(core::g_engine_mutex);
@@ -119,20 +123,44 @@ std::uint64_t device_timestamp_ticks(const ZeDevice& device, std::uint64_t virtu
                                      int valid_bits) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // Note [Level Zero call order]
-// Every entry point runs its body through call(): take the engine lock, rebuild the state
-// if the machine changed, count the call (core::count_call with the entry point's name,
-// which fires scheduled call faults with their ze code), apply the pid gate (in a
-// forked child every core call, zeInit included, returns ZE_RESULT_ERROR_UNINITIALIZED
-// unless the machine's child policy is reinit; Sysman calls stay allowed), and, unless the
-// entry point is one that works before init (`needs_init` false: zeInit, the zes init
-// route), require a successful zeInit (UNINITIALIZED otherwise). Then the body runs with
-// the lock held; no exception crosses the ABI (anything thrown becomes
+// Every entry point runs its body through call(): take the engine lock, rebuild the state if
+// the machine changed, count the call (core::count_call with the entry point's name, an
+// EntryPoint of the served list, which fires scheduled call faults with their ze code), apply
+// the pid gate (in a forked child every core call, zeInit included, returns
+// ZE_RESULT_ERROR_UNINITIALIZED unless the machine's child policy is reinit; Sysman calls stay
+// allowed), and, unless the entry point is one that works before init (`needs_init` false:
+// zeInit, the zes init route), require a successful zeInit (UNINITIALIZED otherwise). Then the
+// body runs with the lock held; no exception crosses the ABI (anything thrown becomes
 // ZE_RESULT_ERROR_UNKNOWN, std::bad_alloc ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY).
 // A body's lambda runs with the engine lock held: `call(name, kind, [&]() MOCKDEV_ZE_LOCKED
 // { ... })` lets clang's -Wthread-safety check it.
 #define MOCKDEV_ZE_LOCKED MOCKDEV_REQUIRES(::mockdev::core::g_engine_mutex)
 enum class CallKind { kCore, kCoreBeforeInit, kSysman, kSysmanBeforeInit };
-ze_result_t call(std::string_view entry_point, CallKind kind,
-                 const std::function<ze_result_t()>& body);
+
+// The name an entry point counts its calls under. Only a name of ACCEL_ZE_SERVED_TABLE
+// compiles (the constructor is consteval), so the one list of Level Zero entry points
+// (accel_abi/level_zero_entry_points.h) is also the only source of the names the driver
+// counts, and a fault the reader accepts always has a call to fire on.
+class EntryPoint {
+ public:
+  // Implicit, so a body's call reads call("zeInit", ...).
+  consteval EntryPoint(const char* name) : name_(name) {  // NOLINT(google-explicit-constructor)
+    if (!served(name_)) throw "not an entry point of ACCEL_ZE_SERVED_TABLE";
+  }
+  constexpr const char* c_str() const { return name_; }
+  constexpr std::string_view view() const { return name_; }
+
+ private:
+  static constexpr bool served(std::string_view name) {
+#define MOCKDEV_ZE_IS(entry) \
+  if (name == #entry) return true;
+    ACCEL_ZE_SERVED_TABLE(MOCKDEV_ZE_IS)
+#undef MOCKDEV_ZE_IS
+    return false;
+  }
+  const char* name_;
+};
+
+ze_result_t call(EntryPoint entry_point, CallKind kind, const std::function<ze_result_t()>& body);
 
 }  // namespace mockdev::level_zero

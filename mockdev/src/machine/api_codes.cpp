@@ -1,5 +1,6 @@
-// Result codes by name, per API (parse_result_code, api_name in mockdev/machine.h; the
-// helpers of machine/api_codes.h).
+// Result codes and entry points by name, per API (parse_result_code in mockdev/machine.h;
+// the helpers of machine/api_codes.h), read from the vendor registry's rows
+// (core/vendor_registry.h): nothing here names an API.
 
 #include "machine/api_codes.h"
 
@@ -9,54 +10,15 @@
 #include <cstdint>
 #include <iterator>
 
-#include "accel_abi/cuda_driver.h"
 #include "accel_common/edit_distance.h"
-#include "accel_abi/nvml.h"
-#include "cuda/entry_points.h"
-#include "machine/level_zero_names.h"
-#include "nvml/entry_points.h"
+#include "core/vendor_registry.h"
 
 namespace mockdev {
 namespace {
 
-std::optional<int> cuda_code_by_name(std::string_view text) {
-#define MOCKDEV_MATCH_NAME(name, value) \
-  if (text == #name) return value;
-  ACCEL_CUDA_RESULTS(MOCKDEV_MATCH_NAME)
-#undef MOCKDEV_MATCH_NAME
-  return std::nullopt;
-}
-
-std::optional<int> nvml_code_by_name(std::string_view text) {
-#define MOCKDEV_MATCH_NAME(name, value) \
-  if (text == #name) return value;
-  ACCEL_NVML_RETURNS(MOCKDEV_MATCH_NAME)
-#undef MOCKDEV_MATCH_NAME
-  return std::nullopt;
-}
-
-std::optional<int> ze_code_by_name(std::string_view text) {
-#define MOCKDEV_MATCH_NAME(name, value) \
-  if (text == #name) return static_cast<int>(value);
-  MOCKDEV_ZE_RESULTS(MOCKDEV_MATCH_NAME)
-#undef MOCKDEV_MATCH_NAME
-  return std::nullopt;
-}
-
-constexpr std::string_view kZeEntryPoints[] = {
-#define MOCKDEV_ZE_NAME(name) #name,
-    MOCKDEV_ZE_ENTRY_POINTS(MOCKDEV_ZE_NAME)
-#undef MOCKDEV_ZE_NAME
-};
-
 std::optional<int> code_by_name(Api api, std::string_view text) {
-  switch (api) {
-    case Api::kCuda:
-      return cuda_code_by_name(text);
-    case Api::kNvml:
-      return nvml_code_by_name(text);
-    case Api::kLevelZero:
-      return ze_code_by_name(text);
+  for (const core::ResultCodeName& code : core::api_row(api).codes) {
+    if (code.name == text) return code.value;
   }
   return std::nullopt;
 }
@@ -86,30 +48,16 @@ std::optional<int> code_by_number(std::string_view text) {
 
 }  // namespace
 
-std::string_view api_name(Api api) {
-  switch (api) {
-    case Api::kCuda:
-      return "cuda";
-    case Api::kNvml:
-      return "nvml";
-    case Api::kLevelZero:
-      return "level_zero";
-  }
-  return "unknown";
-}
-
-std::string_view vendor_name(Vendor vendor) { return vendor == Vendor::kIntel ? "intel" : "nvidia"; }
-
 std::optional<int> parse_result_code(std::string_view text) {
-  if (auto code = cuda_code_by_name(text)) return code;
-  if (auto code = nvml_code_by_name(text)) return code;
-  if (auto code = ze_code_by_name(text)) return code;
+  for (const core::ApiRow& row : core::kApiRows) {
+    if (auto code = code_by_name(row.api, text)) return code;
+  }
   return code_by_number(text);
 }
 
 std::optional<int> parse_result_code(Api api, std::string_view text) {
   if (auto code = code_by_name(api, text)) return code;
-  if (api == Api::kLevelZero) {
+  if (core::api_row(api).hex_codes) {
     if (auto code = code_by_hex(text)) return code;
   }
   return code_by_number(text);
@@ -117,34 +65,29 @@ std::optional<int> parse_result_code(Api api, std::string_view text) {
 
 namespace machine_file {
 
-std::string_view code_family(Api api) {
-  switch (api) {
-    case Api::kCuda:
-      return "CUDA";
-    case Api::kNvml:
-      return "NVML";
-    case Api::kLevelZero:
-      return "ZE";
-  }
-  return "unknown";
+std::string_view code_family(Api api) { return core::api_row(api).code_family; }
+
+std::vector<std::string_view> entry_point_symbols(Api api) {
+  std::vector<std::string_view> symbols;
+  for (const core::EntryPointName& e : core::api_row(api).entry_points) symbols.push_back(e.symbol);
+  return symbols;
 }
 
 std::vector<std::string_view> level_zero_entry_points() {
-  return {std::begin(kZeEntryPoints), std::end(kZeEntryPoints)};
+  return entry_point_symbols(Api::kLevelZero);
 }
 
 std::optional<EntryPointName> resolve_entry_point(std::string_view name) {
-  for (const cuda::EntryInfo& e : cuda::kEntries) {
-    if (e.symbol == name) return EntryPointName{e.symbol, Api::kCuda};
+  // Exported symbols of every API first, then base names: a symbol wins.
+  for (const core::ApiRow& row : core::kApiRows) {
+    for (const core::EntryPointName& e : row.entry_points) {
+      if (e.symbol == name) return EntryPointName{e.symbol, row.api};
+    }
   }
-  for (const nvml::EntryInfo& e : nvml::kEntries) {
-    if (e.symbol == name) return EntryPointName{e.symbol, Api::kNvml};
-  }
-  for (std::string_view symbol : kZeEntryPoints) {
-    if (symbol == name) return EntryPointName{symbol, Api::kLevelZero};
-  }
-  for (const cuda::EntryInfo& e : cuda::kEntries) {
-    if (e.name == name) return EntryPointName{e.symbol, Api::kCuda};
+  for (const core::ApiRow& row : core::kApiRows) {
+    for (const core::EntryPointName& e : row.entry_points) {
+      if (e.base == name) return EntryPointName{e.symbol, row.api};
+    }
   }
   return std::nullopt;
 }
@@ -164,12 +107,10 @@ std::vector<std::string_view> close_entry_points(std::string_view name) {
                                    accel::common::edit_distance(name, symbol));
     if (d <= limit) close.push_back({d, base, base == symbol ? std::string_view() : symbol});
   };
-  for (const cuda::EntryInfo& e : cuda::kEntries) {
-    // cuGetProcAddress_v2's base name is the exported cuGetProcAddress, its own entry.
-    consider(e.symbol == "cuGetProcAddress_v2" ? e.symbol : e.name, e.symbol);
+  // (cuGetProcAddress_v2's row lists it under its own name: cuda/registration.cpp.)
+  for (const core::ApiRow& row : core::kApiRows) {
+    for (const core::EntryPointName& e : row.entry_points) consider(e.base, e.symbol);
   }
-  for (const nvml::EntryInfo& e : nvml::kEntries) consider(e.symbol, e.symbol);
-  for (std::string_view symbol : kZeEntryPoints) consider(symbol, symbol);
   std::sort(close.begin(), close.end(), [](const Candidate& a, const Candidate& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.first < b.first;
   });
@@ -196,8 +137,8 @@ std::string expected_entry_point(std::string_view name) {
 }
 
 std::optional<Api> api_from_name(std::string_view name) {
-  for (Api api : {Api::kCuda, Api::kNvml, Api::kLevelZero}) {
-    if (api_name(api) == name) return api;
+  for (const core::ApiRow& row : core::kApiRows) {
+    if (row.name == name) return row.api;
   }
   return std::nullopt;
 }

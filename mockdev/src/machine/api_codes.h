@@ -1,7 +1,8 @@
 #pragma once
 // Which vendor API a machine-file fault belongs to, and that API's result-code names: the
-// one place the machine-file reader learns about APIs (a new adapter adds its row here).
-// Pure; thread-safe.
+// machine-file reader's (and the control API's) view of the vendor registry, whose rows the
+// adapters register (Note [Vendor registry] in core/vendor_registry.h); a new API adds
+// nothing here. Pure; thread-safe.
 
 #include <cstddef>
 #include <optional>
@@ -25,8 +26,10 @@ struct EntryPointName {
 };
 std::optional<EntryPointName> resolve_entry_point(std::string_view name);
 
-// The Level Zero entry points a call fault may name (machine/level_zero_names.h), in the
-// table's order.
+// The exported symbols of `api`'s entry points a call fault may name, in its row's order.
+std::vector<std::string_view> entry_point_symbols(Api api);
+// entry_point_symbols(Api::kLevelZero): ACCEL_ZE_SERVED_TABLE
+// (accel_abi/level_zero_entry_points.h), in the table's order.
 std::vector<std::string_view> level_zero_entry_points();
 
 // The entry points closest to an unknown `name` by edit distance (ignoring case; an entry

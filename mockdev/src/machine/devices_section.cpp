@@ -2,11 +2,13 @@
 
 #include <charconv>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/device_ids.h"
-#include "cuda/device_attributes.h"
+#include "core/vendor_registry.h"
 #include "machine/sections.h"
 
 namespace mockdev::machine_file {
@@ -80,25 +82,37 @@ void read_compute_capability(const YamlReader& reader, const YAML::Node& node,
   d.cc_minor = minor;
 }
 
+// The `attributes:` keys of a vendor's devices: those of the registered API that serves its
+// devices and has them (CUDA for NVIDIA devices, whose keys are CUdevice_attribute names).
+const core::DeviceAttributeKeys& attribute_keys(Vendor vendor) {
+  for (const core::ApiRow& row : core::kApiRows) {
+    if (row.device_attributes != nullptr && row.touches_devices_of == vendor)
+      return *row.device_attributes;
+  }
+  throw std::logic_error("mockdev: no registered API has the attributes of " +
+                         std::string(vendor_name(vendor)) + " devices");
+}
+
 // A device's `attributes:` map: attribute key (cuda.h's name without CU_DEVICE_ATTRIBUTE_,
 // lower case) -> a 32-bit integer. An unknown key names the closest known ones; keys the
 // device's own fields fix (multiprocessors, compute_capability, pci_bus_id) are refused.
 void read_attributes(const YamlReader& reader, const YAML::Node& node, const std::string& path,
                      DeviceSpec& d) {
+  const core::DeviceAttributeKeys& keys = attribute_keys(d.vendor);
   if (!node.IsMap())
     reader.fail(node, path, "a mapping of attribute names to values", YamlReader::shown(node));
   for (auto it = node.begin(); it != node.end(); ++it) {
     const YAML::Node key_node = it->first;
     const std::string key = reader.scalar(key_node, path, "an attribute name");
     const std::string field = YamlReader::join(path, key);
-    std::optional<int> attribute = cuda::attribute_from_key(key);
+    std::optional<int> attribute = keys.from_key(key);
     if (!attribute) {
       std::string what = "a device attribute (cuda.h's name without CU_DEVICE_ATTRIBUTE_, lower case";
-      const std::vector<std::string> close = cuda::close_attribute_keys(key);
+      const std::vector<std::string> close = keys.close_keys(key);
       for (std::size_t i = 0; i < close.size(); ++i) what += (i == 0 ? "; closest: " : ", ") + close[i];
       reader.fail(key_node, path, what + ")", key);
     }
-    if (std::optional<std::string_view> fixed = cuda::attribute_fixed_by(*attribute)) {
+    if (std::optional<std::string_view> fixed = keys.fixed_by(*attribute)) {
       reader.fail(key_node, path,
                   "an attribute the device's own keys do not set (" + key + " comes from " +
                       std::string(*fixed) + ")",
@@ -159,13 +173,19 @@ constexpr int kMaxTiles = 8;
 Vendor read_vendor(const YamlReader& reader, const YAML::Node& node, const std::string& path) {
   YAML::Node v = node["vendor"];
   if (!v) return Vendor::kNvidia;
-  constexpr std::string_view kWhat = "nvidia or intel";
-  const std::string field = YamlReader::join(path, "vendor");
-  const std::string text = reader.scalar(v, field, kWhat);
-  for (Vendor vendor : {Vendor::kNvidia, Vendor::kIntel}) {
-    if (vendor_name(vendor) == text) return vendor;
+  // "nvidia or intel": the registry's vendors (core/vendor_registry.cpp), in Vendor order.
+  const std::span<const core::VendorRow> vendors = core::vendor_rows();
+  std::string what;
+  for (std::size_t i = 0; i < vendors.size(); ++i) {
+    if (i > 0) what += i + 1 == vendors.size() ? " or " : ", ";
+    what += vendors[i].name;
   }
-  reader.fail(v, field, kWhat, text);
+  const std::string field = YamlReader::join(path, "vendor");
+  const std::string text = reader.scalar(v, field, what);
+  for (const core::VendorRow& vendor : vendors) {
+    if (vendor.name == text) return vendor.vendor;
+  }
+  reader.fail(v, field, what, text);
 }
 
 // A key of the other vendor is an error naming it, at its line; `tiles` on an NVIDIA

@@ -1,17 +1,31 @@
 // The `faults` section of a machine file (sections.h). Every fault belongs to one API and
 // its code must be one of that API's codes (machine/api_codes.h): a call fault's API is the
-// API that exports its entry point; driver_init is CUDA's, nvml_init NVML's and
-// level_zero_init Level Zero's; a sticky error names its API with `api:` (default cuda;
-// cuda or level_zero, the APIs whose calls touch a device), and its device must be one
-// that API serves (an NVIDIA device for cuda, an Intel one for level_zero).
+// API that exports its entry point; each API's init fault has the key its registry row
+// names (driver_init is CUDA's, nvml_init NVML's, level_zero_init Level Zero's); a sticky
+// error names its API with `api:` (default cuda; an API whose row says whose devices its
+// calls touch: cuda, level_zero), and its device must be one that API serves (an NVIDIA
+// device for cuda, an Intel one for level_zero). The APIs are the vendor registry's rows
+// (core/vendor_registry.h), in Api order.
 
 #include <string>
+#include <vector>
 
+#include "core/vendor_registry.h"
 #include "machine/api_codes.h"
 #include "machine/sections.h"
 
 namespace mockdev::machine_file {
 namespace {
+
+// "an API whose calls touch a device (cuda, level_zero)": the APIs a sticky error may name.
+std::string sticky_api_what() {
+  std::string names;
+  for (const core::ApiRow& row : core::kApiRows) {
+    if (!row.touches_devices_of) continue;
+    names += (names.empty() ? "" : ", ") + std::string(row.name);
+  }
+  return "an API whose calls touch a device (" + names + ")";
+}
 
 void read_call_faults(const YamlReader& reader, const YAML::Node& calls, FaultSchedule& f) {
   if (!calls.IsSequence())
@@ -54,11 +68,11 @@ void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky, cons
     StickyError e;
     if (YAML::Node a = s["api"]) {
       // Only an API with calls that touch a device can have a sticky error.
-      constexpr std::string_view kWhat = "an API whose calls touch a device (cuda, level_zero)";
-      const std::string name = reader.scalar(a, YamlReader::join(path, "api"), kWhat);
+      const std::string what = sticky_api_what();
+      const std::string name = reader.scalar(a, YamlReader::join(path, "api"), what);
       const std::optional<Api> api = api_from_name(name);
-      if (api != Api::kCuda && api != Api::kLevelZero)
-        reader.fail(a, YamlReader::join(path, "api"), kWhat, name);
+      if (!api || !core::api_row(*api).touches_devices_of)
+        reader.fail(a, YamlReader::join(path, "api"), what, name);
       e.api = *api;
     }
     const YAML::Node dev = reader.require(s, path, "device", "a device index");
@@ -70,12 +84,12 @@ void read_sticky_errors(const YamlReader& reader, const YAML::Node& sticky, cons
     e.device = static_cast<int>(reader.integer(dev, YamlReader::join(path, "device"), 0, n - 1));
     // The device index is physical (the file's order); the API must serve that device, or
     // the error could never fire.
-    const Vendor served = e.api == Api::kLevelZero ? Vendor::kIntel : Vendor::kNvidia;
+    const Vendor served = *core::api_row(e.api).touches_devices_of;
     const Vendor vendor = spec.devices[static_cast<std::size_t>(e.device)].vendor;
     if (vendor != served) {
       reader.fail(dev, YamlReader::join(path, "device"),
                   "a device api " + std::string(api_name(e.api)) + " serves (an " +
-                      (served == Vendor::kIntel ? "Intel" : "NVIDIA") + " device; device " +
+                      std::string(core::vendor_row(served).display) + " device; device " +
                       std::to_string(e.device) + " is " + std::string(vendor_name(vendor)) + ")",
                   dev.Scalar());
     }
@@ -141,15 +155,15 @@ void read_memory_faults(const YamlReader& reader, const YAML::Node& memory, cons
 
 void read_faults(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {
   if (!node.IsMap()) reader.fail(node, "faults", "a mapping of faults", YamlReader::shown(node));
-  reader.check_keys(node, "faults",
-                    {"driver_init", "nvml_init", "level_zero_init", "calls", "sticky", "memory"});
+  std::vector<std::string_view> keys;
+  for (const core::ApiRow& row : core::kApiRows) keys.push_back(row.init_fault);
+  for (std::string_view k : {"calls", "sticky", "memory"}) keys.push_back(k);
+  reader.check_keys(node, "faults", keys);
   FaultSchedule& f = spec.faults;
-  if (YAML::Node v = node["driver_init"])
-    f.driver_init_error = reader.code(v, "faults.driver_init", Api::kCuda);
-  if (YAML::Node v = node["nvml_init"])
-    f.nvml_init_error = reader.code(v, "faults.nvml_init", Api::kNvml);
-  if (YAML::Node v = node["level_zero_init"])
-    f.level_zero_init_error = reader.code(v, "faults.level_zero_init", Api::kLevelZero);
+  for (const core::ApiRow& row : core::kApiRows) {
+    if (YAML::Node v = node[std::string(row.init_fault)])
+      f.*row.init_error = reader.code(v, "faults." + std::string(row.init_fault), row.api);
+  }
   if (YAML::Node calls = node["calls"]) read_call_faults(reader, calls, f);
   if (YAML::Node sticky = node["sticky"]) read_sticky_errors(reader, sticky, spec, f);
   if (YAML::Node memory = node["memory"]) read_memory_faults(reader, memory, spec, f);

@@ -50,7 +50,7 @@ namespace {
 
 // " (closest: a, b)": the known keys within accel::common::close_distance_limit of `key`,
 // nearest first (at most three); "" when none is close.
-std::string closest_keys(std::string_view key, std::initializer_list<std::string_view> known) {
+std::string closest_keys(std::string_view key, std::span<const std::string_view> known) {
   std::vector<std::pair<std::size_t, std::string_view>> close;
   const std::size_t limit = accel::common::close_distance_limit(key);
   for (std::string_view k : known) {
@@ -69,7 +69,7 @@ std::string closest_keys(std::string_view key, std::initializer_list<std::string
 }  // namespace
 
 void YamlReader::check_keys(const YAML::Node& map, const std::string& path,
-                            std::initializer_list<std::string_view> known) const {
+                            std::span<const std::string_view> known) const {
   std::string list;
   for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
   std::set<std::string> seen;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -41,7 +42,12 @@ class YamlReader {
   // Every key of `map` must be one of `known`, and appear once; an unknown key's error
   // names the known keys closest to it (accel::common::edit_distance).
   void check_keys(const YAML::Node& map, const std::string& path,
-                  std::initializer_list<std::string_view> known) const;
+                  std::initializer_list<std::string_view> known) const {
+    check_keys(map, path, std::span<const std::string_view>(known.begin(), known.size()));
+  }
+  // The same for a list built at run time (the `faults:` keys come from the vendor registry).
+  void check_keys(const YAML::Node& map, const std::string& path,
+                  std::span<const std::string_view> known) const;
   // map[key], which must be present and not null.
   YAML::Node require(const YAML::Node& map, const std::string& path, std::string_view key,
                      std::string_view what) const;

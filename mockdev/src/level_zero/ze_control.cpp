@@ -1,4 +1,6 @@
-// The Level Zero driver's control API (mockdev/level_zero.h) over its adapter state.
+// The Level Zero driver's control API (mockdev/level_zero.h) over its adapter state. It lives
+// with the adapter, not in control/, which stays vendor-neutral (Note [Vendor registry] in
+// core/vendor_registry.h).
 
 #include "mockdev/level_zero.h"
 

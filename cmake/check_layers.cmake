@@ -7,7 +7,10 @@
 # folder. Folders sharing a rank are peers and may not include each other (the allocator
 # knows nothing of RNG or backends). "backends/*" names every folder under backends/;
 # backends/common sits below each backend (rank given separately). Includes of folders not
-# in LAYERS (accel/, accel_abi/, accel_common/, system headers) are not checked. Prints
+# in LAYERS (accel/, accel_abi/, accel_common/, system headers) are not checked. DENY
+# (optional) lists "from>to" pairs that the ranks would allow but that must not exist
+# either (mockdev's control API above the machine-file reader, yet never an adapter's
+# reader). Prints
 # every offending line and fails if there is one; prints the arrow counts otherwise.
 cmake_minimum_required(VERSION 3.25)
 if(NOT DEFINED ROOT OR NOT DEFINED LAYERS)
@@ -16,6 +19,7 @@ endif()
 
 get_filename_component(ROOT "${ROOT}" ABSOLUTE)
 string(REPLACE "," ";" LAYERS "${LAYERS}")
+string(REPLACE "," ";" DENY "${DENY}")
 set(_folders "")
 foreach(_pair IN LISTS LAYERS)
   string(REGEX MATCH "^([^=]+)=([0-9]+)$" _ok "${_pair}")
@@ -76,6 +80,8 @@ foreach(_source IN LISTS _sources)
     math(EXPR _checked "${_checked} + 1")
     if(NOT _to STREQUAL _from AND NOT _rank_of_${_to} LESS _rank_of_${_from})
       list(APPEND _bad "${_source}: ${_line} (${_from}, rank ${_rank_of_${_from}}, may not include ${_to}, rank ${_rank_of_${_to}})")
+    elseif("${_from}>${_to}" IN_LIST DENY)
+      list(APPEND _bad "${_source}: ${_line} (${_from} may not include ${_to})")
     endif()
     if(NOT _to STREQUAL _from)
       string(REPLACE "/" "_" _key "${_from}__${_to}")

@@ -4,7 +4,6 @@
 // Children report through named exit codes and always leave with _exit.
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +11,7 @@
 #include <functional>
 #include <thread>
 
+#include "child_process.h"
 #include "mock_test.h"
 
 namespace mockdev::testing {
@@ -45,22 +45,15 @@ const char* exit_name(int code) {
   return "unexpected exit code";
 }
 
-// Runs `body` in a forked child under alarm(`seconds`) and returns its wait status.
-int run_in_child(const std::function<int()>& body, unsigned seconds = 10) {
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    alarm(seconds);
-    _exit(body());
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
+// Runs `body` in a forked child (tests/support/child_process.h, under alarm(`seconds`));
+// the child leaves with the code the body returns.
+accel::test::ChildStatus run_child(const std::function<int()>& body, unsigned seconds = 10) {
+  return accel::test::run_in_child([&body] { _exit(body()); }, seconds);
 }
 
-void expect_child_ok(int status) {
-  ASSERT_TRUE(WIFEXITED(status)) << "child killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), kChildOk) << exit_name(WEXITSTATUS(status));
+void expect_child_ok(const accel::test::ChildStatus& status) {
+  ASSERT_TRUE(status.exited) << "child " << status.describe();
+  EXPECT_EQ(status.exit_code, kChildOk) << exit_name(status.exit_code);
 }
 
 using MockFork = MockTest;
@@ -71,7 +64,7 @@ TEST_F(MockFork, ChildOfAnInitialisedParentGetsNotInitializedFromEveryOtherEntry
   CUcontext ctx = init_and_make_current(1);
   CUdeviceptr p = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&p, 4096), CUDA_SUCCESS);
-  int status = run_in_child([&] {
+  const accel::test::ChildStatus status = run_child([&] {
     if (!control::forked_after_init() || control::driver_initialized()) return int{kChildFlagWrong};
     if (cu().cuInit(0) != CUDA_ERROR_NOT_INITIALIZED) return int{kChildCuInitNotGated};
     int v = 0;
@@ -123,7 +116,7 @@ TEST_F(MockFork, ChildOfAnInitialisedParentGetsNotInitializedFromEveryOtherEntry
 }
 
 TEST_F(MockFork, ChildOfAnUninitialisedParentInitialisesFine) {
-  int status = run_in_child([] {
+  const accel::test::ChildStatus status = run_child([] {
     if (control::forked_after_init()) return int{kChildFlagWrong};
     if (cuda().cuInit(0) != CUDA_SUCCESS) return int{kChildCudaWrong};
     int count = 0;
@@ -139,7 +132,7 @@ TEST_F(MockFork, NvmlWorksInTheChildAfterItsOwnInit) {
   init_and_make_current(0);
   ASSERT_EQ(nv().nvmlInit_v2(), NVML_SUCCESS);
   const std::string uuid2 = control::machine().devices[2].uuid;
-  int status = run_in_child([&] {
+  const accel::test::ChildStatus status = run_child([&] {
     unsigned n = 0;
     if (nvml().nvmlDeviceGetCount_v2(&n) != NVML_ERROR_UNINITIALIZED) return int{kChildNvmlWrong};
     if (nvml().nvmlInit() != NVML_SUCCESS) return int{kChildNvmlWrong};
@@ -181,7 +174,7 @@ TEST_F(MockFork, NoChildHangsWhileAnotherThreadHammersTheDriver) {
   constexpr int kForks = 200;
   int hung = 0, failed = 0;
   for (int i = 0; i < kForks; ++i) {
-    int status = run_in_child(
+    const accel::test::ChildStatus status = run_child(
         [] {
           int count = 0;
           if (cuda().cuDeviceGetCount(&count) != CUDA_ERROR_NOT_INITIALIZED)
@@ -191,9 +184,9 @@ TEST_F(MockFork, NoChildHangsWhileAnotherThreadHammersTheDriver) {
           return int{kChildOk};
         },
         2);
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+    if (status.timed_out()) {
       ++hung;
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != kChildOk) {
+    } else if (!status.exited || status.exit_code != kChildOk) {
       ++failed;
     }
   }

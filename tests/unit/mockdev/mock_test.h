@@ -1,7 +1,8 @@
 #pragma once
-// A gtest fixture for tests of the simulated hardware: before each test the machine is
-// "power-cycled" (control::reset) to the 4xh100 preset with CUDA_VISIBLE_DEVICES unset, so
-// tests in one process never see each other's driver state. Helpers keep the tests short.
+// The fixture of the simulated hardware's own tests: the shipped MockMachineTest
+// (mockdev/testing/gtest.h, as a package user gets it) pinned to the 4xh100 preset with
+// CUDA_VISIBLE_DEVICES unset, so tests in one process never see each other's driver state,
+// plus the driver tables of tests/unit/mockdev/driver_loader.h.
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -12,23 +13,23 @@
 #include "driver_loader.h"
 #include "mockdev/control.h"
 #include "mockdev/machine.h"
+#include "mockdev/testing/gtest.h"
 
 namespace mockdev::testing {
 
 using namespace accel::cuda_abi;  // NOLINT: tests read best with the vendor's names
 using namespace accel::nvml_abi;  // NOLINT
 
-class MockTest : public ::testing::Test {
+class MockTest : public MockMachineTest {
  protected:
+  MachineSpec test_machine() override { return load_machine("4xh100"); }
   void SetUp() override {
     unsetenv("CUDA_VISIBLE_DEVICES");
-    use_machine("4xh100");
+    MockMachineTest::SetUp();
   }
   void TearDown() override { unsetenv("CUDA_VISIBLE_DEVICES"); }
 
-  static void use_machine(std::string_view preset_or_path) {
-    control::reset(load_machine(preset_or_path));
-  }
+  // A machine file's text, named "test.yaml" in its errors.
   static void use_yaml(std::string_view yaml) { control::reset(parse_machine(yaml, "test.yaml")); }
 
   static const CudaDriver& cu() { return cuda(); }

@@ -36,7 +36,8 @@ LibraryLoad<LoadResult>* choose_library(const std::optional<std::string>& given,
   auto* load = new LibraryLoad<LoadResult>();
   if (given) {
     load->path = *given;
-  } else if (const char* value = ::accel::detail::environment_variable(variable); value != nullptr && *value != '\0') {
+  } else if (const char* value = ::accel::detail::environment_variable(variable);
+             value != nullptr && *value != '\0') {
     load->path = value;
     load->variable = variable;
   } else {
@@ -85,13 +86,13 @@ CudaBackend::~CudaBackend() {
 // ---- library loading ----------------------------------------------------------------------
 
 const DriverLoad* CudaBackend::driver_load() noexcept {
-  return load_once<DriverLibrary>(driver_load_, paths_.driver, "ACCEL_CUDA_DRIVER",
-                                  "libcuda.so.1", &kDriverNotLoadedOutOfMemory);
+  return load_once<DriverLibrary>(driver_load_, paths_.driver, "ACCEL_CUDA_DRIVER", "libcuda.so.1",
+                                  &kDriverNotLoadedOutOfMemory);
 }
 
 const NvmlLoad* CudaBackend::nvml_load() noexcept {
-  return load_once<NvmlLibrary>(nvml_load_, paths_.nvml, "ACCEL_NVML_LIBRARY",
-                                "libnvidia-ml.so.1", &kNvmlNotLoadedOutOfMemory);
+  return load_once<NvmlLibrary>(nvml_load_, paths_.nvml, "ACCEL_NVML_LIBRARY", "libnvidia-ml.so.1",
+                                &kNvmlNotLoadedOutOfMemory);
 }
 
 Status CudaBackend::driver_unusable() noexcept {
@@ -203,9 +204,9 @@ Status CudaBackend::files_status() noexcept {
       Status status = driver_unusable();
       if (status.kind() != ErrorKind::kUnavailable) return status;
     }
-    if (NvmlLibrary* nvml_library = nvml(); nvml_library != nullptr &&
-                                            (drv->result.library != nullptr ||
-                                             nvml_file->variable != nullptr)) {
+    if (NvmlLibrary* nvml_library = nvml();
+        nvml_library != nullptr &&
+        (drv->result.library != nullptr || nvml_file->variable != nullptr)) {
       Status usable = nvml_library->check_usable();
       if (!usable.ok() && usable.kind() != ErrorKind::kUnavailable) {
         return Status(usable.kind(), "NVML cannot count devices: " + usable.message(),

@@ -81,8 +81,7 @@ Result<int> CudaBackend::current_device() noexcept {
       return Status(ErrorKind::kDriver,
                     "current_device: the current context's device is not one of the visible "
                     "devices (CUdevice=" +
-                        std::to_string(device) + ", device_count=" + std::to_string(count_) +
-                        ")");
+                        std::to_string(device) + ", device_count=" + std::to_string(count_) + ")");
     }
     return static_cast<int>(it - devices_.begin());
   } catch (...) {
@@ -139,9 +138,8 @@ Result<DeviceCapability> CudaBackend::device_capability(int index) noexcept {
   try {
     const DriverApi& api = library().api();
     DeviceCapability capability;
-    CUresult rc = api.cuDeviceGetAttribute(&capability.major,
-                                           cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                           devices_[index]);
+    CUresult rc = api.cuDeviceGetAttribute(
+        &capability.major, cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, devices_[index]);
     if (rc == CUDA_SUCCESS) {
       rc = api.cuDeviceGetAttribute(&capability.minor,
                                     cuda_abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,

@@ -7,7 +7,6 @@ namespace accel::detail::cuda {
 
 namespace {
 
-using cuda_abi::CUresult;
 using cuda_abi::CUstream;
 
 // A null handle is the default stream: CUDA's NULL stream, the legacy one for the

@@ -150,7 +150,7 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
       "(fills and copies appended to the stream's immediate command list, ze* names) is "
       "not written yet";
   // Level Zero has no current context: selecting a device creates nothing (the backend
-  // records the index per thread, level_zero_backend.h).
+  // records the index per thread, ze_backend.h).
   profile.has_primary_contexts = false;
   profile.visibility_rows = level_zero_visibility_rows();
   profile.visibility_accepts_uuids = false;

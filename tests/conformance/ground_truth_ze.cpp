@@ -8,7 +8,7 @@
 //                                                 after the profile's uuid_prefix)
 //   ERROR <why>
 // Which driver: the first with a discrete GPU, else the first with an integrated one (the
-// backend's rule, level_zero_backend.h).
+// backend's rule, ze_backend.h).
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <unistd.h>

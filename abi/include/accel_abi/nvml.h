@@ -2,7 +2,7 @@
 // The subset of the NVML C ABI (libnvidia-ml.so.1) that accel speaks, declared once.
 //
 // The CUDA backend uses NVML to count and identify GPUs without initialising the CUDA
-// driver (Note [Fork-safe device count] in runtime/src/backends/cuda/nvml_library.h); the
+// driver (Note [Fork-safe device count] in runtime/src/backends/cuda/cuda_nvml_library.h); the
 // mock NVML facade (mockdev/src/nvml/nvml_facade.cpp) implements it. nvml.h ships with
 // the driver, not with the CUDA toolkit, so unlike cuda_driver.h there is no header to
 // check these declarations against at build time: the values below are NVML's public

@@ -111,7 +111,7 @@ class Backend {
   // Static properties of the device. Never changes the thread's current device.
   virtual Result<DeviceProperties> device_properties(int index) noexcept = 0;
   // Compute capability and the dtypes the device supports: vendor knowledge, so the table
-  // lives in the backend (CUDA: Note [Supported dtypes] in backends/cuda/device_facts.cpp).
+  // lives in the backend (CUDA: Note [Supported dtypes] in backends/cuda/cuda_device_facts.cpp).
   virtual Result<DeviceCapability> device_capability(int index) noexcept = 0;
 
   // Blocks until all work on `index` is done. Default: kUnsupported. May switch the

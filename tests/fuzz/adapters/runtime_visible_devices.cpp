@@ -1,6 +1,6 @@
 // Adapter: the runtime's CUDA_VISIBLE_DEVICES parser (internal header; one include, and
-// the composition cuda_backend.cpp's nvml_visible_count() uses).
-#include "backends/cuda/visible_devices.h"
+// the composition cuda_counting.cpp's nvml_visible_count() uses).
+#include "backends/cuda/cuda_visibility.h"
 #include "visible_devices_adapters.h"
 
 namespace accel::fuzz {

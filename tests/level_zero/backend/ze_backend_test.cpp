@@ -2,7 +2,7 @@
 // (ZE_ENABLE_ALT_DRIVERS names libze_mock.so in the ctest environment). Each test runs in
 // its own process (one ctest entry per test) and installs its machine first, so "never
 // initialised" holds at its start.
-#include "backends/level_zero/level_zero_backend.h"
+#include "backends/level_zero/ze_backend_impl.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

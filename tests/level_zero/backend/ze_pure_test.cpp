@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/level_zero/ze_count.h"
+#include "backends/level_zero/ze_counting.h"
 #include "backends/level_zero/ze_device_facts.h"
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "backends/level_zero/level_zero_backend.h"
+#include "backends/level_zero/ze_backend.h"
 #include "mockdev/control.h"
 #include "mockdev/level_zero.h"
 #include "scoped_env.h"

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "accel/accel.h"
-#include "backends/level_zero/level_zero_backend.h"
-#include "backends/level_zero/ze_queues.h"
+#include "backends/level_zero/ze_backend_impl.h"
+#include "backends/level_zero/ze_streams.h"
 #include "core/runtime.h"
 #include "mockdev/control.h"
 #include "mockdev/memory.h"

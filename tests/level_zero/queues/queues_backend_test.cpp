@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "backends/level_zero/level_zero_backend.h"
-#include "backends/level_zero/ze_queues.h"
+#include "backends/level_zero/ze_backend_impl.h"
+#include "backends/level_zero/ze_streams.h"
 #include "mockdev/control.h"
 #include "mockdev/machine.h"
 #include "mockdev/memory.h"

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "accel/accel.h"
-#include "backends/cuda/device_facts.h"
+#include "backends/cuda/cuda_device_facts.h"
 #include "core/backend_override.h"
 #include "core/backend_registry.h"
 #include "mockdev/control.h"

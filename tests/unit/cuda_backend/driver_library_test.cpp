@@ -1,14 +1,14 @@
 // Loading the CUDA driver and NVML: the simulated driver (mockdev), a missing file, the
 // toolkit's stub libcuda, and scripted fake drivers for the failure modes of
 // cuGetProcAddress. Every test checks the exact reason a caller would print.
-#include "backends/cuda/driver_library.h"
+#include "backends/cuda/cuda_driver_library.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
-#include "backends/cuda/nvml_library.h"
+#include "backends/cuda/cuda_nvml_library.h"
 #include "mockdev/control.h"
 #include "mockdev/machine.h"
 

@@ -1,7 +1,7 @@
 // CUDA_VISIBLE_DEVICES parsing, UUID-prefix resolution and truncation (PyTorch's
 // torch/cuda/__init__.py), as pure functions: every example of PyTorch's tests, plus the edge cases
 // of the strtoul rule.
-#include "backends/cuda/visible_devices.h"
+#include "backends/cuda/cuda_visibility.h"
 
 #include <gtest/gtest.h>
 
@@ -54,7 +54,7 @@ TEST(VisibleDevicesTest, NumericEdgeCases) {
   EXPECT_EQ(ordinals("3"), (Ordinals{3}));
   EXPECT_EQ(ordinals(" 1 ,\t2 "), (Ordinals{1, 2}));
   EXPECT_EQ(ordinals("1,,2"), (Ordinals{1}));  // an empty element has no digits: stop
-  // accel differs from PyTorch on purpose here (visible_devices.h): PyTorch raises
+  // accel differs from PyTorch on purpose here (cuda_visibility.h): PyTorch raises
   // ValueError for a bare sign; accel treats it as an entry without digits and stops.
   EXPECT_EQ(ordinals("+"), (Ordinals{}));                          // a sign without digits: stop
   EXPECT_EQ(ordinals("0,-0"), (Ordinals{}));                       // -0 is 0: a duplicate

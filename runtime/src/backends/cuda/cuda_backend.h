@@ -1,6 +1,7 @@
 #pragma once
 // The CUDA backend: the Backend SPI (spi/backend.h) over the CUDA driver API, resolved at
-// run time (driver_library.h), with fork-safe counting through NVML (nvml_library.h).
+// run time (cuda_driver_library.h), with fork-safe counting through NVML
+// (cuda_nvml_library.h).
 //
 // It never includes cuda.h and never links libcuda: the driver file is chosen at run time
 // (ACCEL_CUDA_DRIVER, default "libcuda.so.1"), so the same binary runs on a GPU machine,
@@ -23,8 +24,9 @@
 // its other locks (initialisation, primary contexts) are only taken on paths the core
 // closes in a poisoned child, and a child of a parent that never attempted initialisation
 // cannot inherit them held (Note [Fork safety]).
-// Capabilities: device, memory_info, synchronize_device, streams, events and graphs
-// (cuda_streams.h), peers (cuda_peer.h), raw, virtual and pinned host memory (cuda_memory.h).
+// Capabilities: device, memory_info, synchronize_device, streams, events and graphs, peers,
+// raw, virtual and pinned host memory. The class and the file of each concern:
+// cuda_backend_impl.h.
 
 #include <memory>
 #include <optional>

@@ -1,5 +1,5 @@
-// The CUDA backend's events (cuda_streams.h).
-#include "backends/cuda/cuda_streams.h"
+// The CUDA backend's events (cuda_backend_impl.h).
+#include "backends/cuda/cuda_backend_impl.h"
 
 namespace accel::detail::cuda {
 
@@ -23,58 +23,56 @@ unsigned event_flags(const EventOptions& options) noexcept {
 
 }  // namespace
 
-Result<EventHandle> create_event(DeviceCalls& calls, int index, EventOptions options) noexcept {
+Result<EventHandle> CudaBackend::create_event(int index, EventOptions options) noexcept {
   CUevent event = nullptr;
-  Status status =
-      calls.run(index, "create_event", "cuEventCreate", CallOf([&](const DriverApi& api) {
-                  return api.cuEventCreate(&event, event_flags(options));
-                }));
+  Status status = with_device_context(
+      index, "create_event", "cuEventCreate",
+      [&](const DriverApi& api) { return api.cuEventCreate(&event, event_flags(options)); });
   if (!status.ok()) return status;
   return EventHandle{reinterpret_cast<std::uintptr_t>(event)};
 }
 
-Status destroy_event(DeviceCalls& calls, int index, EventHandle event) noexcept {
-  return calls.run(index, "destroy_event", "cuEventDestroy", CallOf([&](const DriverApi& api) {
-                     return api.cuEventDestroy(as_event(event));
-                   }));
+Status CudaBackend::destroy_event(int index, EventHandle event) noexcept {
+  return with_device_context(index, "destroy_event", "cuEventDestroy", [&](const DriverApi& api) {
+    return api.cuEventDestroy(as_event(event));
+  });
 }
 
-Status record_event(DeviceCalls& calls, int index, EventHandle event,
-                    StreamHandle stream) noexcept {
-  return calls.run(index, "record_event", "cuEventRecord", CallOf([&](const DriverApi& api) {
-                     return api.cuEventRecord(as_event(event), as_stream(stream));
-                   }));
+Status CudaBackend::record_event(int index, EventHandle event, StreamHandle stream) noexcept {
+  return with_device_context(index, "record_event", "cuEventRecord", [&](const DriverApi& api) {
+    return api.cuEventRecord(as_event(event), as_stream(stream));
+  });
 }
 
 // Under the stream's device, as PyTorch's CUDAEvent::block.
-Status stream_wait_event(DeviceCalls& calls, int stream_index, StreamHandle stream,
-                         EventHandle event) noexcept {
-  return calls.run(stream_index, "stream_wait_event", "cuStreamWaitEvent",
-                   CallOf([&](const DriverApi& api) {
-                     return api.cuStreamWaitEvent(as_stream(stream), as_event(event),
-                                                  cuda_abi::CU_EVENT_WAIT_DEFAULT);
-                   }));
+Status CudaBackend::stream_wait_event(int stream_index, StreamHandle stream,
+                                      EventHandle event) noexcept {
+  return with_device_context(stream_index, "stream_wait_event", "cuStreamWaitEvent",
+                             [&](const DriverApi& api) {
+                               return api.cuStreamWaitEvent(as_stream(stream), as_event(event),
+                                                            cuda_abi::CU_EVENT_WAIT_DEFAULT);
+                             });
 }
 
-Result<bool> query_event(DeviceCalls& calls, int index, EventHandle event) noexcept {
-  return calls.query(index, "query_event", "cuEventQuery", CallOf([&](const DriverApi& api) {
-                       return api.cuEventQuery(as_event(event));
-                     }));
+Result<bool> CudaBackend::query_event(int index, EventHandle event) noexcept {
+  return query_with_device_context(index, "query_event", "cuEventQuery", [&](const DriverApi& api) {
+    return api.cuEventQuery(as_event(event));
+  });
 }
 
-Status synchronize_event(DeviceCalls& calls, int index, EventHandle event) noexcept {
-  return calls.run(
+Status CudaBackend::synchronize_event(int index, EventHandle event) noexcept {
+  return with_device_context(
       index, "synchronize_event", "cuEventSynchronize",
-      CallOf([&](const DriverApi& api) { return api.cuEventSynchronize(as_event(event)); }));
+      [&](const DriverApi& api) { return api.cuEventSynchronize(as_event(event)); });
 }
 
-Result<float> event_elapsed_time(DeviceCalls& calls, int index, EventHandle start,
-                                 EventHandle end) noexcept {
+Result<float> CudaBackend::event_elapsed_time(int index, EventHandle start,
+                                              EventHandle end) noexcept {
   float milliseconds = 0.0f;
-  Status status = calls.run(
-      index, "event_elapsed_time", "cuEventElapsedTime", CallOf([&](const DriverApi& api) {
+  Status status = with_device_context(
+      index, "event_elapsed_time", "cuEventElapsedTime", [&](const DriverApi& api) {
         return api.cuEventElapsedTime(&milliseconds, as_event(start), as_event(end));
-      }));
+      });
   if (!status.ok()) return status;
   return milliseconds;
 }

@@ -1,5 +1,5 @@
-// The CUDA backend's graphs (cuda_streams.h): stream capture, instantiation, launch.
-#include "backends/cuda/cuda_streams.h"
+// The CUDA backend's graphs (cuda_backend_impl.h): stream capture, instantiation, launch.
+#include "backends/cuda/cuda_backend_impl.h"
 
 namespace accel::detail::cuda {
 
@@ -47,60 +47,55 @@ CUresult in_relaxed_mode(const DriverApi& api, Destroy destroy) noexcept {
 
 }  // namespace
 
-Status begin_capture(DeviceCalls& calls, int index, StreamHandle stream,
-                     CaptureErrorMode mode) noexcept {
-  return calls.run(index, "begin_capture", "cuStreamBeginCapture",
-                   CallOf([&](const DriverApi& api) {
-                     return api.cuStreamBeginCapture(as_stream(stream), driver_mode(mode));
-                   }));
+Status CudaBackend::begin_capture(int index, StreamHandle stream, CaptureErrorMode mode) noexcept {
+  return with_device_context(
+      index, "begin_capture", "cuStreamBeginCapture", [&](const DriverApi& api) {
+        return api.cuStreamBeginCapture(as_stream(stream), driver_mode(mode));
+      });
 }
 
-Result<CapturedGraphHandle> end_capture(DeviceCalls& calls, int index,
-                                        StreamHandle stream) noexcept {
+Result<CapturedGraphHandle> CudaBackend::end_capture(int index, StreamHandle stream) noexcept {
   CUgraph graph = nullptr;
-  Status status =
-      calls.run(index, "end_capture", "cuStreamEndCapture", CallOf([&](const DriverApi& api) {
-                  return api.cuStreamEndCapture(as_stream(stream), &graph);
-                }));
+  Status status = with_device_context(
+      index, "end_capture", "cuStreamEndCapture",
+      [&](const DriverApi& api) { return api.cuStreamEndCapture(as_stream(stream), &graph); });
   if (!status.ok()) return status;
   if (graph == nullptr) return Status(ErrorKind::kRuntime, "Invalid capture.");
   return CapturedGraphHandle{reinterpret_cast<std::uintptr_t>(graph)};
 }
 
-Result<GraphHandle> instantiate_graph(DeviceCalls& calls, int index,
-                                      CapturedGraphHandle graph) noexcept {
+Result<GraphHandle> CudaBackend::instantiate_graph(int index, CapturedGraphHandle graph) noexcept {
   CUgraphExec exec = nullptr;
-  Status status = calls.run(index, "instantiate_graph", "cuGraphInstantiateWithFlags",
-                            CallOf([&](const DriverApi& api) {
-                              return api.cuGraphInstantiateWithFlags(
-                                  &exec, reinterpret_cast<CUgraph>(graph.value), kInstantiateFlags);
-                            }));
+  Status status = with_device_context(
+      index, "instantiate_graph", "cuGraphInstantiateWithFlags", [&](const DriverApi& api) {
+        return api.cuGraphInstantiateWithFlags(&exec, reinterpret_cast<CUgraph>(graph.value),
+                                               kInstantiateFlags);
+      });
   if (!status.ok()) return status;
   return GraphHandle{reinterpret_cast<std::uintptr_t>(exec)};
 }
 
-Status launch_graph(DeviceCalls& calls, int index, GraphHandle graph,
-                    StreamHandle stream) noexcept {
-  return calls.run(index, "launch_graph", "cuGraphLaunch", CallOf([&](const DriverApi& api) {
-                     return api.cuGraphLaunch(reinterpret_cast<CUgraphExec>(graph.value),
-                                              as_stream(stream));
-                   }));
+Status CudaBackend::launch_graph(int index, GraphHandle graph, StreamHandle stream) noexcept {
+  return with_device_context(index, "launch_graph", "cuGraphLaunch", [&](const DriverApi& api) {
+    return api.cuGraphLaunch(reinterpret_cast<CUgraphExec>(graph.value), as_stream(stream));
+  });
 }
 
-Status destroy_graph(DeviceCalls& calls, int index, GraphHandle graph) noexcept {
-  return calls.run(index, "destroy_graph", "cuGraphExecDestroy", CallOf([&](const DriverApi& api) {
-                     return in_relaxed_mode(api, [&] {
-                       return api.cuGraphExecDestroy(reinterpret_cast<CUgraphExec>(graph.value));
-                     });
-                   }));
+Status CudaBackend::destroy_graph(int index, GraphHandle graph) noexcept {
+  return with_device_context(
+      index, "destroy_graph", "cuGraphExecDestroy", [&](const DriverApi& api) {
+        return in_relaxed_mode(api, [&] {
+          return api.cuGraphExecDestroy(reinterpret_cast<CUgraphExec>(graph.value));
+        });
+      });
 }
 
-Status destroy_captured_graph(DeviceCalls& calls, int index, CapturedGraphHandle graph) noexcept {
-  return calls.run(
-      index, "destroy_captured_graph", "cuGraphDestroy", CallOf([&](const DriverApi& api) {
+Status CudaBackend::destroy_captured_graph(int index, CapturedGraphHandle graph) noexcept {
+  return with_device_context(
+      index, "destroy_captured_graph", "cuGraphDestroy", [&](const DriverApi& api) {
         return in_relaxed_mode(
             api, [&] { return api.cuGraphDestroy(reinterpret_cast<CUgraph>(graph.value)); });
-      }));
+      });
 }
 
 }  // namespace accel::detail::cuda

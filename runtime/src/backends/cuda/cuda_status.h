@@ -9,7 +9,7 @@
 #include <optional>
 #include <string_view>
 
-#include "backends/cuda/driver_library.h"
+#include "backends/cuda/cuda_driver_library.h"
 #include "spi/status.h"
 
 namespace accel::detail::cuda {

@@ -1,8 +1,8 @@
-// The Level Zero backend's events (ze_queues.h: Note [Event slots]). An EventHandle is a
+// The Level Zero backend's events (ze_streams.h: Note [Event slots]). An EventHandle is a
 // ZeEvent; each record gives it a fresh driver event signalled by a barrier.
 #include <string>
 
-#include "backends/level_zero/ze_queues.h"
+#include "backends/level_zero/ze_streams.h"
 #include "backends/level_zero/ze_status.h"
 
 namespace accel::detail::level_zero {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/level_zero/level_zero_backend.h"
+#include "backends/level_zero/ze_backend_impl.h"
 #include "backends/level_zero/ze_status.h"
 
 namespace accel::detail::level_zero {

@@ -1,7 +1,7 @@
 // The Level Zero backend's peer query (spi/backend.h: can_access_peer).
 #include <string>
 
-#include "backends/level_zero/level_zero_backend.h"
+#include "backends/level_zero/ze_backend_impl.h"
 #include "backends/level_zero/ze_status.h"
 
 namespace accel::detail::level_zero {

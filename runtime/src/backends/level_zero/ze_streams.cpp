@@ -1,9 +1,9 @@
 // The Level Zero backend's streams and the slot bookkeeping they share with events
-// (ze_queues.h: Note [Level Zero streams], Note [Event slots]).
+// (ze_streams.h: Note [Level Zero streams], Note [Event slots]).
 #include <algorithm>
 #include <string>
 
-#include "backends/level_zero/ze_queues.h"
+#include "backends/level_zero/ze_streams.h"
 #include "backends/level_zero/ze_status.h"
 
 namespace accel::detail::level_zero {
@@ -22,7 +22,7 @@ bool waiters_complete(const Slot& slot) noexcept {
                      [](const auto& waiter) { return waiter.first->completed >= waiter.second; });
 }
 
-// Level Zero's three priorities (ze_command_queue_priority_t) for the SPI's numbers (ze_queues.h).
+// Level Zero's three priorities (ze_command_queue_priority_t) for the SPI's numbers (ze_streams.h).
 ze_command_queue_priority_t priority_of(int priority) noexcept {
   if (priority < 0) return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
   if (priority > 0) return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
@@ -50,7 +50,7 @@ QueueState::QueueState(LevelZeroBackend& owner)
       next_engine(kMaxDeviceIndex + 1, 0),
       engines(kMaxDeviceIndex + 1, 0) {}
 
-// The driver objects are left alive, as the context is (level_zero_backend.h): the process
+// The driver objects are left alive, as the context is (ze_backend.h): the process
 // may be exiting with the driver already torn down, or be a forked child where they are
 // invalid. PyTorch never destroys its pool streams either.
 QueueState::~QueueState() = default;

@@ -1,5 +1,5 @@
 // dlopen + cuGetProcAddress resolution of the CUDA driver.
-#include "backends/cuda/driver_library.h"
+#include "backends/cuda/cuda_driver_library.h"
 
 #include <dlfcn.h>
 

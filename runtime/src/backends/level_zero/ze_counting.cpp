@@ -1,5 +1,6 @@
-// Device choice and the fork-safe count (Note [Fork-safe Level Zero count], ze_count.h).
-#include "backends/level_zero/ze_count.h"
+// Device choice and the fork-safe count (Note [Fork-safe Level Zero count], ze_counting.h),
+// and the backend's counting members (ze_backend_impl.h).
+#include "backends/level_zero/ze_counting.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/level_zero/ze_backend_impl.h"
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
 #include "spi/environment.h"
@@ -366,6 +368,72 @@ void CountCache::add(const std::string& key, const ForkSafeCount& count) noexcep
     }
   } catch (...) {
   }
+}
+
+// ---- the backend's counts (ze_backend_impl.h) --------------------------------------------
+
+int LevelZeroBackend::fork_safe_device_count() noexcept {
+  try {
+    const ZeApi* api = loaded_api();
+    if (api == nullptr) return 0;  // no loader: no device can be used
+    const std::string key = count_cache_key();
+    if (std::optional<ForkSafeCount> cached = counts_.find(key)) return cached->count;
+    // In the process that called zeInit, a probe child's zeInit would reach a driver that
+    // refuses forked children, and the driver read the variables at its own init: the count
+    // is the driver's (driver_device_count()).
+    if (ze_init_done_.load(std::memory_order_acquire) && ze_init_pid_ == getpid()) return -1;
+    // Nor while this process's zeInit is under way (Note [Fork gate]): the probe child would
+    // inherit the loader initialised half-way. A zeInit that began during the probe makes
+    // its answer untrustworthy for the same reason; either way the driver counts.
+    const pid_t self = getpid();
+    if (ze_init_started_pid_.load() == self) return -1;
+    ForkSafeCount count = sysman_count(*api);
+    if (count.count < 0) {
+      Result<int> timeout = probe_timeout_ms();
+      if (!timeout.ok()) return -1;  // configuration_status() reports it
+      const std::string sysman_reason = count.reason;
+      count = probe_count(*api, *timeout);
+      if (ze_init_started_pid_.load() == self) return -1;
+      if (count.count < 0) count.reason = "Sysman: " + sysman_reason + "; " + count.reason;
+    }
+    counts_.add(key, count);
+    return count.count;
+  } catch (...) {
+    return -1;
+  }
+}
+
+Result<int> LevelZeroBackend::driver_device_count() noexcept {
+  try {
+    const ZeApi* api = loaded_api();
+    if (api == nullptr) return 0;
+    const std::string key = count_cache_key();
+    const ze_result_t rc = ze_init_once();
+    if (rc != ZE_RESULT_SUCCESS) {
+      Status failure = init_failure(rc);
+      if (failure.kind() != ErrorKind::kUnavailable) return failure;
+      return 0;
+    }
+    Result<DeviceChoice> choice = choose_devices(*api);
+    if (!choice.ok()) return choice.status();
+    const int count = static_cast<int>(choice->devices.size());
+    counts_.add(key, ForkSafeCount{count, "driver", ""});
+    return count;
+  } catch (...) {
+    return host_out_of_memory();
+  }
+}
+
+std::string LevelZeroBackend::visibility_filter() const {
+  std::string filter;
+  if (auto mask = environment_value(kAffinityMaskVariable)) {
+    filter = std::string(kAffinityMaskVariable) + "='" + std::string(*mask) + "'";
+  }
+  if (auto hierarchy = environment_value(kHierarchyVariable)) {
+    if (!filter.empty()) filter += ", ";
+    filter += std::string(kHierarchyVariable) + "='" + std::string(*hierarchy) + "'";
+  }
+  return filter;
 }
 
 }  // namespace accel::detail::level_zero

@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/level_zero/level_zero_backend.h"
+#include "backends/level_zero/ze_backend_impl.h"
 #include "spi/device_limits.h"
 
 namespace accel::detail::level_zero {

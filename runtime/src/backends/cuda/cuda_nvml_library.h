@@ -7,7 +7,7 @@
 // driver, and a process whose driver is initialised cannot hand CUDA to a fork()ed child.
 // PyTorch therefore counts devices through NVML, which is not poisoned by fork: NVML
 // lists every physical GPU and ignores CUDA_VISIBLE_DEVICES, so the caller applies the
-// variable itself (visible_devices.h): an empty list gives 0; a "MIG-" list cannot be
+// variable itself (cuda_visibility.h): an empty list gives 0; a "MIG-" list cannot be
 // resolved through NVML (answer -1: fall back to the driver); a "GPU-" list is matched
 // by prefix against NVML's UUIDs; a numeric list is truncated at the first ordinal NVML
 // does not have. When NVML cannot answer (library missing, no kernel driver, MIG UUIDs)

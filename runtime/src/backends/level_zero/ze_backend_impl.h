@@ -1,44 +1,23 @@
 #pragma once
-// The Level Zero backend (device type xpu, ACCEL_BACKEND=xpu): the Backend SPI
-// (spi/backend.h) over the real Level Zero loader, opened at run time
-// (ze_loader.h: ACCEL_LEVEL_ZERO_LOADER, default "libze_loader.so.1"), so the runtime starts
-// where libze1 is absent (xpu is then unavailable, with the reason in report()).
-// It follows the Level Zero specification, Intel's driver (intel/compute-runtime) where
-// the specification is silent, and PyTorch XPU's choices (c10/xpu, torch/xpu).
+// LevelZeroBackend, the class behind create_level_zero_backend() (ze_backend.h): its
+// members are defined in one file per concern, the same files as the CUDA backend's
+// (cuda_backend_impl.h):
 //
-// Which devices: the first driver that has a discrete GPU, else the first with an integrated
-// one (as c10/xpu/XPUFunctions.cpp); its devices are what zeDeviceGet returns, so
-// ZE_FLAT_DEVICE_HIERARCHY and ZE_AFFINITY_MASK are the driver's business — the backend only
-// validates their syntax first (configuration_status(): a malformed value is kConfig naming it).
-// One context for all devices (as SYCL's default context).
+//   ze_backend.cpp     construction, loader loading, zeInit, initialize, configuration,
+//                      report, fork hooks
+//   ze_counting.cpp    fork-safe and driver device counts, visibility_filter, and the
+//                      device choice they share with initialize() (ze_counting.h)
+//   ze_devices.cpp     the per-thread device, properties, capability, describe_device
+//   ze_memory.cpp      memory_info, raw, virtual and pinned host memory
+//   ze_streams.cpp     stream priorities, streams, synchronize_stream/_device (ze_streams.h)
+//   ze_events.cpp      events (ze_streams.h)
+//   ze_peer.cpp        can_access_peer
+//   (no graphs file: Level Zero has no stream capture, the SPI's default answers)
 //
-// Fork-safe count (ze_count.h): Sysman (zesInit, zesDriverGet, zesDeviceGet,
-// zesDeviceGetProperties + ext properties) when the loader exports zesInit; otherwise a
-// short-lived probe child that initialises, counts and reports over a pipe, with a
-// bounded wait and no zombie. PyTorch's logical numbering and discrete-over-integrated rule
-// (torch/xpu/__init__.py) are applied to what Sysman reports.
-//
-// Per-thread device: Level Zero has no current device; the backend keeps one per thread
-// (set_device and maybe_set_device both just record it; there is no context to create),
-// tagged with the backend instance's id so a new instance never inherits it.
-//
-// Thread safety and fork (spi/backend.h): the loader is loaded on first use without a
-// lock (compare-and-swap publish, like the CUDA backend); the fork-safe count's cache is
-// lock-free (ze_count.h). The locks (init_mutex_, ze_init_mutex_) are taken only on paths
-// the core closes in a poisoned child, after it marked the runtime fork-poisoning, so the
-// backend needs no fork hooks. initialize() and driver_device_count() call zeInit at most
-// once per process and, where the loader has no zesInit, set ZES_ENABLE_SYSMAN=1
-// first unless the user set it (memory_info's free bytes need the legacy route).
-//
-// Files: level_zero_backend.cpp (identity, init, devices, properties, report, fork hooks),
-// ze_loader.* (the loader and its entry points), ze_status.* (ze_result_t -> Status),
-// ze_visibility.* (mask and hierarchy syntax, PyTorch's mask parse), ze_device_facts.*
-// (dtypes, uuid text), ze_count.* (device choice, fork-safe count: Sysman or probe child),
-// ze_memory.cpp (raw, virtual and
-// host memory, memory_info), ze_queues.h + ze_streams.cpp + ze_events.cpp (immediate command
-// lists as streams, event pools, timestamps), ze_peer.cpp (can_access_peer).
-// Capabilities: everything but graphs (Level Zero has no stream capture; begin_capture
-// answers kUnsupported, as the conformance profile's branch explains).
+// Beside them, as in the CUDA folder: ze_status.* (ze_result_t -> Status), ze_device_facts.*
+// (dtypes, uuid text), ze_visibility.* (mask and hierarchy syntax, PyTorch's mask parse),
+// ze_loader_library.* (the loader and its entry points). The behaviour and thread-safety
+// contract is ze_backend.h's. Tests include this header to look at the class's state.
 
 #include <sys/types.h>
 
@@ -51,19 +30,14 @@
 #include <vector>
 
 #include "accel_abi/level_zero.h"
-#include "backends/level_zero/ze_count.h"
-#include "backends/level_zero/ze_loader.h"
+#include "backends/level_zero/ze_backend.h"
+#include "backends/level_zero/ze_counting.h"
+#include "backends/level_zero/ze_loader_library.h"
 #include "spi/backend.h"
 
 namespace accel::detail::level_zero {
 
 using ZeApi = accel::abi::level_zero::ZeApi;
-
-struct LevelZeroBackendPaths {
-  // unset: ACCEL_LEVEL_ZERO_LOADER, else "libze_loader.so.1". A path from the variable is
-  // the user's configuration: one that does not load is kConfig naming the variable.
-  std::optional<std::string> loader;
-};
 
 // One visible device as initialize() found it.
 struct ZeDevice {
@@ -78,14 +52,14 @@ struct ZeDevice {
   bool integrated = false;
 };
 
-struct QueueState;  // streams and events (ze_queues.h)
+struct QueueState;  // streams and events (ze_streams.h)
 
 class LevelZeroBackend final : public Backend {
  public:
   explicit LevelZeroBackend(LevelZeroBackendPaths paths);
   ~LevelZeroBackend() override;
 
-  // identity and lifetime (level_zero_backend.cpp, ze_count.cpp)
+  // identity and lifetime (ze_backend.cpp, ze_counting.cpp)
   DeviceType type() const noexcept override { return DeviceType::kXPU; }
   std::string name() const override { return "xpu"; }
   int fork_safe_device_count() noexcept override;
@@ -95,7 +69,7 @@ class LevelZeroBackend final : public Backend {
   Status configuration_status() noexcept override;
   std::string visibility_filter() const override;
 
-  // device (level_zero_backend.cpp)
+  // device (ze_devices.cpp)
   Status set_device(int index) noexcept override;
   Status maybe_set_device(int index) noexcept override;
   Result<int> current_device() noexcept override;
@@ -145,7 +119,7 @@ class LevelZeroBackend final : public Backend {
   // For the files of this backend: valid after a successful initialize().
   const ZeApi& api() const noexcept { return *api_.load(std::memory_order_acquire); }
   ze_context_handle_t context() const noexcept { return context_; }
-  // Streams and events (ze_queues.h); null before a successful initialize(). Also for code
+  // Streams and events (ze_streams.h); null before a successful initialize(). Also for code
   // that queues work on the runtime's streams (QueueState::append).
   QueueState* queues() const noexcept { return queues_.get(); }
   const ZeDevice& device(int index) const noexcept {
@@ -198,13 +172,7 @@ class LevelZeroBackend final : public Backend {
   ze_api_version_t api_version_ = ZE_API_VERSION_1_0;
   ze_context_handle_t context_ = nullptr;
   std::vector<ZeDevice> devices_;
-  std::unique_ptr<QueueState> queues_;  // created by initialize(); ze_queues.h
+  std::unique_ptr<QueueState> queues_;  // created by initialize(); ze_streams.h
 };
-
-// A new Level Zero backend; loads nothing until first used.
-std::unique_ptr<Backend> create_level_zero_backend(LevelZeroBackendPaths paths = {});
-
-// create_level_zero_backend() with the environment's paths: the registry's factory.
-std::unique_ptr<Backend> make_backend();
 
 }  // namespace accel::detail::level_zero

@@ -1,6 +1,6 @@
-// The Level Zero backend: identity, loader, initialisation, devices, properties, report
-// (level_zero_backend.h). Memory, streams, events and peers live in the files of queues.cmake.
-#include "backends/level_zero/level_zero_backend.h"
+// The Level Zero backend's construction, loader loading, zeInit, initialisation,
+// configuration, fork hooks and report (ze_backend_impl.h lists where the other members live).
+#include "backends/level_zero/ze_backend.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -9,8 +9,9 @@
 #include <cstring>
 
 #include "accel_common/bounded_file.h"
+#include "backends/level_zero/ze_backend_impl.h"
 #include "backends/level_zero/ze_device_facts.h"
-#include "backends/level_zero/ze_queues.h"
+#include "backends/level_zero/ze_streams.h"
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
 #include "spi/device_limits.h"
@@ -21,13 +22,6 @@ namespace accel::detail::level_zero {
 namespace {
 
 std::atomic<std::uint64_t> g_next_backend_id{1};
-
-// This thread's device, valid for the backend with that id (level_zero_backend.h).
-struct ThreadDevice {
-  std::uint64_t backend_id = 0;
-  int index = 0;
-};
-thread_local ThreadDevice t_device;
 
 constexpr const char* kAltDriversVariable = "ZE_ENABLE_ALT_DRIVERS";
 
@@ -140,37 +134,6 @@ Status LevelZeroBackend::configuration_status() noexcept {
   }
 }
 
-int LevelZeroBackend::fork_safe_device_count() noexcept {
-  try {
-    const ZeApi* api = loaded_api();
-    if (api == nullptr) return 0;  // no loader: no device can be used
-    const std::string key = count_cache_key();
-    if (std::optional<ForkSafeCount> cached = counts_.find(key)) return cached->count;
-    // In the process that called zeInit, a probe child's zeInit would reach a driver that
-    // refuses forked children, and the driver read the variables at its own init: the count
-    // is the driver's (driver_device_count()).
-    if (ze_init_done_.load(std::memory_order_acquire) && ze_init_pid_ == getpid()) return -1;
-    // Nor while this process's zeInit is under way (Note [Fork gate]): the probe child would
-    // inherit the loader initialised half-way. A zeInit that began during the probe makes
-    // its answer untrustworthy for the same reason; either way the driver counts.
-    const pid_t self = getpid();
-    if (ze_init_started_pid_.load() == self) return -1;
-    ForkSafeCount count = sysman_count(*api);
-    if (count.count < 0) {
-      Result<int> timeout = probe_timeout_ms();
-      if (!timeout.ok()) return -1;  // configuration_status() reports it
-      const std::string sysman_reason = count.reason;
-      count = probe_count(*api, *timeout);
-      if (ze_init_started_pid_.load() == self) return -1;
-      if (count.count < 0) count.reason = "Sysman: " + sysman_reason + "; " + count.reason;
-    }
-    counts_.add(key, count);
-    return count.count;
-  } catch (...) {
-    return -1;
-  }
-}
-
 Status LevelZeroBackend::no_device_status(const std::string& why) {
   std::string message = "No XPU devices are available (" + why + ")";
   const std::string filter = visibility_filter();
@@ -207,104 +170,6 @@ Status LevelZeroBackend::init_failure(ze_result_t rc) {
   }
   remember_failure(failure);
   return failure;
-}
-
-Result<int> LevelZeroBackend::driver_device_count() noexcept {
-  try {
-    const ZeApi* api = loaded_api();
-    if (api == nullptr) return 0;
-    const std::string key = count_cache_key();
-    const ze_result_t rc = ze_init_once();
-    if (rc != ZE_RESULT_SUCCESS) {
-      Status failure = init_failure(rc);
-      if (failure.kind() != ErrorKind::kUnavailable) return failure;
-      return 0;
-    }
-    Result<DeviceChoice> choice = choose_devices(*api);
-    if (!choice.ok()) return choice.status();
-    const int count = static_cast<int>(choice->devices.size());
-    counts_.add(key, ForkSafeCount{count, "driver", ""});
-    return count;
-  } catch (...) {
-    return host_out_of_memory();
-  }
-}
-
-Status LevelZeroBackend::describe_device(int index, ze_device_handle_t handle, ZeDevice* out) {
-  const ZeApi& api = *loaded_api();
-  out->handle = handle;
-  // Ask with the _1_2 stype, so timerResolution is in ticks per second.
-  out->core = ze_device_properties_t{};
-  out->core.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2;
-  ze_result_t rc = api.zeDeviceGetProperties(handle, &out->core);
-  if (rc != ZE_RESULT_SUCCESS) return ze_status(rc, "initialize: zeDeviceGetProperties", index);
-  out->timer_hz = out->core.timerResolution;
-  out->kernel_timestamp_bits = out->core.kernelTimestampValidBits;
-  out->integrated = (out->core.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
-
-  std::uint32_t memory_count = 0;
-  rc = api.zeDeviceGetMemoryProperties(handle, &memory_count, nullptr);
-  if (rc != ZE_RESULT_SUCCESS) {
-    return ze_status(rc, "initialize: zeDeviceGetMemoryProperties", index);
-  }
-  std::vector<ze_device_memory_properties_t> memory(memory_count);
-  for (auto& entry : memory) entry.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
-  rc = api.zeDeviceGetMemoryProperties(handle, &memory_count, memory.data());
-  if (rc != ZE_RESULT_SUCCESS) {
-    return ze_status(rc, "initialize: zeDeviceGetMemoryProperties", index);
-  }
-  std::size_t total = 0;
-  for (std::uint32_t i = 0; i < memory_count && i < memory.size(); ++i) {
-    total += memory[i].totalSize;  // one entry on Intel's driver
-  }
-
-  std::uint32_t group_count = 0;
-  rc = api.zeDeviceGetCommandQueueGroupProperties(handle, &group_count, nullptr);
-  if (rc != ZE_RESULT_SUCCESS) {
-    return ze_status(rc, "initialize: zeDeviceGetCommandQueueGroupProperties", index);
-  }
-  std::vector<ze_command_queue_group_properties_t> groups(group_count);
-  for (auto& group : groups) group.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
-  rc = api.zeDeviceGetCommandQueueGroupProperties(handle, &group_count, groups.data());
-  if (rc != ZE_RESULT_SUCCESS) {
-    return ze_status(rc, "initialize: zeDeviceGetCommandQueueGroupProperties", index);
-  }
-  bool have_compute = false;
-  for (std::uint32_t ordinal = 0; ordinal < group_count && ordinal < groups.size(); ++ordinal) {
-    const auto flags = groups[ordinal].flags;
-    if (!have_compute && (flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE)) {
-      out->compute_ordinal = ordinal;  // the first compute group serves streams
-      have_compute = true;
-    }
-    if (out->copy_ordinal == UINT32_MAX && (flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY) &&
-        !(flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE)) {
-      out->copy_ordinal = ordinal;
-    }
-  }
-  if (!have_compute) {
-    return Status(ErrorKind::kDriver,
-                  "initialize: device " + std::to_string(index) + " ('" + out->core.name +
-                      "') has no compute queue group (" + std::to_string(group_count) +
-                      " groups)");
-  }
-
-  ze_device_module_properties_t module{};
-  module.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
-  rc = api.zeDeviceGetModuleProperties(handle, &module);
-  if (rc != ZE_RESULT_SUCCESS) {
-    return ze_status(rc, "initialize: zeDeviceGetModuleProperties", index);
-  }
-  out->fp64 = (module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
-
-  DeviceProperties& properties = out->properties;
-  properties.name = std::string(out->core.name, strnlen(out->core.name, ZE_MAX_DEVICE_NAME));
-  // Level Zero has no compute capability; major/minor stay 0 (PyTorch's XPU reports none).
-  properties.total_memory_bytes = total;
-  // The streaming-multiprocessor analogue is the Xe core (sub-slice).
-  properties.multi_processor_count =
-      static_cast<int>(out->core.numSlices * out->core.numSubslicesPerSlice);
-  properties.uuid = format_uuid(out->core.uuid.id);
-  return Status();
 }
 
 Status LevelZeroBackend::initialize() noexcept {
@@ -381,53 +246,10 @@ int LevelZeroBackend::device_count() const noexcept {
   return initialized_.load(std::memory_order_acquire) ? static_cast<int>(devices_.size()) : 0;
 }
 
-std::string LevelZeroBackend::visibility_filter() const {
-  std::string filter;
-  if (auto mask = environment_value(kAffinityMaskVariable)) {
-    filter = std::string(kAffinityMaskVariable) + "='" + std::string(*mask) + "'";
-  }
-  if (auto hierarchy = environment_value(kHierarchyVariable)) {
-    if (!filter.empty()) filter += ", ";
-    filter += std::string(kHierarchyVariable) + "='" + std::string(*hierarchy) + "'";
-  }
-  return filter;
-}
-
-// ---- device ------------------------------------------------------------------------------
-
-Status LevelZeroBackend::set_device(int index) noexcept {
-  t_device = ThreadDevice{id_, index};  // nothing to create: Level Zero has no current device
-  return Status();
-}
-
-Status LevelZeroBackend::maybe_set_device(int index) noexcept { return set_device(index); }
-
-Result<int> LevelZeroBackend::current_device() noexcept {
-  return t_device.backend_id == id_ ? t_device.index : 0;
-}
-
-Result<DeviceProperties> LevelZeroBackend::device_properties(int index) noexcept {
-  try {
-    return device(index).properties;
-  } catch (...) {
-    return host_out_of_memory();
-  }
-}
-
-Result<DeviceCapability> LevelZeroBackend::device_capability(int index) noexcept {
-  try {
-    DeviceCapability capability;
-    capability.supported_dtypes = supported_dtypes(device(index).fp64);
-    return capability;
-  } catch (...) {
-    return host_out_of_memory();
-  }
-}
-
 // ---- fork hooks, diagnostics -------------------------------------------------------------
 
 // Nothing to do: no lock of this backend is reachable in a forked child
-// (level_zero_backend.h).
+// (ze_backend.h).
 void LevelZeroBackend::prepare_fork() noexcept {}
 void LevelZeroBackend::after_fork_parent() noexcept {}
 void LevelZeroBackend::after_fork_child() noexcept {}

@@ -1,5 +1,5 @@
 // Pure CUDA facts: dtypes by compute capability, UUID and driver-version text.
-#include "backends/cuda/device_facts.h"
+#include "backends/cuda/cuda_device_facts.h"
 
 #include <cctype>
 

@@ -1,5 +1,5 @@
 // dlopen'd NVML with per-pid initialisation (Note [Fork-safe device count]).
-#include "backends/cuda/nvml_library.h"
+#include "backends/cuda/cuda_nvml_library.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // CUDA_VISIBLE_DEVICES parsing with PyTorch's rules (torch/cuda/__init__.py).
-#include "backends/cuda/visible_devices.h"
+#include "backends/cuda/cuda_visibility.h"
 
 #include <cctype>
 #include <climits>
@@ -31,7 +31,7 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-// Deliberate difference from PyTorch (visible_devices.h): a sign without digits is an
+// Deliberate difference from PyTorch (cuda_visibility.h): a sign without digits is an
 // invalid entry here; PyTorch raises ValueError.
 // strtoul-like: optional sign, then digits, the rest ignored. -1 when there are no digits
 // or the value does not fit an int: such an entry is invalid and ends the list, as the

@@ -1,5 +1,5 @@
-// dlopen + dlsym of the Level Zero loader (ze_loader.h).
-#include "backends/level_zero/ze_loader.h"
+// dlopen + dlsym of the Level Zero loader (ze_loader_library.h).
+#include "backends/level_zero/ze_loader_library.h"
 
 #include <dlfcn.h>
 

@@ -24,6 +24,30 @@ using ::testing::Return;
 
 using StreamGuardTest = BackendTest;
 
+// The inline path takes a thread's stream table only when it is of the published
+// generation: under another runtime (a backend override) the thread's device can be
+// current again while its table still holds the previous runtime's streams, and the guard
+// must neither save that runtime's stream nor write into its table.
+TEST_F(StreamGuardTest, AGuardUnderAnotherRuntimeUsesOnlyThatRuntimesStreams) {
+  const Stream s0(0);
+  set_stream(s0);  // this runtime's table: device 0 -> s0
+  {
+    auto two = std::make_unique<::testing::NiceMock<MockBackend>>();
+    two->install_defaults(std::make_shared<FakeMachine>(2));
+    detail::ScopedBackendOverride override(std::move(two));
+    set_device_index(0);  // current in the new generation; the stream table is untouched
+    const Stream t(0);
+    {
+      StreamGuard guard(t);
+      EXPECT_EQ(guard.original_stream(), Stream::default_stream(0));
+      EXPECT_EQ(current_stream(0), t);
+      EXPECT_EQ(current_stream(), t);
+    }
+    EXPECT_EQ(current_stream(0), Stream::default_stream(0));
+  }
+  EXPECT_EQ(current_stream(0), Stream::default_stream(0)) << "a new generation starts with defaults";
+}
+
 TEST_F(StreamGuardTest, SwitchesDeviceAndStreamThenRestoresBoth) {
   const Stream s0(0);
   set_stream(s0);

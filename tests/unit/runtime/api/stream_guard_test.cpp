@@ -48,6 +48,22 @@ TEST_F(StreamGuardTest, AGuardUnderAnotherRuntimeUsesOnlyThatRuntimesStreams) {
   EXPECT_EQ(current_stream(0), Stream::default_stream(0)) << "a new generation starts with defaults";
 }
 
+// A guard that moved to another device restores that device's stream even when its body
+// went back to the original device (the exit then has no device to switch, but the stream
+// it saved belongs to the device it moved to, never to the original one).
+TEST_F(StreamGuardTest, ASwitchingGuardWhoseBodyWentBackRestoresTheDeviceItMovedTo) {
+  const Stream s0(0);
+  set_stream(s0);
+  const Stream s2(2);
+  {
+    StreamGuard guard(s2);
+    set_device_index(0);
+  }
+  EXPECT_EQ(current_device_index(), 0);
+  EXPECT_EQ(current_stream(0), s0);
+  EXPECT_EQ(current_stream(2), Stream::default_stream(2));
+}
+
 TEST_F(StreamGuardTest, SwitchesDeviceAndStreamThenRestoresBoth) {
   const Stream s0(0);
   set_stream(s0);

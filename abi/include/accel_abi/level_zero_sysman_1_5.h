@@ -9,7 +9,7 @@
 //
 // Used by the mock Level Zero driver (which fills pfnInit and the two pfnGet entries for
 // requests >= 1.5) and by the test stand-in for a Sysman-capable loader
-// (tests/level_zero/driver/zes_loader_shim), which requests them at 1.5.
+// (tests/unit/mockdev/level_zero/zes_loader_shim), which requests them at 1.5.
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 // The Sysman branch of the fork-safe count (Note [Fork-safe Level Zero count], step 1) end
 // to end: ACCEL_LEVEL_ZERO_LOADER names the test stand-in for a loader >= 1.9
-// (tests/level_zero/driver/zes_loader_shim), which exports zesInit and friends over the
+// (tests/unit/mockdev/level_zero/zes_loader_shim), which exports zesInit and friends over the
 // mock driver; the core entry points still come from Debian's loader behind it.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-# Tests of the Level Zero backend's queues (see ../CMakeLists.txt): the runtime's level_zero
+# Tests of the Level Zero backend's queues: the runtime's level_zero
 # backend's memory, virtual memory, pinned host memory, memory_info, streams, events and
 # peers, on the mock Level Zero driver opened by the real loader.
 #  - accel_ze_queues_backend_test: through the backend class (what the public API cannot

@@ -1,4 +1,4 @@
-# Tests of the mock Level Zero driver's objects (see ../CMakeLists.txt): contexts, memory, virtual
+# Tests of the mock Level Zero driver's objects: contexts, memory, virtual
 # memory, command lists and events of the mock driver, through Debian's real loader.
 if(NOT TARGET mockdev_level_zero)
   return()

@@ -362,7 +362,7 @@ class CoreRun {
   // oversize_segments the segments made that large. With no limit both stay 0. Expandable
   // segments are mapped page by page rather than made, so only made segments are counted.
   void check_oversize_counts(const FlatStats& now, const std::vector<SegmentSnapshot>& segments,
-                             std::int64_t split, Violations& out) const {
+                             std::int64_t split, Violations& out) {
     std::uint64_t allocations = 0;
     std::uint64_t made = 0;
     if (split >= 0) {

@@ -1,18 +1,12 @@
 #include "fake_device_provider.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <iterator>
 #include <utility>
 
+#include "accel_common/units.h"
+
 namespace accel::detail::alloc::testing {
-namespace {
-std::string hex(std::uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-}  // namespace
 
 FakeDeviceProvider::FakeDeviceProvider() : FakeDeviceProvider(Options{}) {}
 FakeDeviceProvider::FakeDeviceProvider(Options options) : options_(options) {
@@ -68,7 +62,7 @@ Status FakeDeviceProvider::deallocate(DevicePointer pointer) noexcept {
   if (Status s = enter("deallocate"); !s.ok()) return s;
   auto it = segments_.find(pointer.value);
   if (it == segments_.end()) {
-    return misused("fake deallocate: unknown pointer " + hex(pointer.value));
+    return misused("fake deallocate: unknown pointer " + common::hex_address(pointer.value));
   }
   give(it->second);
   segments_.erase(it);

@@ -24,9 +24,8 @@ thread_local std::int64_t tls_slot = 0;
 
 // The pattern a same-device StreamGuard is made of, with nothing else: save a thread-local
 // slot into an object the compiler must keep in memory (the benchmark lets the guard's
-// address escape), overwrite the slot, then restore it from the object. Each iteration
-// reads the slot the previous one restored, so it is bound by two store-to-load forwards,
-// not by instruction count: BM_StreamGuard_SameDevice / this is the guard's own overhead.
+// address escape), overwrite the slot, then restore it from the object. The slot is fixed,
+// so the compiler carries its value from one iteration to the next in a register.
 void BM_SaveRestoreThreadLocalSlot(benchmark::State& state) {
   std::int64_t next = 1;
   for (auto _ : state) {
@@ -40,6 +39,30 @@ void BM_SaveRestoreThreadLocalSlot(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SaveRestoreThreadLocalSlot);
+
+// The same pattern on a slot of a thread-local table chosen by an index the compiler cannot
+// see (read from an object whose address escapes), as the guard's slot is chosen by the
+// stream's device: each iteration now reads back through memory the slot the previous one
+// restored, a store-to-load forward no guard on that table can avoid.
+// BM_StreamGuard_SameDevice / this is the guard's own overhead.
+thread_local std::int64_t tls_table[128] = {};
+
+void BM_SaveRestoreIndexedThreadLocalSlot(benchmark::State& state) {
+  int index = 0;
+  benchmark::DoNotOptimize(&index);
+  std::int64_t next = 1;
+  for (auto _ : state) {
+    const int slot = index;
+    struct {
+      std::int64_t previous;
+      std::int64_t current;
+    } saved{tls_table[slot], next};
+    tls_table[slot] = saved.current;
+    benchmark::DoNotOptimize(&saved);
+    tls_table[slot] = saved.previous;
+  }
+}
+BENCHMARK(BM_SaveRestoreIndexedThreadLocalSlot);
 
 // A guard on a stream of the current device: only the stream is exchanged and restored.
 void BM_StreamGuard_SameDevice(benchmark::State& state) {

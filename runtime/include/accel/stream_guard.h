@@ -31,26 +31,31 @@ namespace accel {
 class StreamGuard {
  public:
   // Members are plain integers (not Stream values) so that the fast path is a few scalar
-  // loads and stores.
+  // loads and stores: three fields and the slot on entry, one field compare and the slot on
+  // exit.
   explicit StreamGuard(const Stream& stream) {
     const int index = stream.device_index();
-    if (std::int64_t* slot = detail::current_device_stream_slot(index, false)) [[likely]] {
+    if (std::int64_t* slot = detail::current_device_stream_slot(index)) [[likely]] {
       const std::int64_t previous = *slot;
       *slot = stream.id();
       saved_id_ = previous;
-      devices_ = pack_devices(index, index);
+      state_ = detail::t_thread_device_key;  // base | index << 1: the slot test passed
       current_id_ = stream.id();
-      original_id_of_original_device_ = previous;
       return;
     }
     enter(stream);
   }
-  // The stream of the device the guard moved to first, then the device.
+  // The stream of the device the guard moved to first, then the device. Inline when the
+  // guard was entered inline and never moved, and the thread is still on that device (or
+  // pending on it) in the same generation: then the stream table is of that generation too
+  // (published generations only grow, and a table is only ever reset to the published one),
+  // and the device needs no restore.
   ~StreamGuard() {
-    if (std::int64_t* slot = detail::current_device_stream_slot(original_device(), true);
-        slot != nullptr && devices_ == pack_devices(original_device(), original_device()))
-        [[likely]] {
-      *slot = saved_id_;
+    const std::uint64_t key = detail::t_thread_device_key & ~std::uint64_t{1};
+    if (key == state_ &&
+        (key & ~std::uint64_t{0xff}) ==
+            detail::g_thread_device_key_base.load(std::memory_order_relaxed)) [[likely]] {
+      detail::t_thread_streams.ids[(key >> 1) & detail::kMaxCachedIndex] = saved_id_;
       return;
     }
     leave();
@@ -65,32 +70,47 @@ class StreamGuard {
 
   // The current stream of the original device when the guard was entered.
   Stream original_stream() const noexcept {
-    return Stream::unchecked(original_device(), original_id_of_original_device_);
+    return Stream::unchecked(original_device(),
+                             moved() ? original_id_of_original_device_ : saved_id_);
   }
   // The stream the guard made current (the last reset_stream()'s).
   Stream current_stream() const noexcept {
     return Stream::unchecked(current_device(), current_id_);
   }
-  int original_device() const noexcept { return static_cast<int>(devices_ & 0xffffffff); }
-  int current_device() const noexcept { return static_cast<int>(devices_ >> 32); }
+  int original_device() const noexcept {
+    return moved() ? static_cast<int>(state_ >> 32) : inline_device();
+  }
+  int current_device() const noexcept {
+    return moved() ? static_cast<int>((state_ >> 1) & 0x7fffffff) : inline_device();
+  }
 
  private:
-  // Both devices in one word, so that the destructor's test is one load of a field the
-  // constructor wrote with one store (separate narrow fields were written by one merged
-  // vector store and read back in halves, which the CPU cannot forward from the store).
-  static std::uint64_t pack_devices(int original, int current) noexcept {
-    return static_cast<std::uint32_t>(original) |
-           static_cast<std::uint64_t>(static_cast<std::uint32_t>(current)) << 32;
+  // state_ is one of two encodings, told apart by its low bit:
+  //   even: entered inline and never moved: the thread's device key at entry,
+  //         generation << 8 | index << 1. Original and current device are that index, and
+  //         saved_id_ is also the original device's stream at entry. The destructor's whole
+  //         test is this word against the thread's key (whose pending bit it clears, so an
+  //         odd state_ never matches).
+  //   odd:  entered out of line, or moved by reset_stream: original << 32 | current << 1 | 1
+  //         (device indices are below 2^31), and original_id_of_original_device_ is set.
+  static std::uint64_t moved_state(int original, int current) noexcept {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(original)) << 32 |
+           static_cast<std::uint64_t>(static_cast<std::uint32_t>(current)) << 1 | 1;
+  }
+  bool moved() const noexcept { return (state_ & 1) != 0; }
+  int inline_device() const noexcept {
+    return static_cast<int>((state_ >> 1) & detail::kMaxCachedIndex);
   }
   void enter(const Stream& stream);  // out of line: checks, a device switch
   void leave() noexcept;  // out of line: restores the stream, maybe_exchange_device; never throws
 
-  // Written in the order the inline constructor writes them; saved_id_ first, alone, as
-  // the destructor reads it.
-  std::int64_t saved_id_;        // the current device's stream before the guard changed it
-  std::uint64_t devices_;        // pack_devices(original, current)
-  std::int64_t current_id_;      // the stream the guard made current
-  std::int64_t original_id_of_original_device_;  // the original device's stream at entry
+  // The layout keeps the two fields the destructor reads apart from the others, so that the
+  // compiler does not merge the constructor's stores into one vector store that the
+  // destructor would read back in part (a load the CPU forwards slowly or not at all).
+  std::int64_t saved_id_;                        // the current device's stream before the guard
+  std::int64_t original_id_of_original_device_;  // odd state_ only (see above)
+  std::uint64_t state_;
+  std::int64_t current_id_;                      // the stream the guard made current
 };
 
 }  // namespace accel

@@ -28,7 +28,7 @@ void StreamGuard::enter(const Stream& stream) {
   const int index = stream.device_index();
   detail::prepare_stream_call(index);
   const int original = exchange_device(index);
-  devices_ = pack_devices(original, index);
+  state_ = moved_state(original, index);
   original_id_of_original_device_ = thread_current_stream(original).id();
   saved_id_ = detail::exchange_thread_stream(stream).id();
   current_id_ = stream.id();
@@ -70,8 +70,10 @@ void StreamGuard::reset_stream(const Stream& stream) {
     detail::thread_stream_ids()[current] = current_id_;
     throw;
   }
+  if (!moved()) original_id_of_original_device_ = saved_id_;
+  const int original = original_device();
   saved_id_ = detail::exchange_thread_stream(stream).id();
-  devices_ = pack_devices(original_device(), index);
+  state_ = moved_state(original, index);
   current_id_ = stream.id();
 }
 

@@ -42,27 +42,24 @@ inline std::int64_t* thread_stream_ids() noexcept {
   return table.ids;
 }
 
-// current_stream()'s inline path: true, with this thread's current stream id of `index`,
-// when the table is of the published generation and current_stream(index) passed its checks
-// under it. False for any index outside [0, 127].
-// The slot of `index` in this thread's table when `index` is the thread's current device
-// in the published generation (Note [Thread-local current device]) and the table is of the
-// same generation; nullptr otherwise (the caller takes its out-of-line path, which resets a
-// stale table). `pending` devices count when `allow_pending` (a guard leaving the device it
-// entered on). One relaxed load of the generation serves both tests: StreamGuard's inline
-// path is this and one store.
-inline std::int64_t* current_device_stream_slot(int index, bool allow_pending) noexcept {
+// The slot of `index` in this thread's table when `index` is the thread's current (not
+// pending) device in the published generation (Note [Thread-local current device]) and
+// the table is of the same generation; nullptr otherwise (the caller takes its out-of-line
+// path, which resets a stale table). StreamGuard's inline entry is this and one store.
+inline std::int64_t* current_device_stream_slot(int index) noexcept {
   if (static_cast<unsigned>(index) > kMaxCachedIndex) return nullptr;
   const std::uint64_t base = g_thread_device_key_base.load(std::memory_order_relaxed);
-  const std::uint64_t key = allow_pending ? t_thread_device_key & ~std::uint64_t{1}
-                                          : t_thread_device_key;
   ThreadStreams& table = t_thread_streams;
-  if (key != (base | static_cast<std::uint64_t>(index) << 1) || table.key_base != base) {
+  if (t_thread_device_key != (base | static_cast<std::uint64_t>(index) << 1) ||
+      table.key_base != base) {
     return nullptr;
   }
   return &table.ids[index];
 }
 
+// current_stream()'s inline path: true, with this thread's current stream id of `index`,
+// when the table is of the published generation and current_stream(index) passed its checks
+// under it. False for any index outside [0, 127].
 inline bool checked_thread_stream_id(int index, std::int64_t* id) noexcept {
   if (static_cast<unsigned>(index) > kMaxCachedIndex) return false;
   const ThreadStreams& table = t_thread_streams;

@@ -48,6 +48,26 @@ TEST_F(StreamGuardTest, AGuardUnderAnotherRuntimeUsesOnlyThatRuntimesStreams) {
   EXPECT_EQ(current_stream(0), Stream::default_stream(0)) << "a new generation starts with defaults";
 }
 
+// A runtime change inside the body (here a backend override installed and removed, which
+// gives this runtime a new generation) leaves the thread's cached device and stream table
+// stale; the guard's exit must still restore the stream it saved, into the table of the
+// new generation, rather than into the stale one that the next read discards.
+TEST_F(StreamGuardTest, AGuardLeftAfterARuntimeChangeInItsBodyStillRestores) {
+  const Stream s0(0);
+  set_stream(s0);
+  const Stream t(0);
+  {
+    StreamGuard guard(t);
+    {
+      auto two = std::make_unique<::testing::NiceMock<MockBackend>>();
+      two->install_defaults(std::make_shared<FakeMachine>(2));
+      detail::ScopedBackendOverride override(std::move(two));
+    }
+  }
+  EXPECT_EQ(current_device_index(), 0);
+  EXPECT_EQ(current_stream(0), s0);
+}
+
 // A guard that moved to another device restores that device's stream even when its body
 // went back to the original device (the exit then has no device to switch, but the stream
 // it saved belongs to the device it moved to, never to the original one).
@@ -169,6 +189,30 @@ TEST_F(StreamGuardTest, ResetStreamToAnotherDeviceRestoresTheFirstDestination) {
     EXPECT_EQ(current_stream(2), b2);
   }
   EXPECT_EQ(current_device_index(), 0);
+  EXPECT_EQ(current_stream(2), b_before);
+}
+
+// A guard entered on the current device keeps its original stream in the word it restores
+// from; moving it with reset_stream must keep that stream as original_stream() (c10's
+// original_stream(): the original device's stream when the guard was entered), not the
+// stream it saved on the device it moved to.
+TEST_F(StreamGuardTest, AGuardMovedByResetStreamKeepsItsOriginalStream) {
+  const Stream s0(0);
+  set_stream(s0);
+  const Stream b_before(2, -1);
+  set_stream(b_before);
+  set_device_index(0);
+  {
+    StreamGuard guard(Stream(0));
+    EXPECT_EQ(guard.original_stream(), s0);
+    guard.reset_stream(Stream(2));
+    EXPECT_EQ(guard.original_device(), 0);
+    EXPECT_EQ(guard.current_device(), 2);
+    EXPECT_EQ(guard.original_stream(), s0);
+    EXPECT_EQ(current_stream(0), s0) << "the stream of the device it left is restored";
+  }
+  EXPECT_EQ(current_device_index(), 0);
+  EXPECT_EQ(current_stream(0), s0);
   EXPECT_EQ(current_stream(2), b_before);
 }
 

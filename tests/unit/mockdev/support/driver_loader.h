@@ -1,39 +1,25 @@
 #pragma once
-// Test access to the simulated driver files, loaded the way the runtime loads a driver:
-// dlopen by path, then dlsym of the exported symbols. The paths come from compile
-// definitions set by tests/unit/mockdev/CMakeLists.txt ($<TARGET_FILE:...>). The libraries
-// are opened once per process with RTLD_NODELETE and never closed.
+// Test access to the simulated driver files, opened the way the runtime opens a driver:
+// dlopen by path, then every entry point of the ABI tables (the shared loader,
+// tests/support/abi_loader.h). The paths come from compile definitions set by
+// tests/unit/mockdev/CMakeLists.txt ($<TARGET_FILE:...>). The libraries are opened once
+// per process with RTLD_NODELETE and never closed. The mock exports every row, so a file
+// that cannot be opened or a symbol it does not export aborts the test process with a
+// message naming the file and the symbols (nothing can be tested then).
 // Thread-safe after the first call (function-local statics).
 
 #include <set>
 #include <string>
 
-#include "accel_abi/cuda_driver.h"
-#include "accel_abi/nvml.h"
+#include "abi_loader.h"
 
 namespace mockdev::testing {
 
-// Function pointers to every exported entry point of the mock libcuda.so.1.
-struct CudaDriver {
-  void* handle = nullptr;
-#define MOCKDEV_TEST_PFN(name, version, symbol, params) \
-  accel::cuda_abi::PFN_##name##_v##version symbol = nullptr;
-  ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_PFN)
-#undef MOCKDEV_TEST_PFN
-  accel::cuda_abi::PFN_cuGetProcAddress_v12000 cuGetProcAddress_v2 = nullptr;
-  accel::cuda_abi::PFN_cuGetProcAddress_v11030 cuGetProcAddress = nullptr;
-};
+// Function pointers to every exported entry point of the mock libcuda.so.1 / libnvidia-ml.so.1.
+using CudaDriver = accel::test::CudaEntryPoints;
+using NvmlLibrary = accel::test::NvmlEntryPoints;
 
-// Function pointers to every exported entry point of the mock libnvidia-ml.so.1.
-struct NvmlLibrary {
-  void* handle = nullptr;
-#define MOCKDEV_TEST_NVML_PFN(symbol, ret, params) accel::nvml_abi::PFN_##symbol symbol = nullptr;
-  ACCEL_NVML_ENTRY_POINTS(MOCKDEV_TEST_NVML_PFN)
-#undef MOCKDEV_TEST_NVML_PFN
-};
-
-// The loaded libraries; abort the test process with a message if a file or a symbol is
-// missing (nothing can be tested then).
+// The loaded libraries (see above for a missing file or symbol).
 const CudaDriver& cuda();
 const NvmlLibrary& nvml();
 

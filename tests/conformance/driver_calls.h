@@ -1,62 +1,47 @@
 #pragma once
-// The few driver entry points the stream, event and graph conformance tests call directly,
-// to queue real work (memsets, copies) on the streams the runtime hands out
-// (Stream::native_handle()) and to read device memory back. Resolved with dlsym from the
-// driver file the runtime was pointed at (ACCEL_CUDA_DRIVER, default libcuda.so.1): on the
-// simulated hardware the mock facade, on a GPU machine the real driver. Calls act on the
-// calling thread's current context, so a test selects the device through the runtime
-// first. Header-only; for use inside run_isolated bodies.
+// The driver entry points the stream, event and graph conformance tests call directly, to
+// queue real work (memsets, copies) on the streams the runtime hands out
+// (Stream::native_handle()) and to read device memory back. Loaded with the shared loader
+// (tests/support/abi_loader.h) from the driver file the runtime was pointed at
+// (runtime_driver_file(): ACCEL_CUDA_DRIVER, default libcuda.so.1): on the simulated
+// hardware the mock facade, on a GPU machine the real driver. Calls act on the calling
+// thread's current context, so a test selects the device through the runtime first.
+// Header-only; for use inside run_isolated bodies.
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
-#include <type_traits>
 #include <vector>
 
+#include "abi_loader.h"
 #include "accel/accelerator.h"
 #include "accel_abi/cuda_driver.h"
 #include "conformance_test.h"
+#include "driver_count.h"
 #include "mockdev/control.h"
 
 namespace accel::test {
 
-struct DriverCalls {
-  cuda_abi::PFN_cuMemAlloc_v3020 mem_alloc = nullptr;
-  cuda_abi::PFN_cuMemFree_v3020 mem_free = nullptr;
-  cuda_abi::PFN_cuMemsetD8_v3020 memset_d8 = nullptr;
-  cuda_abi::PFN_cuMemsetD8Async_v3020 memset_d8_async = nullptr;
-  cuda_abi::PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
-  cuda_abi::PFN_cuMemcpyDtoDAsync_v3020 memcpy_dtod_async = nullptr;
-  cuda_abi::PFN_cuDeviceGet_v2000 device_get = nullptr;
-  cuda_abi::PFN_cuDevicePrimaryCtxRetain_v7000 primary_ctx_retain = nullptr;
-  cuda_abi::PFN_cuCtxSetCurrent_v4000 ctx_set_current = nullptr;
+// Every slot of the table; the tests call only the entry points load_driver_calls()
+// checks (a real driver may lack newer rows), so a test that calls another one adds it
+// there.
+struct DriverCalls : CudaEntryPoints {
   std::string error;  // why something could not be resolved; empty when all were
 };
 
 inline DriverCalls load_driver_calls() {
   DriverCalls calls;
-  const char* path = std::getenv("ACCEL_CUDA_DRIVER");
-  void* library = dlopen(path != nullptr && *path != '\0' ? path : "libcuda.so.1", RTLD_NOW);
-  if (library == nullptr) {
-    calls.error = dlerror();
+  // RTLD_NOW only: the runtime has already opened the same file (same SONAME), so dlopen
+  // returns that object.
+  const LoadReport report = load_cuda_entry_points(runtime_driver_file(), calls, RTLD_NOW);
+  if (!report.opened()) {
+    calls.error = report.open_error;
     return calls;
   }
-  auto resolve = [&](auto& slot, const char* symbol) {
-    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(library, symbol));
-    if (slot == nullptr) calls.error += std::string(calls.error.empty() ? "" : ", ") + symbol;
-  };
-  resolve(calls.mem_alloc, "cuMemAlloc_v2");
-  resolve(calls.mem_free, "cuMemFree_v2");
-  resolve(calls.memset_d8, "cuMemsetD8_v2");
-  resolve(calls.memset_d8_async, "cuMemsetD8Async");
-  resolve(calls.memcpy_dtoh, "cuMemcpyDtoH_v2");
-  resolve(calls.memcpy_dtod_async, "cuMemcpyDtoDAsync_v2");
-  resolve(calls.device_get, "cuDeviceGet");
-  resolve(calls.primary_ctx_retain, "cuDevicePrimaryCtxRetain");
-  resolve(calls.ctx_set_current, "cuCtxSetCurrent");
-  if (!calls.error.empty()) calls.error = "unresolved: " + calls.error;
+  const std::string missing = report.missing_of(
+      {"cuMemAlloc_v2", "cuMemFree_v2", "cuMemsetD8_v2", "cuMemsetD8Async", "cuMemcpyDtoH_v2",
+       "cuMemcpyDtoDAsync_v2", "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent"});
+  if (!missing.empty()) calls.error = "unresolved: " + missing;
   return calls;
 }
 
@@ -68,10 +53,10 @@ inline DriverCalls load_driver_calls() {
 // reference would destroy the context under the runtime.
 inline void use_primary_context(const DriverCalls& calls, int ordinal) {
   cuda_abi::CUdevice device = 0;
-  ASSERT_EQ(calls.device_get(&device, ordinal), cuda_abi::CUDA_SUCCESS);
+  ASSERT_EQ(calls.cuDeviceGet(&device, ordinal), cuda_abi::CUDA_SUCCESS);
   cuda_abi::CUcontext ctx = nullptr;
-  ASSERT_EQ(calls.primary_ctx_retain(&ctx, device), cuda_abi::CUDA_SUCCESS);
-  ASSERT_EQ(calls.ctx_set_current(ctx), cuda_abi::CUDA_SUCCESS);
+  ASSERT_EQ(calls.cuDevicePrimaryCtxRetain(&ctx, device), cuda_abi::CUDA_SUCCESS);
+  ASSERT_EQ(calls.cuCtxSetCurrent(ctx), cuda_abi::CUDA_SUCCESS);
 }
 
 // Inside a run_isolated body, before the runtime initialises: on the simulated hardware,
@@ -95,16 +80,16 @@ struct DeviceBuffer {
   const DriverCalls& driver;
   CUdeviceptr ptr = 0;
   DeviceBuffer(const DriverCalls& d, std::size_t bytes) : driver(d) {
-    EXPECT_EQ(driver.mem_alloc(&ptr, bytes), CUDA_SUCCESS);
+    EXPECT_EQ(driver.cuMemAlloc_v2(&ptr, bytes), CUDA_SUCCESS);
   }
   ~DeviceBuffer() {
     if (ptr != 0) {
-      EXPECT_EQ(driver.mem_free(ptr), CUDA_SUCCESS);
+      EXPECT_EQ(driver.cuMemFree_v2(ptr), CUDA_SUCCESS);
     }
   }
   std::vector<unsigned char> read(std::size_t bytes) const {
     std::vector<unsigned char> host(bytes, 0xEE);
-    EXPECT_EQ(driver.memcpy_dtoh(host.data(), ptr, bytes), CUDA_SUCCESS);
+    EXPECT_EQ(driver.cuMemcpyDtoH_v2(host.data(), ptr, bytes), CUDA_SUCCESS);
     return host;
   }
 };

@@ -54,7 +54,7 @@ TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
         const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
         const Stream s(0);
         DeviceBuffer buffer(driver, 1024);
-        ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
+        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
                   CUDA_SUCCESS);
         Event event = s.record_event();
         EXPECT_FALSE(event.query());
@@ -75,16 +75,16 @@ TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
         const Stream consumer(0, -1);
         DeviceBuffer source(driver, 128);
         DeviceBuffer target(driver, 128);
-        ASSERT_EQ(driver.memset_d8(target.ptr, 0, 128), CUDA_SUCCESS);
+        ASSERT_EQ(driver.cuMemsetD8_v2(target.ptr, 0, 128), CUDA_SUCCESS);
         // The legacy stream does not order the non-blocking pool streams: finish its memsets.
         synchronize(0);
         ASSERT_EQ(
-            driver.memset_d8_async(source.ptr, 4, 128, as_cu_stream(producer.native_handle())),
+            driver.cuMemsetD8Async(source.ptr, 4, 128, as_cu_stream(producer.native_handle())),
             CUDA_SUCCESS);
         Event done;
         done.record(producer);
         consumer.wait_event(done);
-        ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 128,
+        ASSERT_EQ(driver.cuMemcpyDtoDAsync_v2(target.ptr, source.ptr, 128,
                                            as_cu_stream(consumer.native_handle())),
                   CUDA_SUCCESS);
         consumer.synchronize();
@@ -104,7 +104,7 @@ TEST_P(Events, ElapsedTimeBetweenTwoTimingEvents) {
     Event start(EventOptions{.enable_timing = true});
     Event end(EventOptions{.enable_timing = true});
     start.record(s);
-    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 1 << 20, as_cu_stream(s.native_handle())),
+    ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 1, 1 << 20, as_cu_stream(s.native_handle())),
               CUDA_SUCCESS);
     end.record(s);
     end.synchronize();
@@ -143,7 +143,7 @@ TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
         Event start(EventOptions{.enable_timing = true});
         Event end(EventOptions{.enable_timing = true});
         start.record(s);
-        ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 4096, as_cu_stream(s.native_handle())),
+        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 1, 4096, as_cu_stream(s.native_handle())),
                   CUDA_SUCCESS);
         end.record(s);
         EXPECT_TRUE(is_error(catch_error([&] { start.elapsed_time(end); }), ErrorKind::kRuntime,

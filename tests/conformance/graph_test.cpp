@@ -21,13 +21,13 @@ TEST_P(Graphs, ReplayRepeatsTheCapturedWork) {
   run_isolated([&p] {
     const DriverCalls driver = prepare_driver_work(p, {});
     DeviceBuffer buffer(driver, 256);
-    ASSERT_EQ(driver.memset_d8(buffer.ptr, 0, 256), CUDA_SUCCESS);
+    ASSERT_EQ(driver.cuMemsetD8_v2(buffer.ptr, 0, 256), CUDA_SUCCESS);
     const Stream side(0);
     Graph graph;
     {
       StreamGuard guard(side);
       graph.capture_begin();
-      ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 5, 256, as_cu_stream(side.native_handle())),
+      ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 5, 256, as_cu_stream(side.native_handle())),
                 CUDA_SUCCESS);
       graph.capture_end();
     }
@@ -37,7 +37,7 @@ TEST_P(Graphs, ReplayRepeatsTheCapturedWork) {
       graph.replay();  // on device 0's current stream: the default stream
       synchronize(0);
       EXPECT_EQ(buffer.read(256), std::vector<unsigned char>(256, 5));
-      ASSERT_EQ(driver.memset_d8(buffer.ptr, 0, 256), CUDA_SUCCESS);
+      ASSERT_EQ(driver.cuMemsetD8_v2(buffer.ptr, 0, 256), CUDA_SUCCESS);
     }
     EXPECT_NE(graph.pool().first, 0u);
   });
@@ -49,12 +49,12 @@ TEST_P(Graphs, KeepGraphInstantiatesOnFirstReplay) {
   run_isolated([&p] {
     const DriverCalls driver = prepare_driver_work(p, {});
     DeviceBuffer buffer(driver, 64);
-    ASSERT_EQ(driver.memset_d8(buffer.ptr, 0, 64), CUDA_SUCCESS);
+    ASSERT_EQ(driver.cuMemsetD8_v2(buffer.ptr, 0, 64), CUDA_SUCCESS);
     const Stream side(0, -1);
     StreamGuard guard(side);
     Graph graph(/*keep_graph=*/true);
     graph.capture_begin(generate_graph_pool_handle(), CaptureErrorMode::kThreadLocal);
-    ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 8, 64, as_cu_stream(side.native_handle())),
+    ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 8, 64, as_cu_stream(side.native_handle())),
               CUDA_SUCCESS);
     graph.capture_end();
     graph.replay();

@@ -89,7 +89,7 @@ TEST_P(HostMemory, PinnedBlockIsReusedOnlyAfterItsStreamsWork) {
         const Stream side(0);
         void* first = raw_host_alloc(4);
         DeviceBuffer buffer(driver, 4);
-        ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 3, 4, as_cu_stream(side.native_handle())),
+        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 3, 4, as_cu_stream(side.native_handle())),
                   CUDA_SUCCESS);
         record_host_use(first, side);
         raw_host_delete(first);

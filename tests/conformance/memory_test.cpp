@@ -44,9 +44,9 @@ std::uintptr_t address(const DataPtr& data) { return reinterpret_cast<std::uintp
 void expect_usable(const DriverCalls& driver, const void* pointer, std::size_t bytes,
                    unsigned char value) {
   const auto ptr = static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(pointer));
-  ASSERT_EQ(driver.memset_d8(ptr, value, bytes), CUDA_SUCCESS);
+  ASSERT_EQ(driver.cuMemsetD8_v2(ptr, value, bytes), CUDA_SUCCESS);
   std::vector<unsigned char> host(bytes, 0);
-  ASSERT_EQ(driver.memcpy_dtoh(host.data(), ptr, bytes), CUDA_SUCCESS);
+  ASSERT_EQ(driver.cuMemcpyDtoH_v2(host.data(), ptr, bytes), CUDA_SUCCESS);
   EXPECT_EQ(host, std::vector<unsigned char>(bytes, value));
 }
 
@@ -397,7 +397,7 @@ void record_stream_case(const BackendProfile& p, std::size_t offset) {
   const Stream side(0);
   DataPtr x = allocate(1024);
   const std::uintptr_t old = address(x);
-  ASSERT_EQ(driver.memset_d8_async(static_cast<CUdeviceptr>(old), 1, 1024,
+  ASSERT_EQ(driver.cuMemsetD8Async(static_cast<CUdeviceptr>(old), 1, 1024,
                                    as_cu_stream(side.native_handle())),
             CUDA_SUCCESS);
   record_stream(static_cast<char*>(x.get()) + offset, side);
@@ -504,7 +504,7 @@ TEST_P(Memory, RecordStreamOomWaitsForPendingBlocks) {
         const Stream side(0);
         for (int i = 0; i < 100; ++i) {
           DataPtr x = allocate(160 * kMiB);
-          ASSERT_EQ(driver.memset_d8_async(static_cast<CUdeviceptr>(address(x)), 1, 1,
+          ASSERT_EQ(driver.cuMemsetD8Async(static_cast<CUdeviceptr>(address(x)), 1, 1,
                                            as_cu_stream(side.native_handle())),
                     CUDA_SUCCESS);
           record_stream(x, side);

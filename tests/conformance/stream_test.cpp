@@ -106,7 +106,7 @@ TEST_P(Streams, QueryAndSynchronizeFollowTheQueuedWork) {
         const Stream s(0);
         {
           DeviceBuffer buffer(driver, 4096);
-          ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 3, 4096, as_cu_stream(s.native_handle())),
+          ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 3, 4096, as_cu_stream(s.native_handle())),
                     CUDA_SUCCESS);
           EXPECT_FALSE(s.query());
           s.synchronize();
@@ -127,15 +127,15 @@ TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
         const Stream consumer(0, -1);
         DeviceBuffer source(driver, 256);
         DeviceBuffer target(driver, 256);
-        ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
-        ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
+        ASSERT_EQ(driver.cuMemsetD8_v2(source.ptr, 0, 256), CUDA_SUCCESS);
+        ASSERT_EQ(driver.cuMemsetD8_v2(target.ptr, 0, 256), CUDA_SUCCESS);
         // The legacy stream does not order the non-blocking pool streams: finish its memsets.
         synchronize(0);
         ASSERT_EQ(
-            driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
+            driver.cuMemsetD8Async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
             CUDA_SUCCESS);
         consumer.wait_stream(producer);
-        ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 256,
+        ASSERT_EQ(driver.cuMemcpyDtoDAsync_v2(target.ptr, source.ptr, 256,
                                            as_cu_stream(consumer.native_handle())),
                   CUDA_SUCCESS);
         consumer.synchronize();
@@ -156,14 +156,14 @@ TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
         const Stream consumer(0, -1);
         DeviceBuffer source(driver, 256);
         DeviceBuffer target(driver, 256);
-        ASSERT_EQ(driver.memset_d8(source.ptr, 0, 256), CUDA_SUCCESS);
-        ASSERT_EQ(driver.memset_d8(target.ptr, 0, 256), CUDA_SUCCESS);
+        ASSERT_EQ(driver.cuMemsetD8_v2(source.ptr, 0, 256), CUDA_SUCCESS);
+        ASSERT_EQ(driver.cuMemsetD8_v2(target.ptr, 0, 256), CUDA_SUCCESS);
         // The legacy stream does not order the non-blocking pool streams: finish its memsets.
         synchronize(0);
         ASSERT_EQ(
-            driver.memset_d8_async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
+            driver.cuMemsetD8Async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
             CUDA_SUCCESS);
-        ASSERT_EQ(driver.memcpy_dtod_async(target.ptr, source.ptr, 256,
+        ASSERT_EQ(driver.cuMemcpyDtoDAsync_v2(target.ptr, source.ptr, 256,
                                            as_cu_stream(consumer.native_handle())),
                   CUDA_SUCCESS);
         consumer.synchronize();
@@ -183,9 +183,9 @@ TEST_P(Streams, SynchronizeWaitsForEveryStreamOfTheDevice) {
         const Stream a(1);
         const Stream b(1, -2);
         DeviceBuffer buffer(driver, 512);
-        ASSERT_EQ(driver.memset_d8_async(buffer.ptr, 1, 256, as_cu_stream(a.native_handle())),
+        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 1, 256, as_cu_stream(a.native_handle())),
                   CUDA_SUCCESS);
-        ASSERT_EQ(driver.memset_d8_async(buffer.ptr + 256, 2, 256, as_cu_stream(b.native_handle())),
+        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr + 256, 2, 256, as_cu_stream(b.native_handle())),
                   CUDA_SUCCESS);
         set_device_index(0);
         EXPECT_FALSE(a.query());

@@ -32,7 +32,7 @@
 #include "accel/error.h"
 #include "accel/lazy_init.h"
 #include "child_process.h"
-#include "driver_probe.h"
+#include "driver_count.h"
 #include "error_check.h"
 #include "mockdev/control.h"
 #include "mockdev/machine.h"

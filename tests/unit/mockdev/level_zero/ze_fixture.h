@@ -11,7 +11,7 @@
 
 #include "mockdev/control.h"
 #include "mockdev/level_zero.h"
-#include "ze_test_machines.h"
+#include "ze_device_lists.h"
 
 namespace ze_test {
 

@@ -26,7 +26,7 @@ namespace accel::detail::level_zero {
 namespace {
 
 using accel::test::ScopedEnv;
-namespace machines = accel::test::level_zero;
+namespace machines = ze_test;
 
 std::uint64_t ze_init_calls() { return mockdev::control::call_count("zeInit"); }
 

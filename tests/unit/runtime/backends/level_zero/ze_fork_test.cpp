@@ -18,6 +18,9 @@
 namespace accel::test::level_zero {
 namespace {
 
+using ze_test::kGiB;
+using ze_test::two_max_1550;
+
 constexpr const char* kXpuForkMessage =
     "Cannot re-initialize XPU in forked subprocess. To use XPU with multiprocessing, you must "
     "use the 'spawn' start method";

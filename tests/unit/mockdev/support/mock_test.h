@@ -2,7 +2,7 @@
 // The fixture of the simulated hardware's own tests: the shipped MockMachineTest
 // (mockdev/testing/gtest.h, as a package user gets it) pinned to the 4xh100 preset with
 // CUDA_VISIBLE_DEVICES unset, so tests in one process never see each other's driver state,
-// plus the driver tables of tests/unit/mockdev/driver_loader.h.
+// plus the driver tables of tests/unit/mockdev/support/driver_loader.h.
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,5 @@
 #include "driver_loader.h"
 
-#include <dlfcn.h>
 #include <elf.h>
 
 #include <cstdio>
@@ -18,17 +17,13 @@ namespace {
   std::abort();
 }
 
-void* open_library(const char* path) {
-  void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (handle == nullptr) die(std::string("cannot dlopen ") + path + ": " + dlerror());
-  return handle;
-}
-
-template <typename T>
-void resolve(void* handle, T& slot, const char* symbol) {
-  void* p = dlsym(handle, symbol);
-  if (p == nullptr) die(std::string("symbol not exported: ") + symbol);
-  slot = reinterpret_cast<T>(p);
+// Every row or nothing: the mock implements the whole table.
+template <typename Table, typename Load>
+const Table* load_all(const char* path, Load load) {
+  auto* table = new Table();
+  const accel::test::LoadReport report = load(path, *table, accel::test::kDriverDlopenFlags);
+  if (const std::string error = report.describe(); !error.empty()) die(error);
+  return table;
 }
 
 }  // namespace
@@ -37,28 +32,14 @@ const char* cuda_driver_path() { return MOCKDEV_TEST_CUDA_DRIVER; }
 const char* nvml_library_path() { return MOCKDEV_TEST_NVML_LIBRARY; }
 
 const CudaDriver& cuda() {
-  static const CudaDriver* const driver = [] {
-    auto* d = new CudaDriver();
-    d->handle = open_library(cuda_driver_path());
-#define MOCKDEV_TEST_RESOLVE(name, version, symbol, params) resolve(d->handle, d->symbol, #symbol);
-    ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_RESOLVE)
-#undef MOCKDEV_TEST_RESOLVE
-    resolve(d->handle, d->cuGetProcAddress_v2, "cuGetProcAddress_v2");
-    resolve(d->handle, d->cuGetProcAddress, "cuGetProcAddress");
-    return d;
-  }();
+  static const CudaDriver* const driver =
+      load_all<CudaDriver>(cuda_driver_path(), accel::test::load_cuda_entry_points);
   return *driver;
 }
 
 const NvmlLibrary& nvml() {
-  static const NvmlLibrary* const library = [] {
-    auto* l = new NvmlLibrary();
-    l->handle = open_library(nvml_library_path());
-#define MOCKDEV_TEST_RESOLVE(symbol, ret, params) resolve(l->handle, l->symbol, #symbol);
-    ACCEL_NVML_ENTRY_POINTS(MOCKDEV_TEST_RESOLVE)
-#undef MOCKDEV_TEST_RESOLVE
-    return l;
-  }();
+  static const NvmlLibrary* const library =
+      load_all<NvmlLibrary>(nvml_library_path(), accel::test::load_nvml_entry_points);
   return *library;
 }
 

@@ -107,22 +107,28 @@ class Allocate : public StreamCommand {
  public:
   explicit Allocate(const ProgramModel& model)
       : StreamCommand(model),
-        bytes_(*rc::gen::resize(model.byte_size, gen_request_bytes(model.limits.capacity_bytes))) {}
+        bytes_(*rc::gen::resize(model.byte_size, gen_request_bytes(model.limits.capacity_bytes))),
+        id_(model.next_handle) {}
   CommandKind kind() const override { return CommandKind::kAllocate; }
+  // Shrinking only removes commands before this one, so its id stays new.
+  void checkPreconditions(const ProgramModel& model) const override {
+    RC_PRE(id_ >= model.next_handle);
+  }
   // Requests of 0 bytes and of 1 EiB or more never yield a block; any other may.
   void apply(ProgramModel& model) const override {
-    const int id = model.next_handle++;
-    if (!rejected_up_front(bytes_)) model.handles.push_back({id, device_, stream_});
+    model.next_handle = id_ + 1;
+    if (!rejected_up_front(bytes_)) model.handles.push_back(id_);
   }
-  void run(const ProgramModel& model, AllocatorSut& sut) const override {
-    perform(*this, sut, [&] { return sut.allocate(model.next_handle, device_, stream_, bytes_); });
+  void run(const ProgramModel&, AllocatorSut& sut) const override {
+    perform(*this, sut, [&] { return sut.allocate(id_, device_, stream_, bytes_); });
   }
   void show(std::ostream& os) const override {
-    os << "allocate " << bytes_ << " bytes on " << where();
+    os << "#" << id_ << " = allocate " << bytes_ << " bytes on " << where();
   }
 
  private:
   std::size_t bytes_;
+  int id_;
 };
 
 class AllocateAndFree : public StreamCommand {
@@ -151,28 +157,22 @@ class HandleCommand : public Command {
   }
   // After shrinking removed commands, the handle must still be the program's.
   void checkPreconditions(const ProgramModel& model) const override {
-    RC_PRE(std::any_of(model.handles.begin(), model.handles.end(),
-                       [&](const Handle& h) { return h.id == handle_.id; }));
+    RC_PRE(std::find(model.handles.begin(), model.handles.end(), handle_) != model.handles.end());
   }
 
  protected:
-  Handle handle_;
+  int handle_ = 0;
 };
 
 class Free : public HandleCommand {
  public:
   using HandleCommand::HandleCommand;
   CommandKind kind() const override { return CommandKind::kFree; }
-  void apply(ProgramModel& model) const override {
-    std::erase_if(model.handles, [&](const Handle& h) { return h.id == handle_.id; });
-  }
+  void apply(ProgramModel& model) const override { std::erase(model.handles, handle_); }
   void run(const ProgramModel&, AllocatorSut& sut) const override {
-    perform(*this, sut, [&] { return sut.free(handle_.id); });
+    perform(*this, sut, [&] { return sut.free(handle_); });
   }
-  void show(std::ostream& os) const override {
-    os << "free allocation #" << handle_.id << " (device " << handle_.device << " stream "
-       << handle_.stream << ")";
-  }
+  void show(std::ostream& os) const override { os << "free #" << handle_; }
 };
 
 class RecordStream : public HandleCommand {
@@ -182,11 +182,10 @@ class RecordStream : public HandleCommand {
   CommandKind kind() const override { return CommandKind::kRecordStream; }
   std::optional<int> stream() const override { return stream_; }
   void run(const ProgramModel&, AllocatorSut& sut) const override {
-    perform(*this, sut, [&] { return sut.record_stream(handle_.id, stream_); });
+    perform(*this, sut, [&] { return sut.record_stream(handle_, stream_); });
   }
   void show(std::ostream& os) const override {
-    os << "record_stream allocation #" << handle_.id << " (device " << handle_.device << " stream "
-       << handle_.stream << ") on stream " << stream_;
+    os << "record_stream #" << handle_ << " on stream " << stream_ << " (of its device)";
   }
 
  private:

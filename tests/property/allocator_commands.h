@@ -10,7 +10,8 @@
 // Note [Allocator state machine]
 // rapidcheck applies commands to its model while it generates and shrinks programs, with no
 // allocator in sight, so that model (ProgramModel) holds only what the program decides: the
-// allocations it made and has not freed, each a handle with its device and stream. What the
+// allocations it made and has not freed, each a handle (an id the allocation command drew,
+// shown as "#id" in a counterexample, which shrinking never changes). What the
 // allocator answers (addresses, out-of-memory errors) is learnt while a program runs, by the
 // system under test (AllocatorSut): it holds the reference model (allocator_model.h: live and
 // pending blocks, PyTorch's size policy) and the statistics' history (allocator_invariants.h),
@@ -64,26 +65,21 @@ struct Limits {
   std::size_t max_length = 1;      // commands per program, at most
 };
 
-// An allocation the program made and has not freed (Note [Allocator state machine]).
-struct Handle {
-  int id = 0;
-  int device = 0;
-  int stream = 0;  // 0 .. kStreams - 1
-};
-
 struct ProgramModel {
   Limits limits;
   // The generation size byte counts are drawn at (programs are drawn at a size scaled down
   // to bound their length; byte counts grow with the unscaled one). Unused when running.
   int byte_size = rc::kNominalSize;
+  // Handle ids only grow (removing an allocation while shrinking keeps the later ones apart).
   int next_handle = 0;
-  std::vector<Handle> handles;
+  // The allocations the program made and has not freed (Note [Allocator state machine]).
+  std::vector<int> handles;
 };
 
 // The allocator under test with its reference model. Each operation performs one command,
 // updates the reference with what the allocator answered and returns the violations of
 // that command's own rules; check() returns those of every rule that holds between commands.
-// Handles are ProgramModel::Handle::id; streams are indices 0 .. kStreams - 1 of a device.
+// Handles are ids of ProgramModel::handles; streams are indices 0 .. kStreams - 1 of a device.
 class AllocatorSut {
  public:
   virtual ~AllocatorSut() = default;

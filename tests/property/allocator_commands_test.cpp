@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 namespace accel::test::alloc_model {
 namespace {

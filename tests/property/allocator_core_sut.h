@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "allocator/device_caching_allocator.h"
 #include "allocator_commands.h"

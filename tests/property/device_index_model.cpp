@@ -65,7 +65,7 @@ std::string error_expectation(std::optional<ErrorKind> kind) {
   return kind ? "{error: " + std::string(to_string(*kind)) + "}" : std::string();
 }
 
-// A test of the counterexample writer only (tools/scenario/CMakeLists.txt,
+// A test of the counterexample writer only (tests/tools/scenario/CMakeLists.txt,
 // scenario_runner.counterexample_*): ACCEL_DEVICE_MODEL_MUTANT=leave_guard_keeps_device
 // makes the model forget to restore a guard's device, so the property fails on a correct
 // runtime and its counterexample, replayed, fails the same way.

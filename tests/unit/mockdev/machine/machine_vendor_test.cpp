@@ -246,8 +246,8 @@ TEST(MachineVendorErrors, MemoryThatDoesNotDivideOverTheTiles) {
             96 * kGiB);
 }
 
-// tools/testdata holds one file per inconsistent layout (for the tools' own tests too); each
-// says the error it must give in a "# expect: <line>: <message>" comment.
+// tests/tools/accel/data holds one file per inconsistent layout (for the tools' own tests
+// too); each says the error it must give in a "# expect: <line>: <message>" comment.
 TEST(MachineVendorErrors, TheBadLayoutFilesGiveTheErrorTheySay) {
   for (const char* name : {"bad_machine_one_tile.yaml", "bad_machine_negative_tiles.yaml",
                            "bad_machine_nvidia_tiles.yaml", "bad_machine_integrated_tiles.yaml",

@@ -3,9 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "accel/version.h"
+#include "accel_common/environment_variables.h"
 #include "accel_common/numbers.h"
 
 namespace accel::tools {
@@ -16,20 +20,50 @@ constexpr int kExitUsage = 2;
 // smaller; a larger number is a typo).
 constexpr std::uint64_t kMaxExpectedDevices = 4096;
 
-constexpr const char* kFooter = R"(environment:
-  ACCEL_BACKEND          compiled backend to use ("cuda", "xpu"), or "none" for no
-                         accelerator; unset: the first compiled backend that sees a device
-  ACCEL_CUDA_DRIVER      CUDA driver file to load (default libcuda.so.1)
-  ACCEL_NVML_LIBRARY     NVML file to load (default libnvidia-ml.so.1)
-  MOCKDEV_MACHINE        simulated machine (file or preset) when the mock driver is loaded
-  ACCEL_MOCKDEV_DIR      directory holding the mock driver files used by --machine
-  CUDA_VISIBLE_DEVICES   which devices the CUDA driver exposes
-  ZE_AFFINITY_MASK       which devices the Level Zero driver exposes
-  ZE_ENABLE_ALT_DRIVERS  Level Zero driver files the loader loads (--machine sets it)
+// The help's width: a variable's meaning wraps onto lines of at most this many columns.
+constexpr std::size_t kFooterWidth = 90;
 
-exit status: 0 success (also when no accelerator is available: CPU fallback),
+constexpr const char* kExitStatusText =
+    R"(exit status: 0 success (also when no accelerator is available: CPU fallback),
              1 a runtime error, or fewer devices than --expect-devices,
              2 a usage error or a configuration error (a bad variable or machine file).)";
+
+// The `environment:` block: the rows of accel_common/environment_variables.def with a HELP
+// line, in that order, each meaning wrapped word by word under its first line.
+std::string environment_block() {
+  std::vector<const common::EnvironmentVariable*> shown;
+  std::size_t name_width = 0;
+  for (const common::EnvironmentVariable& variable : common::kEnvironmentVariables) {
+    if (variable.help_line == 0) continue;
+    shown.push_back(&variable);
+    name_width = std::max(name_width, variable.name.size());
+  }
+  std::sort(shown.begin(), shown.end(), [](const auto* a, const auto* b) {
+    return a->help_line < b->help_line;
+  });
+  const std::size_t indent = 2 + name_width + 2;
+  std::string out = "environment:\n";
+  for (const common::EnvironmentVariable* variable : shown) {
+    std::string line = fmt::format("  {:<{}}", variable->name, name_width + 2);
+    bool at_line_start = true;  // no word on `line` yet
+    std::string_view rest = variable->meaning;
+    while (!rest.empty()) {
+      const std::size_t space = rest.find(' ');
+      const std::string_view word = rest.substr(0, space);
+      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+      if (!at_line_start && line.size() + 1 + word.size() > kFooterWidth) {
+        out += line + "\n";
+        line = std::string(indent, ' ');
+        at_line_start = true;
+      }
+      if (!at_line_start) line += ' ';
+      line += word;
+      at_line_start = false;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
 
 // Every option and flag: given twice is an error, not "the last one wins".
 template <class Option>
@@ -44,7 +78,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   CommandLine line;
   CLI::App app{"accel: the accelerator runtime's command-line tool", "accel"};
   app.set_version_flag("-V,--version", std::string("accel ") + kVersionString);
-  app.footer(kFooter);
+  app.footer(environment_block() + "\n" + kExitStatusText);
   app.require_subcommand(1);
 
   CLI::App* info = app.add_subcommand(

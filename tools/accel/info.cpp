@@ -22,6 +22,7 @@
 
 #include "accel/error.h"
 #include "accel/version.h"
+#include "accel_common/environment_variables.h"
 
 #ifndef ACCEL_TOOLS_COMPILER
 #define ACCEL_TOOLS_COMPILER "unknown"
@@ -40,14 +41,6 @@ extern char** environ;
 
 namespace accel::tools {
 namespace {
-
-// The variables whose values decide what the runtime and the mock do; always listed.
-constexpr const char* kKnownVariables[] = {
-    "CUDA_VISIBLE_DEVICES",  "ACCEL_BACKEND",     "ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY",
-    "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR", "MOCKDEV_MACHINE",
-    // Level Zero (xpu): which driver files the loader loads, and which devices it shows.
-    "ZE_ENABLE_ALT_DRIVERS", "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY",
-};
 
 std::optional<std::string> getenv_value(const char* name) {
   const char* value = std::getenv(name);
@@ -279,8 +272,12 @@ BuildInfo build_info() {
 std::vector<EnvironmentValue> environment_in_effect() {
   std::vector<EnvironmentValue> values;
   std::set<std::string> listed;
-  for (const char* name : kKnownVariables) {
-    values.push_back({name, getenv_value(name)});
+  // The variables whose values decide what the runtime and the mock do (the LISTED rows of
+  // accel_common/environment_variables.def, in its order); then any other ACCEL_* set.
+  for (const common::EnvironmentVariable& variable : common::kEnvironmentVariables) {
+    if (!variable.listed) continue;
+    const std::string name(variable.name);
+    values.push_back({name, getenv_value(name.c_str())});
     listed.insert(name);
   }
   std::set<std::string> others;

@@ -94,8 +94,9 @@ struct InfoReport {
 // The build this program was compiled in.
 BuildInfo build_info();
 
-// CUDA_VISIBLE_DEVICES, MOCKDEV_MACHINE and the ACCEL_* variables the runtime reads (each
-// listed, set or not), then any other ACCEL_* variable that is set, in name order.
+// The LISTED variables of accel_common/environment_variables.def (CUDA_VISIBLE_DEVICES,
+// MOCKDEV_MACHINE, the ACCEL_* variables the runtime reads, ...: each listed, set or not, in
+// the table's order), then any other ACCEL_* variable that is set, in name order.
 std::vector<EnvironmentValue> environment_in_effect();
 
 // "GPU-1c9b5fc9" from "GPU-1c9b5fc9-5afc-...": the prefix and the first 8 hex digits, the

@@ -22,6 +22,7 @@
 
 #include "accel/accelerator.h"
 #include "accel/error.h"
+#include "accel_common/environment_variables.h"
 #include "accel_common/printable.h"
 #include "command_line.h"
 #include "info.h"
@@ -51,7 +52,7 @@ int check_expected(const accel::tools::CommandLine& line, int found) {
 // lists even when it refuses the name. An unknown name is a usage error (exit 2) listing
 // them, in the tool's words rather than the variable's.
 void select_backend(const std::string& name) {
-  ::setenv("ACCEL_BACKEND", name.c_str(), 1);
+  ::setenv(accel::common::environment_variable_name("ACCEL_BACKEND"), name.c_str(), 1);
   const accel::BackendReport report = accel::backend_report();
   const std::vector<std::string>& compiled = report.compiled_backends;
   if (name == "none" || std::find(compiled.begin(), compiled.end(), name) != compiled.end()) {
@@ -71,15 +72,11 @@ void select_backend(const std::string& name) {
 // line or the variable that is wrong.
 std::string as_user_did(std::string message, const std::optional<accel::tools::MockSelection>& mock) {
   if (!mock) return message;
-  const std::pair<const char*, const std::string*> assignments[] = {
-      {"ACCEL_CUDA_DRIVER", &mock->driver_path},
-      {"ACCEL_NVML_LIBRARY", &mock->nvml_path},
-      {"ZE_ENABLE_ALT_DRIVERS", &mock->level_zero_driver_path},
-  };
-  for (const auto& [variable, value] : assignments) {
-    if (value->empty()) continue;
-    const std::string set = fmt::format("{}='{}'", variable, *value);
-    const std::string by_option = fmt::format("--machine {} ('{}')", mock->machine, *value);
+  for (const accel::tools::MockAssignment& assignment : accel::tools::mock_assignments(*mock)) {
+    if (!assignment.driver_file) continue;  // the runtime names driver files, not the machine
+    const std::string set = fmt::format("{}='{}'", assignment.variable, assignment.value);
+    const std::string by_option =
+        fmt::format("--machine {} ('{}')", mock->machine, assignment.value);
     for (std::size_t at = message.find(set); at != std::string::npos;
          at = message.find(set, at + by_option.size())) {
       message.replace(at, set.size(), by_option);

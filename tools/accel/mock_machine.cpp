@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "accel_common/bounded_file.h"
+#include "accel_common/environment_variables.h"
 #include "accel_common/printable.h"
 
 #ifndef ACCEL_TOOLS_MOCKDEV_BUILD_DIR
@@ -69,6 +70,30 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
+// The MockSelection member holding the value of a row whose MOCK is `mock`; null for the
+// rows --machine does not set ("none", "backend").
+constexpr std::string MockSelection::*selection_field(std::string_view mock) {
+  if (mock == "machine") return &MockSelection::machine;
+  if (mock == "mockdev_cuda") return &MockSelection::driver_path;
+  if (mock == "mockdev_nvml") return &MockSelection::nvml_path;
+  if (mock == "mockdev_level_zero") return &MockSelection::level_zero_driver_path;
+  return nullptr;
+}
+
+// Every mock driver file of the table has its member: a new backend's mock driver row
+// fails to compile here until MockSelection carries its file.
+constexpr bool every_mock_file_has_a_field() {
+  for (const common::EnvironmentVariable& variable : common::kEnvironmentVariables) {
+    if (variable.mock.starts_with("mockdev_") && selection_field(variable.mock) == nullptr) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(every_mock_file_has_a_field(),
+              "a MOCK target of accel_common/environment_variables.def has no MockSelection "
+              "member (selection_field)");
+
 // Note [Summarising a machine file without the mock]
 // The tool does not link the mock's YAML parser, so `accel machines` summarises a preset
 // from its lines: each `- name:` item under `devices:` is a device kind, an item's
@@ -125,7 +150,8 @@ std::string summarise(const std::string& yaml) {
 // build tree's directory (compiled in) is the last resort. ACCEL_MOCKDEV_DIR overrides
 // both, e.g. for a relocated package. The machine files are found the same way.
 std::string mock_facade_directory() {
-  if (const char* dir = std::getenv("ACCEL_MOCKDEV_DIR"); dir != nullptr && *dir != '\0') {
+  if (const char* dir = std::getenv(common::environment_variable_name("ACCEL_MOCKDEV_DIR"));
+      dir != nullptr && *dir != '\0') {
     return dir;
   }
   std::error_code ec;
@@ -162,16 +188,28 @@ MockSelection mock_selection(std::string facade_dir, std::string_view path_or_pr
   return selection;
 }
 
+std::vector<MockAssignment> mock_assignments(const MockSelection& selection) {
+  std::vector<MockAssignment> assignments;
+  for (const common::EnvironmentVariable& variable : common::kEnvironmentVariables) {
+    const auto field = selection_field(variable.mock);
+    if (field == nullptr) continue;  // not set by --machine
+    const std::string& value = selection.*field;
+    const bool driver_file = variable.mock != "machine";
+    // An empty driver file: this build has no such mock driver (Level Zero without its
+    // headers), so the machine shows through the other backends only.
+    if (driver_file && value.empty()) continue;
+    assignments.push_back({variable.name, value, driver_file});
+  }
+  return assignments;
+}
+
 MockSelection select_mock_machine(std::string_view path_or_preset) {
   MockSelection selection = mock_selection(mock_facade_directory(), path_or_preset);
-  // Overwrite: --machine means "this machine", whatever the shell had exported.
-  ::setenv("MOCKDEV_MACHINE", selection.machine.c_str(), 1);
-  ::setenv("ACCEL_CUDA_DRIVER", selection.driver_path.c_str(), 1);
-  ::setenv("ACCEL_NVML_LIBRARY", selection.nvml_path.c_str(), 1);
-  // The real Level Zero loader loads the mock driver instead of the installed ones, so
-  // the Intel devices of the same machine appear under xpu.
-  if (!selection.level_zero_driver_path.empty()) {
-    ::setenv("ZE_ENABLE_ALT_DRIVERS", selection.level_zero_driver_path.c_str(), 1);
+  // Overwrite: --machine means "this machine", whatever the shell had exported. With
+  // ZE_ENABLE_ALT_DRIVERS the real Level Zero loader loads the mock driver instead of the
+  // installed ones, so the Intel devices of the same machine appear under xpu.
+  for (const MockAssignment& assignment : mock_assignments(selection)) {
+    ::setenv(assignment.variable.data(), assignment.value.c_str(), 1);
   }
   return selection;
 }

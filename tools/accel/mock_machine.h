@@ -54,9 +54,21 @@ std::string mock_facade_directory();
 // NoMockError saying the install has no simulated hardware. Reads files only.
 MockSelection mock_selection(std::string facade_dir, std::string_view path_or_preset);
 
-// mock_selection(mock_facade_directory(), ...), then sets MOCKDEV_MACHINE,
-// ACCEL_CUDA_DRIVER, ACCEL_NVML_LIBRARY and, when there is a mock Level Zero driver,
-// ZE_ENABLE_ALT_DRIVERS for this process.
+// One variable `--machine` sets, and its value.
+struct MockAssignment {
+  std::string_view variable;  // a name of the table: NUL-terminated
+  std::string value;
+  bool driver_file;  // the value is a mock driver file (not the machine)
+};
+
+// What `--machine` sets for `selection`: each row of accel_common/environment_variables.def
+// whose MOCK is the machine or a mock driver file, in the table's order (ACCEL_CUDA_DRIVER,
+// ACCEL_NVML_LIBRARY, MOCKDEV_MACHINE and, when there is a mock Level Zero driver,
+// ZE_ENABLE_ALT_DRIVERS); a driver file this build lacks is left out.
+std::vector<MockAssignment> mock_assignments(const MockSelection& selection);
+
+// mock_selection(mock_facade_directory(), ...), then sets mock_assignments() for this
+// process.
 MockSelection select_mock_machine(std::string_view path_or_preset);
 
 // The directory of the preset machine files: <dir of this executable>/../<datadir>/accel/

@@ -60,7 +60,7 @@ struct zes_device_ext_properties_t {
 #define ACCEL_ZE_REQUIRED_TABLE(X) ACCEL_ZE_REQUIRED_NAMES(X)
 
 // An optional row's function type is PFN_<name>, declared above.
-#define ACCEL_ZE_ROW_OPTIONAL_TYPED(O, kind, name) ACCEL_ZE_OPTIONAL_TYPED_##kind(O, name)
+#define ACCEL_ZE_ROW_OPTIONAL_TYPED(O, kind, name, ...) ACCEL_ZE_OPTIONAL_TYPED_##kind(O, name)
 #define ACCEL_ZE_OPTIONAL_TYPED_B(O, name)
 #define ACCEL_ZE_OPTIONAL_TYPED_R(O, name)
 #define ACCEL_ZE_OPTIONAL_TYPED_O(O, name) O(name, ::accel::abi::level_zero::PFN_##name)

@@ -75,9 +75,9 @@ void init_stream(Stream& s, ZeDevice* device, const ze_command_queue_desc_t& des
                                                  std::to_string(desc.index) + ")");
 }
 
-ze_result_t list_create_immediate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
-                                  const ze_command_queue_desc_t* desc,
-                                  ze_command_list_handle_t* out) {
+ze_result_t zeCommandListCreateImmediate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
+                                         const ze_command_queue_desc_t* desc,
+                                         ze_command_list_handle_t* out) {
   return call("zeCommandListCreateImmediate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
     ZeDevice* device = core_device(hdevice);
@@ -97,8 +97,8 @@ ze_result_t list_create_immediate(ze_context_handle_t hcontext, ze_device_handle
   });
 }
 
-ze_result_t list_create(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
-                        const ze_command_list_desc_t* desc, ze_command_list_handle_t* out) {
+ze_result_t zeCommandListCreate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
+                                const ze_command_list_desc_t* desc, ze_command_list_handle_t* out) {
   return call("zeCommandListCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
     ZeDevice* device = core_device(hdevice);
@@ -122,7 +122,7 @@ ze_result_t list_create(ze_context_handle_t hcontext, ze_device_handle_t hdevice
   });
 }
 
-ze_result_t list_destroy(ze_command_list_handle_t handle) {
+ze_result_t zeCommandListDestroy(ze_command_list_handle_t handle) {
   return call("zeCommandListDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_list_handle_t* list = find_handle(handle, HandleKind::kCommandList);
     if (list == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -133,7 +133,7 @@ ze_result_t list_destroy(ze_command_list_handle_t handle) {
 }
 
 // Close and reset are honoured on immediate lists too, where they change nothing.
-ze_result_t list_close(ze_command_list_handle_t handle) {
+ze_result_t zeCommandListClose(ze_command_list_handle_t handle) {
   return call("zeCommandListClose", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_list_handle_t* list = find_handle(handle, HandleKind::kCommandList);
     if (list == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -142,7 +142,7 @@ ze_result_t list_close(ze_command_list_handle_t handle) {
   });
 }
 
-ze_result_t list_reset(ze_command_list_handle_t handle) {
+ze_result_t zeCommandListReset(ze_command_list_handle_t handle) {
   return call("zeCommandListReset", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_list_handle_t* list = find_handle(handle, HandleKind::kCommandList);
     if (list == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -188,9 +188,10 @@ ze_result_t append(EntryPoint name, ze_command_list_handle_t handle, ze_event_ha
   });
 }
 
-ze_result_t append_copy(ze_command_list_handle_t handle, void* dst, const void* src,
-                        std::size_t size, ze_event_handle_t signal, std::uint32_t wait_count,
-                        ze_event_handle_t* waits) {
+ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t handle, void* dst,
+                                          const void* src, std::size_t size,
+                                          ze_event_handle_t signal, std::uint32_t wait_count,
+                                          ze_event_handle_t* waits) {
   return append("zeCommandListAppendMemoryCopy", handle, signal, wait_count, waits,
                 [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
                   if (dst == nullptr || src == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -205,9 +206,10 @@ ze_result_t append_copy(ze_command_list_handle_t handle, void* dst, const void* 
 }
 
 // The pattern size is a power of two no larger than the group's limit.
-ze_result_t append_fill(ze_command_list_handle_t handle, void* ptr, const void* pattern,
-                        std::size_t pattern_size, std::size_t size, ze_event_handle_t signal,
-                        std::uint32_t wait_count, ze_event_handle_t* waits) {
+ze_result_t zeCommandListAppendMemoryFill(ze_command_list_handle_t handle, void* ptr,
+                                          const void* pattern, std::size_t pattern_size,
+                                          std::size_t size, ze_event_handle_t signal,
+                                          std::uint32_t wait_count, ze_event_handle_t* waits) {
   return append("zeCommandListAppendMemoryFill", handle, signal, wait_count, waits,
                 [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
                   if (ptr == nullptr || pattern == nullptr) {
@@ -228,8 +230,8 @@ ze_result_t append_fill(ze_command_list_handle_t handle, void* ptr, const void* 
                 });
 }
 
-ze_result_t append_barrier(ze_command_list_handle_t handle, ze_event_handle_t signal,
-                           std::uint32_t wait_count, ze_event_handle_t* waits) {
+ze_result_t zeCommandListAppendBarrier(ze_command_list_handle_t handle, ze_event_handle_t signal,
+                                       std::uint32_t wait_count, ze_event_handle_t* waits) {
   return append("zeCommandListAppendBarrier", handle, signal, wait_count, waits,
                 [&](_ze_command_list_handle_t&, Command& c) {
                   c.kind = CommandKind::kBarrier;
@@ -237,7 +239,8 @@ ze_result_t append_barrier(ze_command_list_handle_t handle, ze_event_handle_t si
                 });
 }
 
-ze_result_t append_signal_event(ze_command_list_handle_t handle, ze_event_handle_t event) {
+ze_result_t zeCommandListAppendSignalEvent(ze_command_list_handle_t handle,
+                                           ze_event_handle_t event) {
   return append("zeCommandListAppendSignalEvent", handle, event, 0, nullptr,
                 [&](_ze_command_list_handle_t&, Command& c) {
                   if (c.signal == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -248,8 +251,8 @@ ze_result_t append_signal_event(ze_command_list_handle_t handle, ze_event_handle
 
 // A null array is INVALID_NULL_POINTER here (not INVALID_SIZE as for the wait lists
 // of other appends).
-ze_result_t append_wait_on_events(ze_command_list_handle_t handle, std::uint32_t count,
-                                  ze_event_handle_t* events) {
+ze_result_t zeCommandListAppendWaitOnEvents(ze_command_list_handle_t handle, std::uint32_t count,
+                                            ze_event_handle_t* events) {
   if (events == nullptr && count > 0) {
     return call("zeCommandListAppendWaitOnEvents", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
       return find_handle(handle, HandleKind::kCommandList) == nullptr
@@ -264,7 +267,8 @@ ze_result_t append_wait_on_events(ze_command_list_handle_t handle, std::uint32_t
                 });
 }
 
-ze_result_t append_event_reset(ze_command_list_handle_t handle, ze_event_handle_t event) {
+ze_result_t zeCommandListAppendEventReset(ze_command_list_handle_t handle,
+                                          ze_event_handle_t event) {
   return append("zeCommandListAppendEventReset", handle, nullptr, 0, nullptr,
                 [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
                   _ze_event_handle_t* e = find_handle(event, HandleKind::kEvent);
@@ -277,9 +281,10 @@ ze_result_t append_event_reset(ze_command_list_handle_t handle, ze_event_handle_
 }
 
 // 8 bytes of device-accessible memory, 8-byte aligned.
-ze_result_t append_write_global_timestamp(ze_command_list_handle_t handle, std::uint64_t* dst,
-                                          ze_event_handle_t signal, std::uint32_t wait_count,
-                                          ze_event_handle_t* waits) {
+ze_result_t zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t handle,
+                                                    std::uint64_t* dst, ze_event_handle_t signal,
+                                                    std::uint32_t wait_count,
+                                                    ze_event_handle_t* waits) {
   return append("zeCommandListAppendWriteGlobalTimestamp", handle, signal, wait_count, waits,
                 [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
                   if (dst == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -295,8 +300,9 @@ ze_result_t append_write_global_timestamp(ze_command_list_handle_t handle, std::
                 });
 }
 
-ze_result_t queue_create(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
-                         const ze_command_queue_desc_t* desc, ze_command_queue_handle_t* out) {
+ze_result_t zeCommandQueueCreate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
+                                 const ze_command_queue_desc_t* desc,
+                                 ze_command_queue_handle_t* out) {
   return call("zeCommandQueueCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
     ZeDevice* device = core_device(hdevice);
@@ -314,7 +320,7 @@ ze_result_t queue_create(ze_context_handle_t hcontext, ze_device_handle_t hdevic
   });
 }
 
-ze_result_t queue_destroy(ze_command_queue_handle_t handle) {
+ze_result_t zeCommandQueueDestroy(ze_command_queue_handle_t handle) {
   return call("zeCommandQueueDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_queue_handle_t* queue = find_handle(handle, HandleKind::kCommandQueue);
     if (queue == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -326,8 +332,9 @@ ze_result_t queue_destroy(ze_command_queue_handle_t handle) {
 
 // Lists run in the order given, each after the previous one completed (a barrier
 // between them), every command of a list as its flags order it. Fences are not modelled.
-ze_result_t queue_execute(ze_command_queue_handle_t handle, std::uint32_t count,
-                          ze_command_list_handle_t* lists, ze_fence_handle_t fence) {
+ze_result_t zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t handle, std::uint32_t count,
+                                              ze_command_list_handle_t* lists,
+                                              ze_fence_handle_t fence) {
   return call("zeCommandQueueExecuteCommandLists", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_queue_handle_t* queue = find_handle(handle, HandleKind::kCommandQueue);
     if (queue == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -362,7 +369,7 @@ ze_result_t queue_execute(ze_command_queue_handle_t handle, std::uint32_t count,
 }
 
 // The timeout semantics of host waits (Note [Level Zero virtual time]).
-ze_result_t queue_synchronize(ze_command_queue_handle_t handle, std::uint64_t timeout) {
+ze_result_t zeCommandQueueSynchronize(ze_command_queue_handle_t handle, std::uint64_t timeout) {
   return call("zeCommandQueueSynchronize", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_queue_handle_t* queue = find_handle(handle, HandleKind::kCommandQueue);
     if (queue == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -389,28 +396,10 @@ void destroy_queue(_ze_command_queue_handle_t* queue) {
   remove_handle(queue);
 }
 
-void fill_command_list_table(ze_api_version_t version, ze_command_list_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnCreate = list_create;
-  table->pfnCreateImmediate = list_create_immediate;
-  table->pfnDestroy = list_destroy;
-  table->pfnClose = list_close;
-  table->pfnReset = list_reset;
-  table->pfnAppendWriteGlobalTimestamp = append_write_global_timestamp;
-  table->pfnAppendBarrier = append_barrier;
-  table->pfnAppendMemoryCopy = append_copy;
-  table->pfnAppendMemoryFill = append_fill;
-  table->pfnAppendSignalEvent = append_signal_event;
-  table->pfnAppendWaitOnEvents = append_wait_on_events;
-  table->pfnAppendEventReset = append_event_reset;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_command_list_table, ze_command_list_dditable_t,
+                         ACCEL_ZE_COMMAND_LIST_ENTRY_POINTS)
 
-void fill_command_queue_table(ze_api_version_t version, ze_command_queue_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnCreate = queue_create;
-  table->pfnDestroy = queue_destroy;
-  table->pfnExecuteCommandLists = queue_execute;
-  table->pfnSynchronize = queue_synchronize;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_command_queue_table, ze_command_queue_dditable_t,
+                         ACCEL_ZE_COMMAND_QUEUE_ENTRY_POINTS)
 
 }  // namespace mockdev::level_zero

@@ -95,8 +95,8 @@ void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
 }
 
 // Flags must be 0 (the only flag, TBD 0x1, is accepted as the headers define it).
-ze_result_t context_create(ze_driver_handle_t driver, const ze_context_desc_t* desc,
-                           ze_context_handle_t* out) {
+ze_result_t zeContextCreate(ze_driver_handle_t driver, const ze_context_desc_t* desc,
+                            ze_context_handle_t* out) {
   return call("zeContextCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (driver == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -110,7 +110,7 @@ ze_result_t context_create(ze_driver_handle_t driver, const ze_context_desc_t* d
   });
 }
 
-ze_result_t context_destroy(ze_context_handle_t handle) {
+ze_result_t zeContextDestroy(ze_context_handle_t handle) {
   return call("zeContextDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(handle, HandleKind::kContext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -120,7 +120,7 @@ ze_result_t context_destroy(ze_context_handle_t handle) {
 }
 
 // The mock models no device loss here, so a live context is always usable.
-ze_result_t context_get_status(ze_context_handle_t handle) {
+ze_result_t zeContextGetStatus(ze_context_handle_t handle) {
   return call("zeContextGetStatus", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (find_handle(handle, HandleKind::kContext) == nullptr) {
       return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -137,12 +137,7 @@ void drop_all_objects() {
   for (_ze_context_handle_t* context : live) destroy_context(context);
 }
 
-void fill_context_table(ze_api_version_t version, ze_context_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnCreate = context_create;
-  table->pfnDestroy = context_destroy;
-  table->pfnGetStatus = context_get_status;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_context_table, ze_context_dditable_t, ACCEL_ZE_CONTEXT_ENTRY_POINTS)
 
 // Fences are not modelled (the runtime and the clients never use them): the table stays
 // empty, so the loader answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, and

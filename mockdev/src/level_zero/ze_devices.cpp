@@ -208,8 +208,8 @@ namespace {
   ZeDevice* var = find_device(handle);                         \
   if (var == nullptr || var->sysman_card) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE
 
-ze_result_t ZE_APICALL DeviceGet(ze_driver_handle_t driver, std::uint32_t* count,
-                                 ze_device_handle_t* devices) {
+ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t driver, std::uint32_t* count,
+                                   ze_device_handle_t* devices) {
   return call("zeDeviceGet", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     ZeState& s = ze_state();
     if (!is_live(driver) || driver != s.driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -217,8 +217,8 @@ ze_result_t ZE_APICALL DeviceGet(ze_driver_handle_t driver, std::uint32_t* count
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetSubDevices(ze_device_handle_t device, std::uint32_t* count,
-                                           ze_device_handle_t* subs) {
+ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t device, std::uint32_t* count,
+                                             ze_device_handle_t* subs) {
   return call("zeDeviceGetSubDevices", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     // COMPOSITE cards list their tiles; FLAT devices and COMBINED tiles have none
@@ -227,7 +227,7 @@ ze_result_t ZE_APICALL DeviceGetSubDevices(ze_device_handle_t device, std::uint3
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetProperties(ze_device_handle_t device, ze_device_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t device, ze_device_properties_t* p) {
   return call("zeDeviceGetProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -236,8 +236,8 @@ ze_result_t ZE_APICALL DeviceGetProperties(ze_device_handle_t device, ze_device_
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetComputeProperties(ze_device_handle_t device,
-                                                  ze_device_compute_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t device,
+                                                    ze_device_compute_properties_t* p) {
   return call("zeDeviceGetComputeProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     (void)d;
@@ -259,8 +259,8 @@ ze_result_t ZE_APICALL DeviceGetComputeProperties(ze_device_handle_t device,
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetModuleProperties(ze_device_handle_t device,
-                                                 ze_device_module_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t device,
+                                                   ze_device_module_properties_t* p) {
   return call("zeDeviceGetModuleProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -282,8 +282,8 @@ ze_result_t ZE_APICALL DeviceGetModuleProperties(ze_device_handle_t device,
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetMemoryProperties(ze_device_handle_t device, std::uint32_t* count,
-                                                 ze_device_memory_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t device, std::uint32_t* count,
+                                                   ze_device_memory_properties_t* p) {
   return call("zeDeviceGetMemoryProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     if (count == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -315,8 +315,8 @@ ze_result_t ZE_APICALL DeviceGetMemoryProperties(ze_device_handle_t device, std:
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetMemoryAccessProperties(ze_device_handle_t device,
-                                                       ze_device_memory_access_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_handle_t device,
+                                                         ze_device_memory_access_properties_t* p) {
   return call("zeDeviceGetMemoryAccessProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     (void)d;
@@ -331,8 +331,8 @@ ze_result_t ZE_APICALL DeviceGetMemoryAccessProperties(ze_device_handle_t device
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetCacheProperties(ze_device_handle_t device, std::uint32_t* count,
-                                                ze_device_cache_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t device, std::uint32_t* count,
+                                                  ze_device_cache_properties_t* p) {
   return call("zeDeviceGetCacheProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     (void)d;
@@ -349,9 +349,8 @@ ze_result_t ZE_APICALL DeviceGetCacheProperties(ze_device_handle_t device, std::
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetCommandQueueGroupProperties(ze_device_handle_t device,
-                                                            std::uint32_t* count,
-                                                            ze_command_queue_group_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(
+    ze_device_handle_t device, std::uint32_t* count, ze_command_queue_group_properties_t* p) {
   return call("zeDeviceGetCommandQueueGroupProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     if (count == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -385,8 +384,8 @@ bool peers(const ZeDevice& a, const ZeDevice& b) MOCKDEV_REQUIRES(core::g_engine
   return core::engine().machine.topology.between(a.card, b.card).link != PeerLink::kNone;
 }
 
-ze_result_t ZE_APICALL DeviceCanAccessPeer(ze_device_handle_t device, ze_device_handle_t peer,
-                                           ze_bool_t* value) {
+ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t device, ze_device_handle_t peer,
+                                             ze_bool_t* value) {
   return call("zeDeviceCanAccessPeer", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     MOCKDEV_ZE_DEVICE(q, peer);
@@ -396,8 +395,8 @@ ze_result_t ZE_APICALL DeviceCanAccessPeer(ze_device_handle_t device, ze_device_
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetP2PProperties(ze_device_handle_t device, ze_device_handle_t peer,
-                                              ze_device_p2p_properties_t* p) {
+ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t device, ze_device_handle_t peer,
+                                                ze_device_p2p_properties_t* p) {
   return call("zeDeviceGetP2PProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     MOCKDEV_ZE_DEVICE(q, peer);
@@ -413,7 +412,7 @@ ze_result_t ZE_APICALL DeviceGetP2PProperties(ze_device_handle_t device, ze_devi
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetStatus(ze_device_handle_t device) {
+ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t device) {
   return call("zeDeviceGetStatus", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     // A sticky error of the machine file on this card is a lost device.
@@ -423,8 +422,8 @@ ze_result_t ZE_APICALL DeviceGetStatus(ze_device_handle_t device) {
   });
 }
 
-ze_result_t ZE_APICALL DeviceGetGlobalTimestamps(ze_device_handle_t device, std::uint64_t* host,
-                                                 std::uint64_t* device_ts) {
+ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t device, std::uint64_t* host,
+                                                   std::uint64_t* device_ts) {
   return call("zeDeviceGetGlobalTimestamps", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     MOCKDEV_ZE_DEVICE(d, device);
     if (host == nullptr || device_ts == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -440,22 +439,6 @@ ze_result_t ZE_APICALL DeviceGetGlobalTimestamps(ze_device_handle_t device, std:
 
 }  // namespace
 
-void fill_device_table(ze_api_version_t version, ze_device_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnGet = DeviceGet;
-  table->pfnGetSubDevices = DeviceGetSubDevices;
-  table->pfnGetProperties = DeviceGetProperties;
-  table->pfnGetComputeProperties = DeviceGetComputeProperties;
-  table->pfnGetModuleProperties = DeviceGetModuleProperties;
-  table->pfnGetCommandQueueGroupProperties = DeviceGetCommandQueueGroupProperties;
-  table->pfnGetMemoryProperties = DeviceGetMemoryProperties;
-  table->pfnGetMemoryAccessProperties = DeviceGetMemoryAccessProperties;
-  table->pfnGetCacheProperties = DeviceGetCacheProperties;
-  table->pfnGetP2PProperties = DeviceGetP2PProperties;
-  table->pfnCanAccessPeer = DeviceCanAccessPeer;
-  table->pfnGetStatus = DeviceGetStatus;
-  // zeDeviceGetGlobalTimestamps arrived with spec 1.1.
-  if (version >= ZE_API_VERSION_1_1) table->pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_device_table, ze_device_dditable_t, ACCEL_ZE_DEVICE_ENTRY_POINTS)
 
 }  // namespace mockdev::level_zero

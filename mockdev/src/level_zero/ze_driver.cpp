@@ -48,7 +48,7 @@ ze_result_t initialize(ZeState& s) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL Init(ze_init_flags_t flags) {
+ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
   return call("zeInit", CallKind::kCoreBeforeInit, [&]() MOCKDEV_ZE_LOCKED {
     // Non-zero flags without the GPU bit are not for this (GPU) driver.
     if (flags != 0 && (flags & ZE_INIT_FLAG_GPU_ONLY) == 0) return ZE_RESULT_ERROR_UNINITIALIZED;
@@ -88,14 +88,14 @@ ze_result_t ZE_APICALL Init(ze_init_flags_t flags) {
   });
 }
 
-ze_result_t ZE_APICALL DriverGet(std::uint32_t* count, ze_driver_handle_t* drivers) {
+ze_result_t ZE_APICALL zeDriverGet(std::uint32_t* count, ze_driver_handle_t* drivers) {
   return call("zeDriverGet", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     std::vector<_ze_driver_handle_t*> list{ze_state().driver};
     return copy_handles(list, count, drivers, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
   });
 }
 
-ze_result_t ZE_APICALL DriverGetApiVersion(ze_driver_handle_t driver, ze_api_version_t* version) {
+ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t driver, ze_api_version_t* version) {
   return call("zeDriverGetApiVersion", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (version == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -104,8 +104,8 @@ ze_result_t ZE_APICALL DriverGetApiVersion(ze_driver_handle_t driver, ze_api_ver
   });
 }
 
-ze_result_t ZE_APICALL DriverGetProperties(ze_driver_handle_t driver,
-                                           ze_driver_properties_t* props) {
+ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t driver,
+                                             ze_driver_properties_t* props) {
   return call("zeDriverGetProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (props == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -123,8 +123,8 @@ ze_result_t ZE_APICALL DriverGetProperties(ze_driver_handle_t driver,
   });
 }
 
-ze_result_t ZE_APICALL DriverGetIpcProperties(ze_driver_handle_t driver,
-                                              ze_driver_ipc_properties_t* props) {
+ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t driver,
+                                                ze_driver_ipc_properties_t* props) {
   return call("zeDriverGetIpcProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (props == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -133,8 +133,9 @@ ze_result_t ZE_APICALL DriverGetIpcProperties(ze_driver_handle_t driver,
   });
 }
 
-ze_result_t ZE_APICALL DriverGetExtensionProperties(ze_driver_handle_t driver, std::uint32_t* count,
-                                                    ze_driver_extension_properties_t* props) {
+ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle_t driver,
+                                                      std::uint32_t* count,
+                                                      ze_driver_extension_properties_t* props) {
   return call("zeDriverGetExtensionProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     // Zero extensions (so never ZE_driver_ddi_handles, which would change the loader's
@@ -146,8 +147,8 @@ ze_result_t ZE_APICALL DriverGetExtensionProperties(ze_driver_handle_t driver, s
   });
 }
 
-ze_result_t ZE_APICALL DriverGetExtensionFunctionAddress(ze_driver_handle_t driver,
-                                                         const char* name, void** function) {
+ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_handle_t driver,
+                                                           const char* name, void** function) {
   return call("zeDriverGetExtensionFunctionAddress", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (name == nullptr || function == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
@@ -157,21 +158,8 @@ ze_result_t ZE_APICALL DriverGetExtensionFunctionAddress(ze_driver_handle_t driv
 
 }  // namespace
 
-void fill_global_table(ze_api_version_t version, ze_global_dditable_t* table) {
-  if (version >= ZE_API_VERSION_1_0) table->pfnInit = Init;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_global_table, ze_global_dditable_t, ACCEL_ZE_GLOBAL_ENTRY_POINTS)
 
-void fill_driver_table(ze_api_version_t version, ze_driver_dditable_t* table) {
-  if (version >= ZE_API_VERSION_1_0) {
-    table->pfnGet = DriverGet;
-    table->pfnGetApiVersion = DriverGetApiVersion;
-    table->pfnGetProperties = DriverGetProperties;
-    table->pfnGetIpcProperties = DriverGetIpcProperties;
-    table->pfnGetExtensionProperties = DriverGetExtensionProperties;
-  }
-  // Introduced with 1.1.
-  if (version >= ZE_API_VERSION_1_1)
-    table->pfnGetExtensionFunctionAddress = DriverGetExtensionFunctionAddress;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_driver_table, ze_driver_dditable_t, ACCEL_ZE_DRIVER_ENTRY_POINTS)
 
 }  // namespace mockdev::level_zero

@@ -25,9 +25,9 @@ std::string event_name(const _ze_event_handle_t& event) {
   return "event " + std::to_string(event.index) + " of its pool";
 }
 
-ze_result_t pool_create(ze_context_handle_t hcontext, const ze_event_pool_desc_t* desc,
-                        std::uint32_t device_count, ze_device_handle_t* devices,
-                        ze_event_pool_handle_t* out) {
+ze_result_t zeEventPoolCreate(ze_context_handle_t hcontext, const ze_event_pool_desc_t* desc,
+                              std::uint32_t device_count, ze_device_handle_t* devices,
+                              ze_event_pool_handle_t* out) {
   return call("zeEventPoolCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -61,7 +61,7 @@ ze_result_t pool_create(ze_context_handle_t hcontext, const ze_event_pool_desc_t
   });
 }
 
-ze_result_t pool_destroy(ze_event_pool_handle_t handle) {
+ze_result_t zeEventPoolDestroy(ze_event_pool_handle_t handle) {
   return call("zeEventPoolDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_pool_handle_t* pool = find_handle(handle, HandleKind::kEventPool);
     if (pool == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -72,8 +72,8 @@ ze_result_t pool_destroy(ze_event_pool_handle_t handle) {
 }
 
 // Index < count (Intel: INVALID_ARGUMENT), one live event per slot.
-ze_result_t event_create(ze_event_pool_handle_t hpool, const ze_event_desc_t* desc,
-                         ze_event_handle_t* out) {
+ze_result_t zeEventCreate(ze_event_pool_handle_t hpool, const ze_event_desc_t* desc,
+                          ze_event_handle_t* out) {
   return call("zeEventCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_pool_handle_t* pool = find_handle(hpool, HandleKind::kEventPool);
     if (pool == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -97,7 +97,7 @@ void destroy_event(_ze_event_handle_t* event) MOCKDEV_ZE_LOCKED {
   remove_handle(event);
 }
 
-ze_result_t event_destroy(ze_event_handle_t handle) {
+ze_result_t zeEventDestroy(ze_event_handle_t handle) {
   return call("zeEventDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_handle_t* event = find_handle(handle, HandleKind::kEvent);
     if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -108,7 +108,7 @@ ze_result_t event_destroy(ze_event_handle_t handle) {
 
 // Signalling a signalled event changes nothing. Commands waiting for it may start
 // (Note [Level Zero streams]).
-ze_result_t event_host_signal(ze_event_handle_t handle) {
+ze_result_t zeEventHostSignal(ze_event_handle_t handle) {
   return call("zeEventHostSignal", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_handle_t* event = find_handle(handle, HandleKind::kEvent);
     if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -124,7 +124,7 @@ ze_result_t event_host_signal(ze_event_handle_t handle) {
   });
 }
 
-ze_result_t event_host_reset(ze_event_handle_t handle) {
+ze_result_t zeEventHostReset(ze_event_handle_t handle) {
   return call("zeEventHostReset", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_handle_t* event = find_handle(handle, HandleKind::kEvent);
     if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -137,7 +137,7 @@ ze_result_t event_host_reset(ze_event_handle_t handle) {
   });
 }
 
-ze_result_t event_query_status(ze_event_handle_t handle) {
+ze_result_t zeEventQueryStatus(ze_event_handle_t handle) {
   return call("zeEventQueryStatus", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_handle_t* event = find_handle(handle, HandleKind::kEvent);
     if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -148,7 +148,7 @@ ze_result_t event_query_status(ze_event_handle_t handle) {
   });
 }
 
-ze_result_t event_host_synchronize(ze_event_handle_t handle, std::uint64_t timeout) {
+ze_result_t zeEventHostSynchronize(ze_event_handle_t handle, std::uint64_t timeout) {
   return call("zeEventHostSynchronize", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_handle_t* event = find_handle(handle, HandleKind::kEvent);
     if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -163,8 +163,8 @@ ze_result_t event_host_synchronize(ze_event_handle_t handle, std::uint64_t timeo
 
 // Not signalled -> NOT_READY with the result untouched; global and context carry the
 // same values (the mock has only global counters).
-ze_result_t event_query_kernel_timestamp(ze_event_handle_t handle,
-                                         ze_kernel_timestamp_result_t* result) {
+ze_result_t zeEventQueryKernelTimestamp(ze_event_handle_t handle,
+                                        ze_kernel_timestamp_result_t* result) {
   return call("zeEventQueryKernelTimestamp", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_handle_t* event = find_handle(handle, HandleKind::kEvent);
     if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -233,21 +233,9 @@ void destroy_pool(_ze_event_pool_handle_t* pool) {
   remove_handle(pool);
 }
 
-void fill_event_pool_table(ze_api_version_t version, ze_event_pool_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnCreate = pool_create;
-  table->pfnDestroy = pool_destroy;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_event_pool_table, ze_event_pool_dditable_t,
+                         ACCEL_ZE_EVENT_POOL_ENTRY_POINTS)
 
-void fill_event_table(ze_api_version_t version, ze_event_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnCreate = event_create;
-  table->pfnDestroy = event_destroy;
-  table->pfnHostSignal = event_host_signal;
-  table->pfnHostSynchronize = event_host_synchronize;
-  table->pfnQueryStatus = event_query_status;
-  table->pfnHostReset = event_host_reset;
-  table->pfnQueryKernelTimestamp = event_query_kernel_timestamp;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_event_table, ze_event_dditable_t, ACCEL_ZE_EVENT_ENTRY_POINTS)
 
 }  // namespace mockdev::level_zero

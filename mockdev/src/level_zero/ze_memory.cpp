@@ -117,7 +117,7 @@ void release(const ZeAllocation& a, ZeDevice* device) MOCKDEV_ZE_LOCKED {
   kept.clear();
 }
 
-ze_result_t mem_alloc_device(ze_context_handle_t hcontext, const ze_device_mem_alloc_desc_t* desc,
+ze_result_t zeMemAllocDevice(ze_context_handle_t hcontext, const ze_device_mem_alloc_desc_t* desc,
                              std::size_t size, std::size_t alignment, ze_device_handle_t hdevice,
                              void** out) {
   return call("zeMemAllocDevice", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -165,7 +165,7 @@ ze_result_t mem_alloc_device(ze_context_handle_t hcontext, const ze_device_mem_a
   });
 }
 
-ze_result_t mem_alloc_host(ze_context_handle_t hcontext, const ze_host_mem_alloc_desc_t* desc,
+ze_result_t zeMemAllocHost(ze_context_handle_t hcontext, const ze_host_mem_alloc_desc_t* desc,
                            std::size_t size, std::size_t alignment, void** out) {
   return call("zeMemAllocHost", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
@@ -180,7 +180,7 @@ ze_result_t mem_alloc_host(ze_context_handle_t hcontext, const ze_host_mem_alloc
   });
 }
 
-ze_result_t mem_alloc_shared(ze_context_handle_t hcontext, const ze_device_mem_alloc_desc_t* ddesc,
+ze_result_t zeMemAllocShared(ze_context_handle_t hcontext, const ze_device_mem_alloc_desc_t* ddesc,
                              const ze_host_mem_alloc_desc_t* hdesc, std::size_t size,
                              std::size_t alignment, ze_device_handle_t hdevice, void** out) {
   return call("zeMemAllocShared", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -211,7 +211,7 @@ ze_result_t mem_alloc_shared(ze_context_handle_t hcontext, const ze_device_mem_a
 
 // Only an address an allocation of this context returned; unknown or already freed
 // -> INVALID_ARGUMENT. Pending work on it is not waited for (Note [Freed memory]).
-ze_result_t mem_free(ze_context_handle_t hcontext, void* pointer) {
+ze_result_t zeMemFree(ze_context_handle_t hcontext, void* pointer) {
   return call("zeMemFree", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -226,9 +226,9 @@ ze_result_t mem_free(ze_context_handle_t hcontext, void* pointer) {
 
 // Interior pointers resolve to their allocation; a pointer foreign to the context is
 // SUCCESS with ZE_MEMORY_TYPE_UNKNOWN and leaves the device untouched.
-ze_result_t mem_get_alloc_properties(ze_context_handle_t hcontext, const void* pointer,
-                                     ze_memory_allocation_properties_t* props,
-                                     ze_device_handle_t* device_out) {
+ze_result_t zeMemGetAllocProperties(ze_context_handle_t hcontext, const void* pointer,
+                                    ze_memory_allocation_properties_t* props,
+                                    ze_device_handle_t* device_out) {
   return call("zeMemGetAllocProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -255,8 +255,8 @@ ze_result_t mem_get_alloc_properties(ze_context_handle_t hcontext, const void* p
 
 // A mock built on the 1.4 headers answers ZE_RESULT_ERROR_UNKNOWN for an unknown
 // pointer (Intel before Oct 2025).
-ze_result_t mem_get_address_range(ze_context_handle_t hcontext, const void* pointer,
-                                  void** base_out, std::size_t* size_out) {
+ze_result_t zeMemGetAddressRange(ze_context_handle_t hcontext, const void* pointer, void** base_out,
+                                 std::size_t* size_out) {
   return call("zeMemGetAddressRange", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -318,14 +318,6 @@ bool resolve_endpoint(const _ze_context_handle_t& context, const void* pointer,
   return true;
 }
 
-void fill_mem_table(ze_api_version_t version, ze_mem_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnAllocShared = mem_alloc_shared;
-  table->pfnAllocDevice = mem_alloc_device;
-  table->pfnAllocHost = mem_alloc_host;
-  table->pfnFree = mem_free;
-  table->pfnGetAllocProperties = mem_get_alloc_properties;
-  table->pfnGetAddressRange = mem_get_address_range;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_mem_table, ze_mem_dditable_t, ACCEL_ZE_MEM_ENTRY_POINTS)
 
 }  // namespace mockdev::level_zero

@@ -43,7 +43,7 @@ ZeDevice* sysman_device(zes_device_handle_t handle) MOCKDEV_REQUIRES(core::g_eng
   return nullptr;
 }
 
-ze_result_t ZE_APICALL SysmanInit(abi::zes_init_flags_t flags) {
+ze_result_t ZE_APICALL zesInit(abi::zes_init_flags_t flags) {
   return call("zesInit", CallKind::kSysmanBeforeInit, [&]() MOCKDEV_ZE_LOCKED {
     ZeState& s = ze_state();
     // zesInit flags (Intel): 0 or GPU_ONLY; any other bit is UNINITIALIZED.
@@ -80,7 +80,7 @@ ze_result_t ZE_APICALL SysmanInit(abi::zes_init_flags_t flags) {
   });
 }
 
-ze_result_t ZE_APICALL SysmanDriverGet(std::uint32_t* count, zes_driver_handle_t* drivers) {
+ze_result_t ZE_APICALL zesDriverGet(std::uint32_t* count, zes_driver_handle_t* drivers) {
   return call("zesDriverGet", CallKind::kSysman, [&]() MOCKDEV_ZE_LOCKED {
     const ZeState& s = ze_state();
     // UNINITIALIZED on the legacy route (Intel) and before zesInit.
@@ -90,8 +90,8 @@ ze_result_t ZE_APICALL SysmanDriverGet(std::uint32_t* count, zes_driver_handle_t
   });
 }
 
-ze_result_t ZE_APICALL SysmanDeviceGet(zes_driver_handle_t driver, std::uint32_t* count,
-                                       zes_device_handle_t* devices) {
+ze_result_t ZE_APICALL zesDeviceGet(zes_driver_handle_t driver, std::uint32_t* count,
+                                    zes_device_handle_t* devices) {
   return call("zesDeviceGet", CallKind::kSysman, [&]() MOCKDEV_ZE_LOCKED {
     const ZeState& s = ze_state();
     if (s.sysman != SysmanRoute::kZesInit) return ZE_RESULT_ERROR_UNINITIALIZED;
@@ -100,8 +100,8 @@ ze_result_t ZE_APICALL SysmanDeviceGet(zes_driver_handle_t driver, std::uint32_t
   });
 }
 
-ze_result_t ZE_APICALL SysmanDeviceGetProperties(zes_device_handle_t device,
-                                                 zes_device_properties_t* p) {
+ze_result_t ZE_APICALL zesDeviceGetProperties(zes_device_handle_t device,
+                                              zes_device_properties_t* p) {
   return call("zesDeviceGetProperties", CallKind::kSysman, [&]() MOCKDEV_ZE_LOCKED {
     ZeDevice* d = sysman_device(device);
     if (d == nullptr) return ZE_RESULT_ERROR_UNINITIALIZED;
@@ -135,8 +135,8 @@ ze_result_t ZE_APICALL SysmanDeviceGetProperties(zes_device_handle_t device,
   });
 }
 
-ze_result_t ZE_APICALL SysmanEnumMemoryModules(zes_device_handle_t device, std::uint32_t* count,
-                                               zes_mem_handle_t* modules) {
+ze_result_t ZE_APICALL zesDeviceEnumMemoryModules(zes_device_handle_t device, std::uint32_t* count,
+                                                  zes_mem_handle_t* modules) {
   return call("zesDeviceEnumMemoryModules", CallKind::kSysman, [&]() MOCKDEV_ZE_LOCKED {
     ZeDevice* d = sysman_device(device);
     if (d == nullptr) return ZE_RESULT_ERROR_UNINITIALIZED;
@@ -186,7 +186,7 @@ std::uint64_t module_size(const _zes_mem_handle_t& m) MOCKDEV_REQUIRES(core::g_e
   return m.tile < 0 ? capacity : capacity / static_cast<std::uint64_t>(tiles);
 }
 
-ze_result_t ZE_APICALL SysmanMemoryGetProperties(zes_mem_handle_t handle, zes_mem_properties_t* p) {
+ze_result_t ZE_APICALL zesMemoryGetProperties(zes_mem_handle_t handle, zes_mem_properties_t* p) {
   return call("zesMemoryGetProperties", CallKind::kSysman, [&]() MOCKDEV_ZE_LOCKED {
     _zes_mem_handle_t* m = find_module(handle);
     if (m == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -204,7 +204,7 @@ ze_result_t ZE_APICALL SysmanMemoryGetProperties(zes_mem_handle_t handle, zes_me
   });
 }
 
-ze_result_t ZE_APICALL SysmanMemoryGetState(zes_mem_handle_t handle, zes_mem_state_t* p) {
+ze_result_t ZE_APICALL zesMemoryGetState(zes_mem_handle_t handle, zes_mem_state_t* p) {
   return call("zesMemoryGetState", CallKind::kSysman, [&]() MOCKDEV_ZE_LOCKED {
     _zes_mem_handle_t* m = find_module(handle);
     if (m == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -223,29 +223,16 @@ ze_result_t ZE_APICALL SysmanMemoryGetState(zes_mem_handle_t handle, zes_mem_sta
 
 }  // namespace
 
-void fill_sysman_device_table(ze_api_version_t version, zes_device_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnGetProperties = SysmanDeviceGetProperties;
-  table->pfnEnumMemoryModules = SysmanEnumMemoryModules;
-  // pfnGet exists from 1.5 on, after the 1.4 members (the caller's struct is the 1.5
-  // layout whenever it asks for 1.5 or later).
-  if (version >= ZE_MAKE_VERSION(1, 5))
-    reinterpret_cast<abi::zes_device_dditable_1_5_t*>(table)->pfnGet = SysmanDeviceGet;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_sysman_device_table, zes_device_dditable_t,
+                         ACCEL_ZE_SYSMAN_DEVICE_ENTRY_POINTS)
 
-void fill_sysman_driver_table(ze_api_version_t version, zes_driver_dditable_t* table) {
-  if (version >= ZE_MAKE_VERSION(1, 5))
-    reinterpret_cast<abi::zes_driver_dditable_1_5_t*>(table)->pfnGet = SysmanDriverGet;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_sysman_driver_table, zes_driver_dditable_t,
+                         ACCEL_ZE_SYSMAN_DRIVER_ENTRY_POINTS)
 
-void fill_sysman_memory_table(ze_api_version_t version, zes_memory_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnGetProperties = SysmanMemoryGetProperties;
-  table->pfnGetState = SysmanMemoryGetState;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_sysman_memory_table, zes_memory_dditable_t,
+                         ACCEL_ZE_SYSMAN_MEMORY_ENTRY_POINTS)
 
-void fill_sysman_global_table(ze_api_version_t version, abi::zes_global_dditable_1_5_t* table) {
-  if (version >= ZE_MAKE_VERSION(1, 5)) table->pfnInit = SysmanInit;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_sysman_global_table, abi::zes_global_dditable_1_5_t,
+                         ACCEL_ZE_SYSMAN_GLOBAL_ENTRY_POINTS)
 
 }  // namespace mockdev::level_zero

@@ -10,14 +10,60 @@
 // entries the headers this mock was built with declare; leave everything else untouched
 // (the loader zero-fills). Tables the mock does not implement stay empty. The getter itself
 // checks the null table (INVALID_ARGUMENT) and the major version (UNSUPPORTED_VERSION).
+// Every fill function but the fence table's is generated from the entry-point list (Note
+// [Fill functions from the entry-point list]).
 
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
 
+#include <cstdint>
+#include <type_traits>
+
+#include "accel_abi/level_zero_entry_points.h"
 #include "accel_abi/level_zero_sysman_1_5.h"
 #include "core/engine_lock.h"
 
 namespace mockdev::level_zero {
+
+// Note [Fill functions from the entry-point list]
+// Each fill function below is MOCKDEV_ZE_FILL_FUNCTION(fill, table type, group): for every
+// row of that table's group in accel_abi/level_zero_entry_points.h that the mock serves
+// (kinds B, O, M), `table->member = mockdev::level_zero::name` when the requested version
+// is at least the row's `since`. So the implementation of an entry point is a function
+// named after it (zeMemAllocDevice), in the file that defines its table's fill function,
+// usually in its unnamed namespace. The name is always qualified: unqualified, a missing
+// implementation would find the Level Zero headers' declaration of the same name and
+// compile into a pointer to the loader's function (a call through the table would recurse
+// into the loader); qualified, it does not compile. A member added at 1.5 to a table the getter
+// receives in its 1.4 type (the Sysman Driver and Device pfnGet) is written through the 1.5 layout
+// of accel_abi/level_zero_sysman_1_5.h (layout_since).
+
+// `table` as the layout of the version `Since` that added the member to be written.
+template <std::uint32_t Since, class Table>
+auto* layout_since(Table* table) {
+  namespace abi = ::accel::abi::level_zero;
+  if constexpr (Since >= ZE_MAKE_VERSION(1, 5) && std::is_same_v<Table, zes_driver_dditable_t>) {
+    return reinterpret_cast<abi::zes_driver_dditable_1_5_t*>(table);
+  } else if constexpr (Since >= ZE_MAKE_VERSION(1, 5) &&
+                       std::is_same_v<Table, zes_device_dditable_t>) {
+    return reinterpret_cast<abi::zes_device_dditable_1_5_t*>(table);
+  } else {
+    return table;
+  }
+}
+
+// One served row of a group: `since` is (major, minor), so ZE_MAKE_VERSION since is a call.
+#define MOCKDEV_ZE_FILL_ENTRY(name, member, since)                              \
+  if (version >= ZE_MAKE_VERSION since) {                                       \
+    ::mockdev::level_zero::layout_since<ZE_MAKE_VERSION since>(table)->member = \
+        ::mockdev::level_zero::name;                                            \
+  }
+
+// The definition of `fill` (declared below) from the served rows of GROUP.
+#define MOCKDEV_ZE_FILL_FUNCTION(fill, table_type, GROUP)  \
+  void fill(ze_api_version_t version, table_type* table) { \
+    ACCEL_ZE_SERVED_ENTRIES(GROUP, MOCKDEV_ZE_FILL_ENTRY)  \
+  }
 
 // ze_driver.cpp / ze_devices.cpp (the driver and devices work)
 void fill_global_table(ze_api_version_t version, ze_global_dditable_t* table);

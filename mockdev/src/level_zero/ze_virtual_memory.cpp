@@ -30,8 +30,8 @@ int reservation_card() MOCKDEV_ZE_LOCKED {
   return s.devices.empty() ? 0 : s.devices.front()->card;
 }
 
-ze_result_t query_page_size(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
-                            std::size_t size, std::size_t* page) {
+ze_result_t zeVirtualMemQueryPageSize(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
+                                      std::size_t size, std::size_t* page) {
   return call("zeVirtualMemQueryPageSize", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     ZeDevice* device = core_device(hdevice);
     if (context_of(hcontext) == nullptr || device == nullptr) {
@@ -45,8 +45,8 @@ ze_result_t query_page_size(ze_context_handle_t hcontext, ze_device_handle_t hde
 }
 
 // `start` is a hint the mock ignores, as the driver may.
-ze_result_t reserve(ze_context_handle_t hcontext, const void* /*start*/, std::size_t size,
-                    void** out) {
+ze_result_t zeVirtualMemReserve(ze_context_handle_t hcontext, const void* /*start*/,
+                                std::size_t size, void** out) {
   return call("zeVirtualMemReserve", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -62,7 +62,7 @@ ze_result_t reserve(ze_context_handle_t hcontext, const void* /*start*/, std::si
 }
 
 // The whole reservation, exactly; one with mappings inside is in use.
-ze_result_t virtual_free(ze_context_handle_t hcontext, const void* pointer, std::size_t size) {
+ze_result_t zeVirtualMemFree(ze_context_handle_t hcontext, const void* pointer, std::size_t size) {
   return call("zeVirtualMemFree", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -84,8 +84,8 @@ ze_result_t virtual_free(ze_context_handle_t hcontext, const void* pointer, std:
   });
 }
 
-ze_result_t physical_create(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
-                            ze_physical_mem_desc_t* desc, ze_physical_mem_handle_t* out) {
+ze_result_t zePhysicalMemCreate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
+                                ze_physical_mem_desc_t* desc, ze_physical_mem_handle_t* out) {
   return call("zePhysicalMemCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     ZeDevice* device = core_device(hdevice);
@@ -109,7 +109,7 @@ ze_result_t physical_create(ze_context_handle_t hcontext, ze_device_handle_t hde
 }
 
 // Its memory goes once its last mapping does (the engine's rule).
-ze_result_t physical_destroy(ze_context_handle_t hcontext, ze_physical_mem_handle_t handle) {
+ze_result_t zePhysicalMemDestroy(ze_context_handle_t hcontext, ze_physical_mem_handle_t handle) {
   return call("zePhysicalMemDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     _ze_physical_mem_handle_t* physical = find_handle(handle, HandleKind::kPhysicalMem);
@@ -129,9 +129,9 @@ bool known_access(ze_memory_access_attribute_t access) {
          access == ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY;
 }
 
-ze_result_t map(ze_context_handle_t hcontext, const void* pointer, std::size_t size,
-                ze_physical_mem_handle_t hphysical, std::size_t offset,
-                ze_memory_access_attribute_t access) {
+ze_result_t zeVirtualMemMap(ze_context_handle_t hcontext, const void* pointer, std::size_t size,
+                            ze_physical_mem_handle_t hphysical, std::size_t offset,
+                            ze_memory_access_attribute_t access) {
   return call("zeVirtualMemMap", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     _ze_physical_mem_handle_t* physical = find_handle(hphysical, HandleKind::kPhysicalMem);
@@ -149,7 +149,7 @@ ze_result_t map(ze_context_handle_t hcontext, const void* pointer, std::size_t s
   });
 }
 
-ze_result_t unmap(ze_context_handle_t hcontext, const void* pointer, std::size_t size) {
+ze_result_t zeVirtualMemUnmap(ze_context_handle_t hcontext, const void* pointer, std::size_t size) {
   return call("zeVirtualMemUnmap", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -163,8 +163,8 @@ ze_result_t unmap(ze_context_handle_t hcontext, const void* pointer, std::size_t
   });
 }
 
-ze_result_t set_access(ze_context_handle_t hcontext, const void* pointer, std::size_t size,
-                       ze_memory_access_attribute_t access) {
+ze_result_t zeVirtualMemSetAccessAttribute(ze_context_handle_t hcontext, const void* pointer,
+                                           std::size_t size, ze_memory_access_attribute_t access) {
   return call("zeVirtualMemSetAccessAttribute", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -181,8 +181,9 @@ ze_result_t set_access(ze_context_handle_t hcontext, const void* pointer, std::s
 
 // The access of the mapping holding `pointer`, and the bytes from `pointer` to its end
 // that share it (outSize).
-ze_result_t get_access(ze_context_handle_t hcontext, const void* pointer, std::size_t size,
-                       ze_memory_access_attribute_t* access, std::size_t* out_size) {
+ze_result_t zeVirtualMemGetAccessAttribute(ze_context_handle_t hcontext, const void* pointer,
+                                           std::size_t size, ze_memory_access_attribute_t* access,
+                                           std::size_t* out_size) {
   return call("zeVirtualMemGetAccessAttribute", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_context_handle_t* context = context_of(hcontext);
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -217,21 +218,10 @@ void free_context_virtual_memory(_ze_context_handle_t& context) {
   context.reservations.clear();
 }
 
-void fill_virtual_mem_table(ze_api_version_t version, ze_virtual_mem_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnReserve = reserve;
-  table->pfnFree = virtual_free;
-  table->pfnQueryPageSize = query_page_size;
-  table->pfnMap = map;
-  table->pfnUnmap = unmap;
-  table->pfnSetAccessAttribute = set_access;
-  table->pfnGetAccessAttribute = get_access;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_virtual_mem_table, ze_virtual_mem_dditable_t,
+                         ACCEL_ZE_VIRTUAL_MEM_ENTRY_POINTS)
 
-void fill_physical_mem_table(ze_api_version_t version, ze_physical_mem_dditable_t* table) {
-  if (version < ZE_API_VERSION_1_0) return;
-  table->pfnCreate = physical_create;
-  table->pfnDestroy = physical_destroy;
-}
+MOCKDEV_ZE_FILL_FUNCTION(fill_physical_mem_table, ze_physical_mem_dditable_t,
+                         ACCEL_ZE_PHYSICAL_MEM_ENTRY_POINTS)
 
 }  // namespace mockdev::level_zero

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "accel_common/edit_distance.h"
+#include "accel_common/environment_variables.h"
 #include "spi/environment.h"
 
 namespace accel::detail::alloc {
@@ -306,7 +307,8 @@ Result<AllocatorConfig> parse_allocator_config(std::string_view text, std::strin
 }
 
 Result<AllocatorConfig> allocator_config_from_environment() {
-  for (const char* name : {"ACCEL_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+  for (const char* name : {::accel::common::environment_variable_name("ACCEL_ALLOC_CONF"),
+                           ::accel::common::environment_variable_name("PYTORCH_ALLOC_CONF")}) {
     const char* value = ::accel::detail::environment_variable(name);
     if (value != nullptr && *value != '\0') return parse_allocator_config(value, name);
   }

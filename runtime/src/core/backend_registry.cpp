@@ -1,6 +1,8 @@
 // Backend selection over the generated table of compiled backends (Note [Which
 // accelerator] in backend_registry.h).
 #include "core/backend_registry.h"
+
+#include "accel_common/environment_variables.h"
 #include "spi/environment.h"
 
 #include <cstdlib>
@@ -90,7 +92,8 @@ BackendSelection select_backend(std::optional<std::string_view> requested) {
 }
 
 BackendSelection select_backend_from_environment() {
-  const char* value = ::accel::detail::environment_variable("ACCEL_BACKEND");
+  const char* value = ::accel::detail::environment_variable(
+      ::accel::common::environment_variable_name("ACCEL_BACKEND"));
   return select_backend(value ? std::optional<std::string_view>(value) : std::nullopt);
 }
 

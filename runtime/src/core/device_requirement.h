@@ -12,11 +12,13 @@
 #include <string>
 #include <string_view>
 
+#include "accel_common/environment_variables.h"
 #include "spi/status.h"
 
 namespace accel::detail {
 
-inline constexpr const char* kRequireDevicesVariable = "ACCEL_REQUIRE_DEVICES";
+inline constexpr const char* kRequireDevicesVariable =
+    ::accel::common::environment_variable_name("ACCEL_REQUIRE_DEVICES");
 
 // The number of devices `value` requires (nullopt = unset); kConfig when malformed:
 // "ACCEL_REQUIRE_DEVICES='<value>': expected the number of devices the program requires

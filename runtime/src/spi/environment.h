@@ -1,5 +1,7 @@
 #pragma once
-// Reading and setting environment variables from any thread.
+// Reading and setting environment variables from any thread. Callers name a variable
+// through accel::common::environment_variable_name() (accel_common/environment_variables.h),
+// so every variable the runtime reads is a row of the one environment table.
 //
 // Note [Environment reads]
 // glibc's setenv() may move the environment array and free the old one while getenv() in

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "accel_common/environment_variables.h"
 #include "backends/cuda/cuda_backend_impl.h"
 #include "backends/cuda/cuda_device_facts.h"
 #include "spi/device_limits.h"
@@ -86,13 +87,15 @@ CudaBackend::~CudaBackend() {
 // ---- library loading ----------------------------------------------------------------------
 
 const DriverLoad* CudaBackend::driver_load() noexcept {
-  return load_once<DriverLibrary>(driver_load_, paths_.driver, "ACCEL_CUDA_DRIVER", "libcuda.so.1",
-                                  &kDriverNotLoadedOutOfMemory);
+  return load_once<DriverLibrary>(driver_load_, paths_.driver,
+                                  ::accel::common::environment_variable_name("ACCEL_CUDA_DRIVER"),
+                                  "libcuda.so.1", &kDriverNotLoadedOutOfMemory);
 }
 
 const NvmlLoad* CudaBackend::nvml_load() noexcept {
-  return load_once<NvmlLibrary>(nvml_load_, paths_.nvml, "ACCEL_NVML_LIBRARY", "libnvidia-ml.so.1",
-                                &kNvmlNotLoadedOutOfMemory);
+  return load_once<NvmlLibrary>(nvml_load_, paths_.nvml,
+                                ::accel::common::environment_variable_name("ACCEL_NVML_LIBRARY"),
+                                "libnvidia-ml.so.1", &kNvmlNotLoadedOutOfMemory);
 }
 
 Status CudaBackend::driver_unusable() noexcept {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "accel_common/environment_variables.h"
 #include "backends/cuda/cuda_backend_impl.h"
 #include "backends/cuda/cuda_visibility.h"
 #include "spi/environment.h"
@@ -18,7 +19,8 @@ using cuda_abi::CUDA_SUCCESS;
 using cuda_abi::CUresult;
 
 std::optional<std::string_view> visible_devices_variable() {
-  const char* value = ::accel::detail::environment_variable("CUDA_VISIBLE_DEVICES");
+  const char* value = ::accel::detail::environment_variable(
+      ::accel::common::environment_variable_name("CUDA_VISIBLE_DEVICES"));
   if (value == nullptr) return std::nullopt;
   return std::string_view(value);
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "accel_common/bounded_file.h"
+#include "accel_common/environment_variables.h"
 #include "backends/level_zero/ze_backend_impl.h"
 #include "backends/level_zero/ze_device_facts.h"
 #include "backends/level_zero/ze_streams.h"
@@ -23,7 +24,10 @@ namespace {
 
 std::atomic<std::uint64_t> g_next_backend_id{1};
 
-constexpr const char* kAltDriversVariable = "ZE_ENABLE_ALT_DRIVERS";
+constexpr const char* kAltDriversVariable =
+    ::accel::common::environment_variable_name("ZE_ENABLE_ALT_DRIVERS");
+constexpr const char* kSysmanVariable =
+    ::accel::common::environment_variable_name("ZES_ENABLE_SYSMAN");
 
 // What a load reports when even its failure could not be recorded. Built when the library
 // loads (no function-local static guard a fork could catch).
@@ -69,8 +73,9 @@ ze_result_t LevelZeroBackend::ze_init_once() noexcept {
   // Without zesInit, memory_info's free bytes come from the legacy Sysman route, which
   // the driver enables only if ZES_ENABLE_SYSMAN=1 is set when zeInit runs. A value
   // the user set (even "0") is theirs. With zesInit the backend never sets it.
-  if (api->zesInit == nullptr && ::accel::detail::environment_variable("ZES_ENABLE_SYSMAN") == nullptr) {
-    set_environment_default("ZES_ENABLE_SYSMAN", "1");  // Note [Environment reads]
+  if (api->zesInit == nullptr &&
+      ::accel::detail::environment_variable(kSysmanVariable) == nullptr) {
+    set_environment_default(kSysmanVariable, "1");  // Note [Environment reads]
   }
   ze_init_started_pid_.store(getpid());
   ze_init_result_ = api->zeInit(0);  // all driver types, once per process

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "accel_common/environment_variables.h"
 #include "backends/level_zero/ze_backend_impl.h"
 #include "backends/level_zero/ze_status.h"
 #include "backends/level_zero/ze_visibility.h"
@@ -333,7 +334,9 @@ Result<int> probe_timeout_ms() {
 
 std::string count_cache_key() {
   std::string key;
-  for (const char* variable : {kAffinityMaskVariable, kHierarchyVariable, "ZE_ENABLE_ALT_DRIVERS"}) {
+  constexpr const char* kAltDriversVariable =
+      ::accel::common::environment_variable_name("ZE_ENABLE_ALT_DRIVERS");
+  for (const char* variable : {kAffinityMaskVariable, kHierarchyVariable, kAltDriversVariable}) {
     const char* value = ::accel::detail::environment_variable(variable);
     key += value ? "=" + std::string(value) : std::string("-");
     key += '\x1f';

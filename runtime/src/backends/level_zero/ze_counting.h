@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "accel_abi/level_zero.h"
+#include "accel_common/environment_variables.h"
 #include "spi/status.h"
 
 namespace accel::detail::level_zero {
@@ -83,7 +84,8 @@ struct ForkSafeCount {
   std::string reason;      // why -1, or what the probe child reported (zeInit failed: ...)
 };
 
-inline constexpr const char* kProbeTimeoutVariable = "ACCEL_LEVEL_ZERO_PROBE_TIMEOUT_MS";
+inline constexpr const char* kProbeTimeoutVariable =
+    ::accel::common::environment_variable_name("ACCEL_LEVEL_ZERO_PROBE_TIMEOUT_MS");
 inline constexpr int kDefaultProbeTimeoutMs = 10'000;
 
 // ACCEL_LEVEL_ZERO_PROBE_TIMEOUT_MS: a positive decimal number of milliseconds, or unset

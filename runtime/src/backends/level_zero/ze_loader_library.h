@@ -25,11 +25,13 @@
 #include <string>
 
 #include "accel_abi/level_zero.h"
+#include "accel_common/environment_variables.h"
 #include "spi/status.h"
 
 namespace accel::detail::level_zero {
 
-inline constexpr const char* kLoaderVariable = "ACCEL_LEVEL_ZERO_LOADER";
+inline constexpr const char* kLoaderVariable =
+    ::accel::common::environment_variable_name("ACCEL_LEVEL_ZERO_LOADER");
 inline constexpr const char* kDefaultLoader = "libze_loader.so.1";
 
 struct ZeLoader {

@@ -25,12 +25,15 @@
 #include <string_view>
 #include <vector>
 
+#include "accel_common/environment_variables.h"
 #include "spi/status.h"
 
 namespace accel::detail::level_zero {
 
-inline constexpr const char* kAffinityMaskVariable = "ZE_AFFINITY_MASK";
-inline constexpr const char* kHierarchyVariable = "ZE_FLAT_DEVICE_HIERARCHY";
+inline constexpr const char* kAffinityMaskVariable =
+    ::accel::common::environment_variable_name("ZE_AFFINITY_MASK");
+inline constexpr const char* kHierarchyVariable =
+    ::accel::common::environment_variable_name("ZE_FLAT_DEVICE_HIERARCHY");
 
 // OK, or kConfig "ZE_AFFINITY_MASK='0,x': entry 'x' is not a device index (expected N or
 // N.M, e.g. '0,1.0')". nullopt: unset.

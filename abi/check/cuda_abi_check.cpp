@@ -102,6 +102,17 @@ template <>
 struct ToToolkit<abi::CUmemAllocationGranularity_flags> {
   using type = ::CUmemAllocationGranularity_flags;
 };
+// The fragments' types (accel_abi/cuda/*.h) keep their cuda.h names: each maps to the
+// toolkit's and has its size and alignment.
+#define CHECK_FRAGMENT_TYPE(name)                                               \
+  template <>                                                                   \
+  struct ToToolkit<abi::name> {                                                 \
+    using type = ::name;                                                        \
+  };                                                                            \
+  static_assert(sizeof(abi::name) == sizeof(::name), "size differs from cuda.h: " #name); \
+  static_assert(alignof(abi::name) == alignof(::name), "alignment differs from cuda.h: " #name);
+ACCEL_CUDA_FRAGMENT_TYPES(CHECK_FRAGMENT_TYPE)
+#undef CHECK_FRAGMENT_TYPE
 // Flag parameters are plain unsigned int in cuda.h; the ABI's flag enums are for values.
 template <class T>
 struct ToToolkit<T*> {
@@ -128,6 +139,20 @@ ACCEL_CUDA_RESULTS(CHECK_RESULT)
                 "function type differs from cudaTypedefs.h: " #name " v" #version);
 ACCEL_CUDA_ENTRY_POINTS(CHECK_ENTRY_POINT)
 #undef CHECK_ENTRY_POINT
+
+// The per-thread default-stream variants: cudaTypedefs.h's PFN_<name>_v<version>_pt<ds|sz>.
+#define CHECK_PER_THREAD(name, version, symbol, variant, pt_version, suffix, params, args, traits) \
+  static_assert(std::is_same_v<to_toolkit_t<abi::PFN_##name##_v##pt_version##suffix>,               \
+                               ::PFN_##name##_v##pt_version##suffix>,                                \
+                "function type differs from cudaTypedefs.h: " #name " v" #pt_version #suffix);
+ACCEL_CUDA_PER_THREAD_TABLE(CHECK_PER_THREAD)
+#undef CHECK_PER_THREAD
+
+#define CHECK_FRAGMENT_CONSTANT(name)                                          \
+  static_assert(static_cast<long long>(abi::name) == static_cast<long long>(::name), \
+                "value differs from cuda.h: " #name);
+ACCEL_CUDA_FRAGMENT_CONSTANTS(CHECK_FRAGMENT_CONSTANT)
+#undef CHECK_FRAGMENT_CONSTANT
 
 static_assert(std::is_same_v<to_toolkit_t<abi::PFN_cuGetProcAddress_v12000>,
                              ::PFN_cuGetProcAddress_v12000>);

@@ -7,8 +7,14 @@ namespace {
 
 // The symbols each load looks up, generated from the same rows as the slots.
 #define ACCEL_TEST_CUDA_NAME(name, version, symbol, params) #symbol,
-constexpr std::string_view kCudaSymbols[] = {
-    ACCEL_CUDA_ENTRY_POINTS(ACCEL_TEST_CUDA_NAME) "cuGetProcAddress_v2", "cuGetProcAddress"};
+#define ACCEL_TEST_CUDA_PT_NAME(name, version, symbol, variant, pt_version, suffix, params, args, \
+                                traits)                                                          \
+  #variant,
+constexpr std::string_view kCudaSymbols[] = {ACCEL_CUDA_ENTRY_POINTS(ACCEL_TEST_CUDA_NAME)
+                                                 ACCEL_CUDA_PER_THREAD_TABLE(ACCEL_TEST_CUDA_PT_NAME)
+                                                     "cuGetProcAddress_v2",
+                                             "cuGetProcAddress"};
+#undef ACCEL_TEST_CUDA_PT_NAME
 #undef ACCEL_TEST_CUDA_NAME
 #define ACCEL_TEST_NVML_NAME(symbol, ret, params) #symbol,
 constexpr std::string_view kNvmlSymbols[] = {ACCEL_NVML_ENTRY_POINTS(ACCEL_TEST_NVML_NAME)};
@@ -68,6 +74,11 @@ LoadReport load_cuda_entry_points(const std::string& file, CudaEntryPoints& out,
   resolve(out.handle, out.symbol, #symbol, report);
   ACCEL_CUDA_ENTRY_POINTS(ACCEL_TEST_CUDA_RESOLVE)
 #undef ACCEL_TEST_CUDA_RESOLVE
+#define ACCEL_TEST_CUDA_PT_RESOLVE(name, version, symbol, variant, pt_version, suffix, params, \
+                                   args, traits)                                              \
+  resolve(out.handle, out.variant, #variant, report);
+  ACCEL_CUDA_PER_THREAD_TABLE(ACCEL_TEST_CUDA_PT_RESOLVE)
+#undef ACCEL_TEST_CUDA_PT_RESOLVE
   resolve(out.handle, out.cuGetProcAddress_v2, "cuGetProcAddress_v2", report);
   resolve(out.handle, out.cuGetProcAddress, "cuGetProcAddress", report);
   return report;

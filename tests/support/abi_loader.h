@@ -40,6 +40,12 @@ struct CudaEntryPoints {
   cuda_abi::PFN_##name##_v##version symbol = nullptr;
   ACCEL_CUDA_ENTRY_POINTS(ACCEL_TEST_CUDA_SLOT)
 #undef ACCEL_TEST_CUDA_SLOT
+  // The per-thread default-stream variants (cuMemcpyAsync_ptsz), same types as their rows.
+#define ACCEL_TEST_CUDA_PT_SLOT(name, version, symbol, variant, pt_version, suffix, params, args, \
+                                traits)                                                          \
+  cuda_abi::PFN_##name##_v##version variant = nullptr;
+  ACCEL_CUDA_PER_THREAD_TABLE(ACCEL_TEST_CUDA_PT_SLOT)
+#undef ACCEL_TEST_CUDA_PT_SLOT
   // The resolver is no row of the table: it is found with dlsym, never through itself.
   cuda_abi::PFN_cuGetProcAddress_v12000 cuGetProcAddress_v2 = nullptr;
   cuda_abi::PFN_cuGetProcAddress_v11030 cuGetProcAddress = nullptr;

@@ -465,22 +465,41 @@ enum EntryTraits : unsigned {
                               // top, whatever the trait.
   kAnswersAfterFork = 1u << 3,  // answers in a child forked after cuInit (no pid gate);
                                 // recorded on real hardware (docs/HARDWARE.md)
+  kNotSupportedByDesign = 1u << 4,  // exported so that programs load and bind it, and answers
+                                    // CUDA_ERROR_NOT_SUPPORTED for every argument once past
+                                    // the gates: the simulation does not model what it needs
+                                    // (CUDA arrays, graphics interop); listed as such in
+                                    // docs/CUDA_DRIVER_COVERAGE.md
 };
 
-// The entry points, each once, one row each:
-//   X(base name, introducing version, exported symbol, (parameters), (arguments), traits)
+// The entry points, each once, one row each. A row is one of
+//   R(X, E, base name, introducing version, exported symbol, (parameters), (arguments), traits)
+//   P(X, E, ..the same.., per-thread version, per-thread suffix)
 // The exported symbol is what cuda.h's macros turn the base name into (cuMemAlloc ->
-// cuMemAlloc_v2); cuGetProcAddress takes the base name. The arguments repeat the parameter
+// cuMemAlloc_v2); cuGetProcAddress takes the base name. Several rows may share a base name
+// at different versions (cuCtxCreate_v2, _v3, _v4): cuGetProcAddress serves the newest at
+// or below the version asked for, so the exported symbol is a row's identity. A P row also
+// has a per-thread default-stream variant, exported as <symbol><suffix> (cuda.h's
+// __CUDA_API_PTDS / __CUDA_API_PTSZ: _ptds for calls that use the default stream
+// implicitly, _ptsz for calls that take a stream), introduced at the per-thread version
+// (cudaTypedefs.h's PFN_<name>_v<version>_pt<ds|sz>) and served by cuGetProcAddress under
+// CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM. The arguments repeat the parameter
 // names so that a forwarder can be generated (the preprocessor cannot take a parameter
 // list apart). Traits are EntryTraits names, written unqualified: expand the table where
 // accel::cuda_abi's names are visible.
 //
-// Adding an entry point: one row here, plus its implementation in the mock
-// (mockdev::cuda::impl::<base name>, mockdev/src/cuda/); the runtime's resolver, the mock's
-// forwarders, cuGetProcAddress table, export list (libcuda.map) and type checks are all
+// The rows below are the ones the runtime's CUDA backend resolves at load
+// (ACCEL_CUDA_RUNTIME_ENTRY_POINTS): a driver lacking one cannot back the runtime. The
+// rest of the driver surface the simulated libcuda.so.1 serves to other programs is in
+// the accel_abi/cuda/*.h fragments, one per group, which the runtime never resolves.
+//
+// Adding an entry point: one row (here if the runtime calls it, else in its group's
+// fragment), plus its implementation in the mock (mockdev::cuda::impl::<exported symbol>,
+// mockdev/src/cuda/); the mock's forwarders, cuGetProcAddress table, export list
+// (libcuda.map), the runtime's resolver for rows here, and the type checks are all
 // generated from the row. Where the toolkit is installed, abi/check proves the row's
 // PFN type equal to cudaTypedefs.h.
-#define ACCEL_CUDA_DRIVER_ROWS_(R, X, E)                                                           \
+#define ACCEL_CUDA_RUNTIME_ROWS_(R, P, X, E)                                                          \
   R(X, E, cuInit, 2000, cuInit, (unsigned int flags), (flags), kLegalInCapture)                    \
   R(X, E, cuDriverGetVersion, 2020, cuDriverGetVersion, (int* driver_version), (driver_version),   \
     kLegalInCapture | kAnswersAfterFork)                                                           \
@@ -527,19 +546,19 @@ enum EntryTraits : unsigned {
   R(X, E, cuCtxGetStreamPriorityRange, 5050, cuCtxGetStreamPriorityRange, (int* least_priority, int* greatest_priority), (least_priority, greatest_priority), kNeedsInit | kLegalInCapture) \
   R(X, E, cuStreamCreate, 2000, cuStreamCreate, (CUstream * stream, unsigned int flags), (stream, flags), kNeedsInit | kTouchesDevice | kLegalInCapture) \
   R(X, E, cuStreamCreateWithPriority, 5050, cuStreamCreateWithPriority, (CUstream * stream, unsigned int flags, int priority), (stream, flags, priority), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuStreamGetPriority, 5050, cuStreamGetPriority, (CUstream stream, int* priority), (stream, priority), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuStreamGetFlags, 5050, cuStreamGetFlags, (CUstream stream, unsigned int* flags), (stream, flags), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuStreamGetId, 12000, cuStreamGetId, (CUstream stream, unsigned long long* stream_id), (stream, stream_id), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuStreamGetCtx, 9020, cuStreamGetCtx, (CUstream stream, CUcontext * ctx), (stream, ctx), kNeedsInit | kLegalInCapture) \
+  P(X, E, cuStreamGetPriority, 5050, cuStreamGetPriority, (CUstream stream, int* priority), (stream, priority), kNeedsInit | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuStreamGetFlags, 5050, cuStreamGetFlags, (CUstream stream, unsigned int* flags), (stream, flags), kNeedsInit | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuStreamGetId, 12000, cuStreamGetId, (CUstream stream, unsigned long long* stream_id), (stream, stream_id), kNeedsInit | kLegalInCapture, 12000, _ptsz) \
+  P(X, E, cuStreamGetCtx, 9020, cuStreamGetCtx, (CUstream stream, CUcontext * ctx), (stream, ctx), kNeedsInit | kLegalInCapture, 9020, _ptsz) \
   R(X, E, cuStreamDestroy, 4000, cuStreamDestroy_v2, (CUstream stream), (stream), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuStreamQuery, 2000, cuStreamQuery, (CUstream stream), (stream), kNeedsInit | kTouchesDevice) \
-  R(X, E, cuStreamSynchronize, 2000, cuStreamSynchronize, (CUstream stream), (stream), kNeedsInit | kTouchesDevice) \
-  R(X, E, cuStreamWaitEvent, 3020, cuStreamWaitEvent, (CUstream stream, CUevent event, unsigned int flags), (stream, event, flags), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuStreamAddCallback, 5000, cuStreamAddCallback, (CUstream stream, CUstreamCallback callback, void* user_data, unsigned int flags), (stream, callback, user_data, flags), kNeedsInit | kTouchesDevice) \
-  R(X, E, cuLaunchHostFunc, 10000, cuLaunchHostFunc, (CUstream stream, CUhostFn fn, void* user_data), (stream, fn, user_data), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  P(X, E, cuStreamQuery, 2000, cuStreamQuery, (CUstream stream), (stream), kNeedsInit | kTouchesDevice, 7000, _ptsz) \
+  P(X, E, cuStreamSynchronize, 2000, cuStreamSynchronize, (CUstream stream), (stream), kNeedsInit | kTouchesDevice, 7000, _ptsz) \
+  P(X, E, cuStreamWaitEvent, 3020, cuStreamWaitEvent, (CUstream stream, CUevent event, unsigned int flags), (stream, event, flags), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuStreamAddCallback, 5000, cuStreamAddCallback, (CUstream stream, CUstreamCallback callback, void* user_data, unsigned int flags), (stream, callback, user_data, flags), kNeedsInit | kTouchesDevice, 7000, _ptsz) \
+  P(X, E, cuLaunchHostFunc, 10000, cuLaunchHostFunc, (CUstream stream, CUhostFn fn, void* user_data), (stream, fn, user_data), kNeedsInit | kTouchesDevice | kLegalInCapture, 10000, _ptsz) \
   R(X, E, cuEventCreate, 2000, cuEventCreate, (CUevent * event, unsigned int flags), (event, flags), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuEventRecord, 2000, cuEventRecord, (CUevent event, CUstream stream), (event, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuEventRecordWithFlags, 11010, cuEventRecordWithFlags, (CUevent event, CUstream stream, unsigned int flags), (event, stream, flags), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  P(X, E, cuEventRecord, 2000, cuEventRecord, (CUevent event, CUstream stream), (event, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuEventRecordWithFlags, 11010, cuEventRecordWithFlags, (CUevent event, CUstream stream, unsigned int flags), (event, stream, flags), kNeedsInit | kTouchesDevice | kLegalInCapture, 11010, _ptsz) \
   R(X, E, cuEventQuery, 2000, cuEventQuery, (CUevent event), (event), kNeedsInit | kTouchesDevice) \
   R(X, E, cuEventSynchronize, 2000, cuEventSynchronize, (CUevent event), (event), kNeedsInit | kTouchesDevice) \
   R(X, E, cuEventDestroy, 4000, cuEventDestroy_v2, (CUevent event), (event), kNeedsInit | kLegalInCapture) \
@@ -549,31 +568,31 @@ enum EntryTraits : unsigned {
   R(X, E, cuMemFreeHost, 2000, cuMemFreeHost, (void* pointer), (pointer), kNeedsInit) \
   R(X, E, cuMemHostRegister, 6050, cuMemHostRegister_v2, (void* pointer, std::size_t bytes, unsigned int flags), (pointer, bytes, flags), kNeedsInit | kTouchesDevice) \
   R(X, E, cuMemHostUnregister, 4000, cuMemHostUnregister, (void* pointer), (pointer), kNeedsInit) \
-  R(X, E, cuMemcpyHtoD, 3020, cuMemcpyHtoD_v2, (CUdeviceptr dst, const void* src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyDtoH, 3020, cuMemcpyDtoH_v2, (void* dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyDtoD, 3020, cuMemcpyDtoD_v2, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpy, 4000, cuMemcpy, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyPeer, 4000, cuMemcpyPeer, (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes), (dst, dst_ctx, src, src_ctx, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyHtoDAsync, 3020, cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyDtoHAsync, 3020, cuMemcpyDtoHAsync_v2, (void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyDtoDAsync, 3020, cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyAsync, 4000, cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemcpyPeerAsync, 4000, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes, CUstream stream), (dst, dst_ctx, src, src_ctx, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemsetD8, 3020, cuMemsetD8_v2, (CUdeviceptr dst, unsigned char value, std::size_t count), (dst, value, count), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemsetD32, 3020, cuMemsetD32_v2, (CUdeviceptr dst, unsigned int value, std::size_t count), (dst, value, count), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemsetD8Async, 3020, cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream), (dst, value, count, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuMemsetD32Async, 3020, cuMemsetD32Async, (CUdeviceptr dst, unsigned int value, std::size_t count, CUstream stream), (dst, value, count, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  P(X, E, cuMemcpyHtoD, 3020, cuMemcpyHtoD_v2, (CUdeviceptr dst, const void* src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptds) \
+  P(X, E, cuMemcpyDtoH, 3020, cuMemcpyDtoH_v2, (void* dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptds) \
+  P(X, E, cuMemcpyDtoD, 3020, cuMemcpyDtoD_v2, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptds) \
+  P(X, E, cuMemcpy, 4000, cuMemcpy, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes), (dst, src, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptds) \
+  P(X, E, cuMemcpyPeer, 4000, cuMemcpyPeer, (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes), (dst, dst_ctx, src, src_ctx, bytes), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptds) \
+  P(X, E, cuMemcpyHtoDAsync, 3020, cuMemcpyHtoDAsync_v2, (CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuMemcpyDtoHAsync, 3020, cuMemcpyDtoHAsync_v2, (void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuMemcpyDtoDAsync, 3020, cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuMemcpyAsync, 4000, cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream), (dst, src, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuMemcpyPeerAsync, 4000, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, std::size_t bytes, CUstream stream), (dst, dst_ctx, src, src_ctx, bytes, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuMemsetD8, 3020, cuMemsetD8_v2, (CUdeviceptr dst, unsigned char value, std::size_t count), (dst, value, count), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptds) \
+  P(X, E, cuMemsetD32, 3020, cuMemsetD32_v2, (CUdeviceptr dst, unsigned int value, std::size_t count), (dst, value, count), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptds) \
+  P(X, E, cuMemsetD8Async, 3020, cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream), (dst, value, count, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuMemsetD32Async, 3020, cuMemsetD32Async, (CUdeviceptr dst, unsigned int value, std::size_t count, CUstream stream), (dst, value, count, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
   R(X, E, cuModuleLoadData, 2000, cuModuleLoadData, (CUmodule * module, const void* image), (module, image), kNeedsInit | kLegalInCapture) \
   R(X, E, cuModuleUnload, 2000, cuModuleUnload, (CUmodule module), (module), kNeedsInit | kLegalInCapture) \
   R(X, E, cuModuleGetFunction, 2000, cuModuleGetFunction, (CUfunction * function, CUmodule module, const char* name), (function, module, name), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuLaunchKernel, 4000, cuLaunchKernel, (CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, CUstream stream, void** params, void** extra), (f, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes, stream, params, extra), kNeedsInit | kTouchesDevice | kLegalInCapture) \
-  R(X, E, cuStreamBeginCapture, 10010, cuStreamBeginCapture_v2, (CUstream stream, CUstreamCaptureMode mode), (stream, mode), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuStreamEndCapture, 10000, cuStreamEndCapture, (CUstream stream, CUgraph * graph), (stream, graph), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuStreamIsCapturing, 10000, cuStreamIsCapturing, (CUstream stream, CUstreamCaptureStatus * status), (stream, status), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuStreamGetCaptureInfo, 12030, cuStreamGetCaptureInfo_v3, (CUstream stream, CUstreamCaptureStatus * status, cuuint64_t * id, CUgraph * graph, const CUgraphNode** dependencies, const CUgraphEdgeData** edge_data, std::size_t * dependency_count), (stream, status, id, graph, dependencies, edge_data, dependency_count), kNeedsInit | kLegalInCapture) \
+  P(X, E, cuLaunchKernel, 4000, cuLaunchKernel, (CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z, unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes, CUstream stream, void** params, void** extra), (f, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes, stream, params, extra), kNeedsInit | kTouchesDevice | kLegalInCapture, 7000, _ptsz) \
+  P(X, E, cuStreamBeginCapture, 10010, cuStreamBeginCapture_v2, (CUstream stream, CUstreamCaptureMode mode), (stream, mode), kNeedsInit | kLegalInCapture, 10010, _ptsz) \
+  P(X, E, cuStreamEndCapture, 10000, cuStreamEndCapture, (CUstream stream, CUgraph * graph), (stream, graph), kNeedsInit | kLegalInCapture, 10000, _ptsz) \
+  P(X, E, cuStreamIsCapturing, 10000, cuStreamIsCapturing, (CUstream stream, CUstreamCaptureStatus * status), (stream, status), kNeedsInit | kLegalInCapture, 10000, _ptsz) \
+  P(X, E, cuStreamGetCaptureInfo, 12030, cuStreamGetCaptureInfo_v3, (CUstream stream, CUstreamCaptureStatus * status, cuuint64_t * id, CUgraph * graph, const CUgraphNode** dependencies, const CUgraphEdgeData** edge_data, std::size_t * dependency_count), (stream, status, id, graph, dependencies, edge_data, dependency_count), kNeedsInit | kLegalInCapture, 12030, _ptsz) \
   R(X, E, cuThreadExchangeStreamCaptureMode, 10010, cuThreadExchangeStreamCaptureMode, (CUstreamCaptureMode * mode), (mode), kNeedsInit | kLegalInCapture) \
   R(X, E, cuGraphInstantiateWithFlags, 11040, cuGraphInstantiateWithFlags, (CUgraphExec * exec, CUgraph graph, unsigned long long flags), (exec, graph, flags), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuGraphLaunch, 10000, cuGraphLaunch, (CUgraphExec exec, CUstream stream), (exec, stream), kNeedsInit | kTouchesDevice | kLegalInCapture) \
+  P(X, E, cuGraphLaunch, 10000, cuGraphLaunch, (CUgraphExec exec, CUstream stream), (exec, stream), kNeedsInit | kTouchesDevice | kLegalInCapture, 10000, _ptsz) \
   R(X, E, cuGraphDestroy, 10000, cuGraphDestroy, (CUgraph graph), (graph), kNeedsInit | kLegalInCapture) \
   R(X, E, cuGraphExecDestroy, 10000, cuGraphExecDestroy, (CUgraphExec exec), (exec), kNeedsInit | kLegalInCapture) \
   R(X, E, cuDeviceCanAccessPeer, 4000, cuDeviceCanAccessPeer, (int* can_access, CUdevice device, CUdevice peer), (can_access, device, peer), kNeedsInit | kLegalInCapture) \
@@ -589,27 +608,101 @@ enum EntryTraits : unsigned {
   R(X, E, cuMemUnmap, 10020, cuMemUnmap, (CUdeviceptr ptr, std::size_t size), (ptr, size), kNeedsInit) \
   R(X, E, cuMemSetAccess, 10020, cuMemSetAccess, (CUdeviceptr ptr, std::size_t size, const CUmemAccessDesc* desc, std::size_t count), (ptr, size, desc, count), kNeedsInit)
 
+}  // namespace accel::cuda_abi
+
+// The driver surface beyond the runtime's, one fragment per group (each defines
+// ACCEL_CUDA_<GROUP>_ROWS_(R, P, X, E) and the types its rows use).
+#define ACCEL_CUDA_DRIVER_FRAGMENT_
+#include "accel_abi/cuda/contexts.h"
+#include "accel_abi/cuda/ipc.h"
+#include "accel_abi/cuda/memory.h"
+#include "accel_abi/cuda/memory_copies.h"
+#include "accel_abi/cuda/memory_pools.h"
+#include "accel_abi/cuda/modules.h"
+#include "accel_abi/cuda/versions.h"
+#undef ACCEL_CUDA_DRIVER_FRAGMENT_
+
+namespace accel::cuda_abi {
+
+#define ACCEL_CUDA_ALL_ROWS_(R, P, X, E) \
+  ACCEL_CUDA_RUNTIME_ROWS_(R, P, X, E)   \
+  ACCEL_CUDA_CONTEXT_ROWS_(R, P, X, E)   \
+  ACCEL_CUDA_IPC_ROWS_(R, P, X, E)       \
+  ACCEL_CUDA_MEMORY_ROWS_(R, P, X, E)    \
+  ACCEL_CUDA_COPY_ROWS_(R, P, X, E)      \
+  ACCEL_CUDA_POOL_ROWS_(R, P, X, E)      \
+  ACCEL_CUDA_MODULE_ROWS_(R, P, X, E)    \
+  ACCEL_CUDA_VERSIONED_ROWS_(R, P, X, E)
+
+// The fragments' types and enumerators, by their cuda.h names (abi/check proves them).
+#define ACCEL_CUDA_FRAGMENT_TYPES(T) \
+  ACCEL_CUDA_CONTEXT_TYPES(T)        \
+  ACCEL_CUDA_IPC_TYPES(T)            \
+  ACCEL_CUDA_MEMORY_TYPES(T)         \
+  ACCEL_CUDA_COPY_TYPES(T)           \
+  ACCEL_CUDA_POOL_TYPES(T)           \
+  ACCEL_CUDA_MODULE_TYPES(T)         \
+  ACCEL_CUDA_VERSIONED_TYPES(T)
+#define ACCEL_CUDA_FRAGMENT_CONSTANTS(C) \
+  ACCEL_CUDA_CONTEXT_CONSTANTS(C)        \
+  ACCEL_CUDA_IPC_CONSTANTS(C)            \
+  ACCEL_CUDA_MEMORY_CONSTANTS(C)         \
+  ACCEL_CUDA_COPY_CONSTANTS(C)           \
+  ACCEL_CUDA_POOL_CONSTANTS(C)           \
+  ACCEL_CUDA_MODULE_CONSTANTS(C)         \
+  ACCEL_CUDA_VERSIONED_CONSTANTS(C)
+
 // E is always empty: pasting it onto a name (E ## name) keeps the preprocessor from
 // expanding the name on its way to X. Without it, where the toolkit's cuda.h is included
 // (abi/check), its macros (#define cuDeviceTotalMem cuDeviceTotalMem_v2) would rename the
 // base names before X sees them.
 #define ACCEL_CUDA_APPLY_ROW_(X, E, name, version, symbol, params, args, traits) \
   X(E##name, version, E##symbol, params, args, traits)
+#define ACCEL_CUDA_APPLY_P_ROW_(X, E, name, version, symbol, params, args, traits, pt_version, \
+                                suffix)                                                       \
+  X(E##name, version, E##symbol, params, args, traits)
 #define ACCEL_CUDA_NARROW_ROW_(X, E, name, version, symbol, params, args, traits) \
   X(E##name, version, E##symbol, params)
+#define ACCEL_CUDA_NARROW_P_ROW_(X, E, name, version, symbol, params, args, traits, pt_version, \
+                                 suffix)                                                       \
+  X(E##name, version, E##symbol, params)
+#define ACCEL_CUDA_SKIP_ROW_(X, E, name, version, symbol, params, args, traits)
+#define ACCEL_CUDA_SKIP_P_ROW_(X, E, name, version, symbol, params, args, traits, pt_version, \
+                               suffix)
+#define ACCEL_CUDA_PER_THREAD_ROW_(X, E, name, version, symbol, params, args, traits, pt_version, \
+                                   suffix)                                                       \
+  X(E##name, version, E##symbol, E##symbol##suffix, pt_version, suffix, params, args, traits)
 
-// The whole table: X(name, version, symbol, (parameters), (arguments), traits).
-#define ACCEL_CUDA_DRIVER_TABLE(X) ACCEL_CUDA_DRIVER_ROWS_(ACCEL_CUDA_APPLY_ROW_, X, )
+// Every row: X(name, version, symbol, (parameters), (arguments), traits). The simulated
+// driver implements and exports this.
+#define ACCEL_CUDA_DRIVER_TABLE(X) \
+  ACCEL_CUDA_ALL_ROWS_(ACCEL_CUDA_APPLY_ROW_, ACCEL_CUDA_APPLY_P_ROW_, X, )
 
-// The table without the forwarding and trait columns: X(name, version, symbol,
-// (parameters)). The runtime's CUDA backend resolves its entry points with this one.
-#define ACCEL_CUDA_ENTRY_POINTS(X) ACCEL_CUDA_DRIVER_ROWS_(ACCEL_CUDA_NARROW_ROW_, X, )
+// The per-thread default-stream variants of the P rows: X(name, version, symbol, variant
+// symbol, variant version, suffix, (parameters), (arguments), traits).
+#define ACCEL_CUDA_PER_THREAD_TABLE(X) \
+  ACCEL_CUDA_ALL_ROWS_(ACCEL_CUDA_SKIP_ROW_, ACCEL_CUDA_PER_THREAD_ROW_, X, )
 
-// PFN_<name>_v<version>, as cudaTypedefs.h names them.
+// Every row without the forwarding and trait columns: X(name, version, symbol,
+// (parameters)) (type checks, the tests' loader).
+#define ACCEL_CUDA_ENTRY_POINTS(X) \
+  ACCEL_CUDA_ALL_ROWS_(ACCEL_CUDA_NARROW_ROW_, ACCEL_CUDA_NARROW_P_ROW_, X, )
+
+// The runtime's rows only, narrow: the CUDA backend resolves exactly these.
+#define ACCEL_CUDA_RUNTIME_ENTRY_POINTS(X) \
+  ACCEL_CUDA_RUNTIME_ROWS_(ACCEL_CUDA_NARROW_ROW_, ACCEL_CUDA_NARROW_P_ROW_, X, )
+
+// PFN_<name>_v<version>, as cudaTypedefs.h names them; a per-thread variant has the same
+// function type as its row (cudaTypedefs.h's PFN_<name>_v<version>_pt<ds|sz>).
 #define ACCEL_CUDA_DECLARE_PFN(name, version, symbol, params) \
   using PFN_##name##_v##version = CUresult(*) params;
 ACCEL_CUDA_ENTRY_POINTS(ACCEL_CUDA_DECLARE_PFN)
 #undef ACCEL_CUDA_DECLARE_PFN
+#define ACCEL_CUDA_DECLARE_PT_PFN(name, version, symbol, variant, pt_version, suffix, params, \
+                                  args, traits)                                              \
+  using PFN_##name##_v##pt_version##suffix = PFN_##name##_v##version;
+ACCEL_CUDA_PER_THREAD_TABLE(ACCEL_CUDA_DECLARE_PT_PFN)
+#undef ACCEL_CUDA_DECLARE_PT_PFN
 
 // The resolver itself is found with dlsym, never through itself.
 using PFN_cuGetProcAddress_v12000 = CUresult (*)(const char* symbol, void** pfn, int cuda_version,

@@ -28,10 +28,18 @@ CUresult guarded(F&& body) noexcept {
 // One forwarder per row: MOCKDEV_EXPORT CUresult <symbol>(<params>) -> api::<name>(<args>).
 #define MOCKDEV_CUDA_FORWARDER(name, version, symbol, params, args, traits) \
   MOCKDEV_EXPORT CUresult symbol params {                                   \
-    return guarded([&] { return api::name args; });                         \
+    return guarded([&] { return api::symbol args; });                       \
   }
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_FORWARDER)
 #undef MOCKDEV_CUDA_FORWARDER
+// And one per per-thread default-stream variant: <variant>(<params>) -> api::<variant>.
+#define MOCKDEV_CUDA_PT_FORWARDER(name, version, symbol, variant, pt_version, suffix, params, \
+                                  args, traits)                                              \
+  MOCKDEV_EXPORT CUresult variant params {                                                   \
+    return guarded([&] { return api::variant args; });                                       \
+  }
+ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_CUDA_PT_FORWARDER)
+#undef MOCKDEV_CUDA_PT_FORWARDER
 
 MOCKDEV_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda_version,
                                             cuuint64_t flags,
@@ -50,31 +58,51 @@ namespace {
 // in a child forked while another thread was inside the dlopen() that loads this library:
 // the child inherits the library as "constructors run" with the table half-written, and
 // every lookup answers CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND.
+// A per-thread entry (per_thread true) is the variant of the row of the same name whose
+// version it names in `row_version`; the others have row_version == version.
 struct ProcEntry {
   std::string_view name;
   int version;
   void* (*function)();
+  bool per_thread = false;
+  int row_version = 0;
 };
 
 constexpr ProcEntry kProcTable[] = {
 #define MOCKDEV_PROC_ENTRY(name, version, symbol, params, args, traits) \
-  {#name, version, [] { return reinterpret_cast<void*>(&::symbol); }},
+  {#name, version, [] { return reinterpret_cast<void*>(&::symbol); }, false, version},
     ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_PROC_ENTRY)
 #undef MOCKDEV_PROC_ENTRY
-        {"cuGetProcAddress", 12000, [] { return reinterpret_cast<void*>(&::cuGetProcAddress_v2); }},
-    {"cuGetProcAddress", 11030, [] { return reinterpret_cast<void*>(&::cuGetProcAddress); }},
+#define MOCKDEV_PT_PROC_ENTRY(name, version, symbol, variant, pt_version, suffix, params, args, \
+                              traits)                                                          \
+  {#name, pt_version, [] { return reinterpret_cast<void*>(&::variant); }, true, version},
+        ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_PT_PROC_ENTRY)
+#undef MOCKDEV_PT_PROC_ENTRY
+            {"cuGetProcAddress", 12000,
+             [] { return reinterpret_cast<void*>(&::cuGetProcAddress_v2); }, false, 12000},
+    {"cuGetProcAddress", 11030, [] { return reinterpret_cast<void*>(&::cuGetProcAddress); },
+     false, 11030},
 };
 
 // Looks `symbol` up at `cuda_version` (already checked against the driver version): the
-// newest entry of that name introduced at or before it.
-CUresult resolve(const char* symbol, void** pfn, int cuda_version,
+// newest row of that name introduced at or before it; under
+// CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, that row's per-thread variant where it has
+// one (cuda.h: the variants exist for the entry points that use the default stream), else
+// the row itself. CU_GET_PROC_ADDRESS_DEFAULT and _LEGACY_STREAM serve the rows (the
+// driver's default stream is the legacy one).
+CUresult resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                  CUdriverProcAddressQueryResult* status) {
   const ProcEntry* best = nullptr;
   bool known = false;
   for (const ProcEntry& e : kProcTable) {
-    if (e.name != symbol) continue;
+    if (e.name != symbol || e.per_thread) continue;
     known = true;
     if (e.version <= cuda_version && (best == nullptr || e.version > best->version)) best = &e;
+  }
+  if (best != nullptr && (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0) {
+    for (const ProcEntry& e : kProcTable) {
+      if (e.per_thread && e.name == symbol && e.row_version == best->version) best = &e;
+    }
   }
   *pfn = best != nullptr ? best->function() : nullptr;
   if (status != nullptr) {
@@ -93,7 +121,7 @@ MOCKDEV_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int 
   return guarded([&] {
     CUresult rc = api::get_proc_address_check(true, symbol, pfn, cuda_version, flags);
     if (rc != CUDA_SUCCESS) return rc;
-    return resolve(symbol, pfn, cuda_version, symbol_status);
+    return resolve(symbol, pfn, cuda_version, flags, symbol_status);
   });
 }
 
@@ -102,7 +130,7 @@ MOCKDEV_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cud
   return guarded([&] {
     CUresult rc = api::get_proc_address_check(false, symbol, pfn, cuda_version, flags);
     if (rc != CUDA_SUCCESS) return rc;
-    return resolve(symbol, pfn, cuda_version, nullptr);
+    return resolve(symbol, pfn, cuda_version, flags, nullptr);
   });
 }
 
@@ -112,7 +140,14 @@ MOCKDEV_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cud
                 #symbol " does not match PFN_" #name "_v" #version);
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CHECK_TYPE)
 #undef MOCKDEV_CHECK_TYPE
+#define MOCKDEV_CHECK_PT_TYPE(name, version, symbol, variant, pt_version, suffix, params, args, \
+                              traits)                                                          \
+  static_assert(std::is_same_v<decltype(&::variant), PFN_##name##_v##pt_version##suffix>,       \
+                #variant " does not match PFN_" #name "_v" #pt_version #suffix);
+ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_CHECK_PT_TYPE)
+#undef MOCKDEV_CHECK_PT_TYPE
 static_assert(std::is_same_v<decltype(&::cuGetProcAddress_v2), PFN_cuGetProcAddress_v12000>);
 static_assert(std::is_same_v<decltype(&::cuGetProcAddress), PFN_cuGetProcAddress_v11030>);
-// The resolver rows of cuda/entry_points.h follow the table rows, in this order.
+// The resolver rows of cuda/entry_points.h follow the table rows and the per-thread
+// variants, in this order.
 static_assert(mockdev::cuda::kEntries.size() == std::size(kProcTable));

@@ -2,12 +2,16 @@
 // The simulated CUDA driver: one function per entry point of the mock libcuda.so.1, with
 // the driver's rules applied (Note [Driver call order]). Both sets of functions are
 // declared from ACCEL_CUDA_DRIVER_TABLE, so a new row declares them:
-//   mockdev::cuda::api::<base name>   what the facade (cuda_facade.cpp) forwards to: takes
-//                                     the engine lock and applies steps 1-4 from the row's
-//                                     traits (driver_entry.cpp), then calls
-//   mockdev::cuda::impl::<base name>  the entry point's own steps 5-7, written by hand
-//                                     (driver_init.cpp, driver_device.cpp,
-//                                     driver_context.cpp, driver_memory.cpp).
+//   mockdev::cuda::api::<symbol>   what the facade (cuda_facade.cpp) forwards to: takes
+//                                  the engine lock and applies steps 1-4 from the row's
+//                                  traits (driver_entry.cpp), then calls
+//   mockdev::cuda::impl::<symbol>  the entry point's own steps 5-7, written by hand
+//                                  (driver_*.cpp, one file per group of entry points).
+// Both are named by the row's exported symbol (cuMemAlloc_v2), which is unique where base
+// names are not (cuCtxCreate_v2 .. _v4). A per-thread default-stream variant
+// (cuMemcpyAsync_ptsz) has an api:: function of its own, counted under its own name, that
+// calls its row's impl:: function with the per-thread default stream in force
+// (Note [Per-thread default stream] in stream_objects.h).
 // Thread-safe; never throws except std::bad_alloc, which the facade turns into
 // CUDA_ERROR_UNKNOWN.
 //
@@ -37,9 +41,14 @@ using namespace accel::cuda_abi;  // NOLINT: vendor names read best unqualified 
 
 namespace api {
 #define MOCKDEV_CUDA_DECLARE_API(name, version, symbol, params, args, traits) \
-  CUresult name params MOCKDEV_EXCLUDES(core::g_engine_mutex);
+  CUresult symbol params MOCKDEV_EXCLUDES(core::g_engine_mutex);
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_DECLARE_API)
 #undef MOCKDEV_CUDA_DECLARE_API
+#define MOCKDEV_CUDA_DECLARE_PT_API(name, version, symbol, variant, pt_version, suffix, params, \
+                                    args, traits)                                              \
+  CUresult variant params MOCKDEV_EXCLUDES(core::g_engine_mutex);
+ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_CUDA_DECLARE_PT_API)
+#undef MOCKDEV_CUDA_DECLARE_PT_API
 
 // Steps 1-5 of cuGetProcAddress_v2 (`v2` true) or cuGetProcAddress:
 // CUDA_ERROR_INVALID_VALUE for a null symbol or pfn, unknown flags, or a cudaVersion above
@@ -51,7 +60,7 @@ CUresult get_proc_address_check(bool v2, const char* symbol, void** pfn, int cud
 
 namespace impl {
 #define MOCKDEV_CUDA_DECLARE_IMPL(name, version, symbol, params, args, traits) \
-  CUresult name params MOCKDEV_REQUIRES(core::g_engine_mutex);
+  CUresult symbol params MOCKDEV_REQUIRES(core::g_engine_mutex);
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_DECLARE_IMPL)
 #undef MOCKDEV_CUDA_DECLARE_IMPL
 }  // namespace impl

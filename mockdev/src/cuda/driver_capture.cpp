@@ -8,7 +8,7 @@
 
 namespace mockdev::cuda::impl {
 
-CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode) {
+CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode) {
   capture::StreamRef s;
   if (CUresult rc = capture::resolve(stream, &s); rc != CUDA_SUCCESS) return rc;
   return capture::begin(s, mode);
@@ -29,7 +29,7 @@ CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus* status) {
   return capture::status(s, status);
 }
 
-CUresult cuStreamGetCaptureInfo(CUstream stream, CUstreamCaptureStatus* status, cuuint64_t* id,
+CUresult cuStreamGetCaptureInfo_v3(CUstream stream, CUstreamCaptureStatus* status, cuuint64_t* id,
                                 CUgraph* graph, const CUgraphNode** dependencies,
                                 const CUgraphEdgeData** edge_data,
                                 std::size_t* dependency_count) {

@@ -41,7 +41,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   std::optional<int> p = physical_device(dev);
   if (!p) return CUDA_ERROR_INVALID_DEVICE;
   CUctx_st* primary = cuda_state().primary[static_cast<std::size_t>(*p)];

@@ -155,17 +155,17 @@ CUresult peer_copy(CUstream handle, CUdeviceptr dst, CUcontext dst_ctx, CUdevice
 
 }  // namespace
 
-CUresult cuMemcpyHtoD(CUdeviceptr dst, const void* src, std::size_t bytes) {
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t bytes) {
   return copy(nullptr, device_side(dst, bytes), host_side(src, bytes), bytes, true,
               "cuMemcpyHtoD_v2");
 }
 
-CUresult cuMemcpyDtoH(void* dst, CUdeviceptr src, std::size_t bytes) {
+CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t bytes) {
   return copy(nullptr, host_side(dst, bytes), device_side(src, bytes), bytes, true,
               "cuMemcpyDtoH_v2");
 }
 
-CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes) {
   return copy(nullptr, device_side(dst, bytes), device_side(src, bytes), bytes, true,
               "cuMemcpyDtoD_v2");
 }
@@ -179,17 +179,17 @@ CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcon
   return peer_copy(nullptr, dst, dst_ctx, src, src_ctx, bytes, true, "cuMemcpyPeer");
 }
 
-CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream) {
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream) {
   return copy(stream, device_side(dst, bytes), host_side(src, bytes), bytes, false,
               "cuMemcpyHtoDAsync_v2");
 }
 
-CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
   return copy(stream, host_side(dst, bytes), device_side(src, bytes), bytes, false,
               "cuMemcpyDtoHAsync_v2");
 }
 
-CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) {
   return copy(stream, device_side(dst, bytes), device_side(src, bytes), bytes, false,
               "cuMemcpyDtoDAsync_v2");
 }

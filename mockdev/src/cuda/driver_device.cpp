@@ -59,7 +59,7 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attrib, CUdevice de
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceTotalMem(std::size_t* bytes, CUdevice dev) {
+CUresult cuDeviceTotalMem_v2(std::size_t* bytes, CUdevice dev) {
   if (bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::optional<int> p = physical_device(dev);
   if (!p) return CUDA_ERROR_INVALID_DEVICE;
@@ -67,7 +67,7 @@ CUresult cuDeviceTotalMem(std::size_t* bytes, CUdevice dev) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
+CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
   if (uuid == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::optional<int> p = physical_device(dev);
   if (!p) return CUDA_ERROR_INVALID_DEVICE;

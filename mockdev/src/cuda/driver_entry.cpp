@@ -6,6 +6,7 @@
 #include "cuda/capture.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
+#include "cuda/stream_objects.h"
 
 namespace mockdev::cuda::api {
 
@@ -16,15 +17,32 @@ namespace mockdev::cuda::api {
 // call answers 900 and invalidates the capture even when its arguments are bad
 // [inferred]. The test is decided at compile time per row: legal entry points pay nothing.
 #define MOCKDEV_CUDA_DEFINE_API(name, version, symbol, params, args, traits) \
-  CUresult name params {                                                     \
+  CUresult symbol params {                                                   \
     core::EngineLock lock;                                                   \
-    if (auto early = enter(Entry::name)) return *early;                      \
-    if constexpr (!has_trait(Entry::name, kLegalInCapture)) {                \
+    if (auto early = enter(Entry::symbol)) return *early;                    \
+    if constexpr (!has_trait(Entry::symbol, kLegalInCapture)) {              \
       if (auto gated = capture::unsafe_call_gate()) return *gated;           \
     }                                                                        \
-    return impl::name args;                                                  \
+    return impl::symbol args;                                                \
   }
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_DEFINE_API)
 #undef MOCKDEV_CUDA_DEFINE_API
+
+// A per-thread variant: the same steps under its own name, then its row's impl:: function
+// with the per-thread default stream in force for the call (Note [Per-thread default
+// stream] in stream_objects.h).
+#define MOCKDEV_CUDA_DEFINE_PT_API(name, version, symbol, variant, pt_version, suffix, params, \
+                                   args, traits)                                              \
+  CUresult variant params {                                                                   \
+    core::EngineLock lock;                                                                    \
+    if (auto early = enter(Entry::variant)) return *early;                                    \
+    if constexpr (!has_trait(Entry::variant, kLegalInCapture)) {                              \
+      if (auto gated = capture::unsafe_call_gate()) return *gated;                            \
+    }                                                                                         \
+    PerThreadDefaultStream per_thread;                                                        \
+    return impl::symbol args;                                                                 \
+  }
+ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_CUDA_DEFINE_PT_API)
+#undef MOCKDEV_CUDA_DEFINE_PT_API
 
 }  // namespace mockdev::cuda::api

@@ -101,7 +101,7 @@ CUresult cuEventSynchronize(CUevent event) {
 }
 
 // Never cancels a wait already made (recorded on the H200): waits hold the record's op.
-CUresult cuEventDestroy(CUevent event) {
+CUresult cuEventDestroy_v2(CUevent event) {
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
   StreamRegistry& r = stream_registry();
   r.live_events.erase(event);
@@ -114,7 +114,7 @@ CUresult cuEventDestroy(CUevent event) {
 // Recorded on the H200: never recorded -> 400, DISABLE_TIMING -> 400, end pending -> 600,
 // reversed -> a negative time. [inferred from cuEventElapsedTime] Events of different contexts
 // (devices) -> 400. Virtual milliseconds (core/timeline.h, Note [Virtual time]).
-CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end) {
+CUresult cuEventElapsedTime_v2(float* milliseconds, CUevent start, CUevent end) {
   if (milliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!is_live_event(start) || !is_live_event(end)) return CUDA_ERROR_INVALID_HANDLE;
   // Capture hook: a captured event answers 900 here too (Note [Capture rules]).

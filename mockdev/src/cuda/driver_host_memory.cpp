@@ -46,7 +46,7 @@ std::vector<core::OpId> all_work() MOCKDEV_REQUIRES(core::g_engine_mutex) {
 
 }  // namespace
 
-CUresult cuMemAllocHost(void** pointer, std::size_t bytes) { return alloc_host(pointer, bytes); }
+CUresult cuMemAllocHost_v2(void** pointer, std::size_t bytes) { return alloc_host(pointer, bytes); }
 
 CUresult cuMemHostAlloc(void** pointer, std::size_t bytes, unsigned int flags) {
   if ((flags & ~kHostAllocFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -72,7 +72,7 @@ CUresult cuMemFreeHost(void* pointer) {
 }
 
 // 712 when the range overlaps a pinned range (CUDA Driver API, cuMemHostRegister).
-CUresult cuMemHostRegister(void* pointer, std::size_t bytes, unsigned int flags) {
+CUresult cuMemHostRegister_v2(void* pointer, std::size_t bytes, unsigned int flags) {
   if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   if ((flags & ~kHostRegisterFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
   const auto base = reinterpret_cast<std::uintptr_t>(pointer);

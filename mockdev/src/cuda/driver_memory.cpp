@@ -12,7 +12,7 @@ namespace mockdev::cuda::impl {
 // A null output is skipped, not an error (recorded on real hardware, docs/HARDWARE.md). The
 // total is the capacity now (a memory fault may have shrunk it); free is what is left of it
 // after allocations and context reserves (Note [Allocation granularity] in core/memory.h).
-CUresult cuMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
+CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total_bytes) {
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   const int device = current.ctx->physical_device;
@@ -24,7 +24,7 @@ CUresult cuMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemAlloc(CUdeviceptr* dptr, std::size_t bytes) {
+CUresult cuMemAlloc_v2(CUdeviceptr* dptr, std::size_t bytes) {
   if (dptr == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
@@ -39,7 +39,7 @@ CUresult cuMemAlloc(CUdeviceptr* dptr, std::size_t bytes) {
 // Recorded on real hardware (docs/HARDWARE.md): freeing 0 succeeds and does nothing, with or
 // without a current context; a live allocation is freed with no current context too (the
 // address names its device); anything else is an invalid argument.
-CUresult cuMemFree(CUdeviceptr dptr) {
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
   if (dptr == 0) return CUDA_SUCCESS;
   // Step 5 before step 6 (Note [Driver call order]): an address that is not the start of a
   // live CUDA allocation is an invalid argument, whatever state the device is in.

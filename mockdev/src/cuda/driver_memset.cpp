@@ -40,11 +40,11 @@ CUresult memset_on(CUstream handle, CUdeviceptr dst, std::uint32_t value, unsign
 
 }  // namespace
 
-CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, std::size_t count) {
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, std::size_t count) {
   return memset_on(nullptr, dst, value, 1, count, "cuMemsetD8_v2");
 }
 
-CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, std::size_t count) {
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, std::size_t count) {
   return memset_on(nullptr, dst, value, 4, count, "cuMemsetD32_v2");
 }
 

@@ -119,7 +119,7 @@ CUresult cuStreamGetCtx(CUstream stream, CUcontext* ctx) {
 // [inferred from cuStreamDestroy] Destroying a special handle (0, CU_STREAM_LEGACY,
 // CU_STREAM_PER_THREAD) is refused with CUDA_ERROR_INVALID_HANDLE; the pending work of a
 // destroyed stream still runs, and the handle is rejected from then on.
-CUresult cuStreamDestroy(CUstream stream) {
+CUresult cuStreamDestroy_v2(CUstream stream) {
   const auto value = reinterpret_cast<std::uintptr_t>(stream);
   if (value == 0 || value == kStreamLegacy || value == kStreamPerThread) {
     return CUDA_ERROR_INVALID_HANDLE;

@@ -1,6 +1,8 @@
 #pragma once
 // The CUDA entry points the simulated libcuda.so.1 exports, as data: one Entry per row of
-// ACCEL_CUDA_DRIVER_TABLE (abi/include/accel_abi/cuda_driver.h) plus the two resolvers
+// ACCEL_CUDA_DRIVER_TABLE (abi/include/accel_abi/cuda_driver.h), named by its exported
+// symbol, one per per-thread default-stream variant of ACCEL_CUDA_PER_THREAD_TABLE, plus
+// the two resolvers
 // (cuGetProcAddress_v2 and the CUDA 11.3 cuGetProcAddress, which the runtime finds with
 // dlsym and the table therefore leaves out). The engine counts calls and applies the
 // init gate from here; the machine-file reader and the export-list generator read the
@@ -15,9 +17,14 @@
 namespace mockdev::cuda {
 
 enum class Entry : int {
-#define MOCKDEV_CUDA_ENUMERATOR(name, version, symbol, params, args, traits) name,
+#define MOCKDEV_CUDA_ENUMERATOR(name, version, symbol, params, args, traits) symbol,
   ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_ENUMERATOR)
 #undef MOCKDEV_CUDA_ENUMERATOR
+#define MOCKDEV_CUDA_PT_ENUMERATOR(name, version, symbol, variant, pt_version, suffix, params, \
+                                   args, traits)                                              \
+  variant,
+      ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_CUDA_PT_ENUMERATOR)
+#undef MOCKDEV_CUDA_PT_ENUMERATOR
       cuGetProcAddress_v2,
   cuGetProcAddress,
 };
@@ -27,6 +34,9 @@ struct EntryInfo {
   std::string_view name;    // the base name cuGetProcAddress takes
   int version;              // the cudaVersion that introduced it
   unsigned traits;          // accel::cuda_abi::EntryTraits
+  // For a per-thread default-stream variant (cuMemcpyAsync_ptsz), the row it varies
+  // (cuMemcpyAsync); empty for every other entry.
+  std::string_view per_thread_of = {};
 };
 
 namespace entry_table {
@@ -38,6 +48,11 @@ inline constexpr std::array kEntries = {
   EntryInfo{#symbol, #name, version, static_cast<unsigned>(traits)},
     ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_INFO)
 #undef MOCKDEV_CUDA_INFO
+#define MOCKDEV_CUDA_PT_INFO(name, version, symbol, variant, pt_version, suffix, params, args, \
+                             traits)                                                          \
+  EntryInfo{#variant, #name, pt_version, static_cast<unsigned>(traits), #symbol},
+        ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_CUDA_PT_INFO)
+#undef MOCKDEV_CUDA_PT_INFO
         EntryInfo{"cuGetProcAddress_v2", "cuGetProcAddress", 12000, kLegalInCapture},
     EntryInfo{"cuGetProcAddress", "cuGetProcAddress", 11030, kLegalInCapture},
 };

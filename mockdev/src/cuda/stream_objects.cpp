@@ -67,8 +67,19 @@ CUstream_st* legacy_stream(CUctx_st* ctx) {
   return cs.legacy;
 }
 
+namespace {
+thread_local bool t_per_thread_default = false;
+}  // namespace
+
+PerThreadDefaultStream::PerThreadDefaultStream() : saved_(t_per_thread_default) {
+  t_per_thread_default = true;
+}
+PerThreadDefaultStream::~PerThreadDefaultStream() { t_per_thread_default = saved_; }
+bool per_thread_default_stream() { return t_per_thread_default; }
+
 ResolvedStream resolve_stream(CUstream handle) {
-  const auto value = reinterpret_cast<std::uintptr_t>(handle);
+  auto value = reinterpret_cast<std::uintptr_t>(handle);
+  if (value == 0 && t_per_thread_default) value = kStreamPerThread;
   if (value == 0 || value == kStreamLegacy || value == kStreamPerThread) {
     const WorkContext current = context_for_work();
     if (current.ctx == nullptr) return {nullptr, current.error};

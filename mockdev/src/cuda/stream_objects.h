@@ -80,8 +80,32 @@ struct StreamRegistry {
 
 StreamRegistry& stream_registry() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
+// Note [Per-thread default stream]
+// CUDA Driver API, "Stream synchronization behavior": the handle 0 means the legacy
+// stream, except in the per-thread variants of the entry points (cuMemcpyAsync_ptsz,
+// cuMemcpyHtoD_v2_ptds: what cuda.h names under CUDA_API_PER_THREAD_DEFAULT_STREAM, and
+// what cuGetProcAddress serves under CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM), where
+// it means CU_STREAM_PER_THREAD, the calling thread's own default stream of the current
+// context. That stream is blocking: it synchronises with the legacy stream (Note [Legacy
+// stream]). A per-thread variant holds a PerThreadDefaultStream for the length of its call;
+// resolve_stream reads it. The explicit handles CU_STREAM_LEGACY and CU_STREAM_PER_THREAD
+// mean the same in every variant.
+class PerThreadDefaultStream {
+ public:
+  PerThreadDefaultStream();
+  ~PerThreadDefaultStream();
+  PerThreadDefaultStream(const PerThreadDefaultStream&) = delete;
+  PerThreadDefaultStream& operator=(const PerThreadDefaultStream&) = delete;
+
+ private:
+  bool saved_;
+};
+// Whether the calling thread is inside a per-thread variant (handle 0 = CU_STREAM_PER_THREAD).
+bool per_thread_default_stream();
+
 // A stream handle resolved: the object, or the code to fail with (201 without a current
-// context for the special handles 0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD; 709 when it
+// context for the special handles 0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD, 0 meaning
+// either of the others (Note [Per-thread default stream]); 709 when it
 // is destroyed; 400 for a handle that is not a live stream).
 struct ResolvedStream {
   CUstream_st* stream = nullptr;

@@ -87,7 +87,7 @@ DriverLibrary::LoadResult DriverLibrary::load(const std::string& path) noexcept 
     };
 #define ACCEL_CUDA_RESOLVE(name, version, symbol, params) \
   if (!resolve(#name, version, reinterpret_cast<void**>(&library->api_.name))) return result;
-    ACCEL_CUDA_ENTRY_POINTS(ACCEL_CUDA_RESOLVE)
+    ACCEL_CUDA_RUNTIME_ENTRY_POINTS(ACCEL_CUDA_RESOLVE)
 #undef ACCEL_CUDA_RESOLVE
 
     CUresult rc = library->api_.cuDriverGetVersion(&library->driver_version_);

@@ -5,7 +5,7 @@
 // Loading never initialises the driver: it dlopens the file (RTLD_NOW | RTLD_LOCAL |
 // RTLD_NODELETE, never closed: the driver's own atfork handlers must outlive us, and a
 // driver cannot be unloaded safely anyway), finds cuGetProcAddress_v2 (or the 11.3-era
-// 4-argument cuGetProcAddress) with dlsym, asks it for every ACCEL_CUDA_ENTRY_POINTS entry
+// 4-argument cuGetProcAddress) with dlsym, asks it for every ACCEL_CUDA_RUNTIME_ENTRY_POINTS entry
 // at that entry's own introducing version (checking the result code, the pointer and the
 // symbol status: a driver answers CUDA_SUCCESS with a null pointer for an unknown
 // symbol), and calls cuDriverGetVersion. The toolkit's stub libcuda answers every call
@@ -22,12 +22,12 @@
 
 namespace accel::detail::cuda {
 
-// The resolved entry points, one member per ACCEL_CUDA_ENTRY_POINTS entry, named like the
+// The resolved entry points, one member per ACCEL_CUDA_RUNTIME_ENTRY_POINTS entry, named like the
 // entry's base name (api.cuInit, api.cuMemGetInfo).
 struct DriverApi {
 #define ACCEL_CUDA_DRIVER_API_MEMBER(name, version, symbol, params) \
   cuda_abi::PFN_##name##_v##version name = nullptr;
-  ACCEL_CUDA_ENTRY_POINTS(ACCEL_CUDA_DRIVER_API_MEMBER)
+  ACCEL_CUDA_RUNTIME_ENTRY_POINTS(ACCEL_CUDA_DRIVER_API_MEMBER)
 #undef ACCEL_CUDA_DRIVER_API_MEMBER
 };
 

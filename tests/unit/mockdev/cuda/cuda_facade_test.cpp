@@ -16,6 +16,11 @@ TEST_F(MockCuda, ExportsExactlyTheAbiEntryPoints) {
 #define MOCKDEV_TEST_NAME(name, version, symbol, params) expected.insert(#symbol);
   ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_NAME)
 #undef MOCKDEV_TEST_NAME
+#define MOCKDEV_TEST_PT_NAME(name, version, symbol, variant, pt_version, suffix, params, args, \
+                             traits)                                                          \
+  expected.insert(#variant);
+  ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_TEST_PT_NAME)
+#undef MOCKDEV_TEST_PT_NAME
   EXPECT_EQ(defined_dynamic_symbols(cuda_driver_path()), expected);
   // The legacy (unversioned) ABI names are not served.
   EXPECT_EQ(dlsym(cu().handle, "cuMemAlloc"), nullptr);

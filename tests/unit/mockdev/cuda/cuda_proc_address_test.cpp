@@ -17,11 +17,46 @@ TEST_F(MockProcAddress, EveryEntryPointResolvesToItsExportedSymbolAtItsVersion){
     EXPECT_EQ(pfn, dlsym(cu().handle, #symbol)) << #name;                                \
     EXPECT_NE(pfn, nullptr) << #name;                                                    \
     void* old = nullptr;                                                                 \
-    EXPECT_EQ(cu().cuGetProcAddress(#name, &old, 13000, 0), CUDA_SUCCESS);               \
+    EXPECT_EQ(cu().cuGetProcAddress(#name, &old, version, 0), CUDA_SUCCESS);             \
     EXPECT_EQ(old, pfn) << #name;                                                        \
   }
     ACCEL_CUDA_ENTRY_POINTS(MOCKDEV_TEST_RESOLVES)
 #undef MOCKDEV_TEST_RESOLVES
+}
+
+// Under CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM a row with a per-thread variant
+// resolves to the variant (cuMemcpyAsync -> cuMemcpyAsync_ptsz); under the default and the
+// legacy flag, to the row.
+TEST_F(MockProcAddress, PerThreadFlagServesEachRowsPerThreadVariant) {
+  int variants = 0;
+#define MOCKDEV_TEST_PER_THREAD(name, version, symbol, variant, pt_version, suffix, params, args, \
+                                traits)                                                          \
+  {                                                                                              \
+    ++variants;                                                                                  \
+    void* pfn = nullptr;                                                                         \
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                \
+    EXPECT_EQ(cu().cuGetProcAddress_v2(#name, &pfn, version,                                     \
+                                       CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status),  \
+              CUDA_SUCCESS);                                                                     \
+    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS) << #variant;                                  \
+    EXPECT_EQ(pfn, dlsym(cu().handle, #variant)) << #variant;                                    \
+    EXPECT_NE(pfn, nullptr) << #variant;                                                         \
+    EXPECT_NE(pfn, dlsym(cu().handle, #symbol)) << #variant;                                     \
+    EXPECT_EQ(cu().cuGetProcAddress_v2(#name, &pfn, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM,  \
+                                       &status),                                                 \
+              CUDA_SUCCESS);                                                                     \
+    EXPECT_EQ(pfn, dlsym(cu().handle, #symbol)) << #name;                                        \
+  }
+  ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_TEST_PER_THREAD)
+#undef MOCKDEV_TEST_PER_THREAD
+  EXPECT_GE(variants, 31);
+  // A row without a variant is served as itself under the per-thread flag.
+  void* pfn = nullptr;
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  ASSERT_EQ(cu().cuGetProcAddress_v2("cuMemAlloc", &pfn, 13000,
+                                     CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status),
+            CUDA_SUCCESS);
+  EXPECT_EQ(pfn, dlsym(cu().handle, "cuMemAlloc_v2"));
 }
 
 TEST_F(MockProcAddress, DocumentedCases) {

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <algorithm>
 
 #include "cuda/entry_points.h"
 #include "driver_loader.h"
@@ -16,12 +18,43 @@
 namespace mockdev::testing {
 namespace {
 
+// The runtime's rows (ACCEL_CUDA_RUNTIME_ENTRY_POINTS) and the two resolvers: the rows whose
+// traits docs/MACHINE_FILES.md lists. The fragments' rows state theirs in their groups' tests.
+bool is_runtime_row(std::string_view symbol) {
+#define MOCKDEV_TEST_RUNTIME_ROW(name, version, row_symbol, params) \
+  if (symbol == #row_symbol) return true;
+  ACCEL_CUDA_RUNTIME_ENTRY_POINTS(MOCKDEV_TEST_RUNTIME_ROW)
+#undef MOCKDEV_TEST_RUNTIME_ROW
+  return symbol == "cuGetProcAddress_v2" || symbol == "cuGetProcAddress";
+}
+
 std::set<std::string> cuda_symbols_with(unsigned trait, bool present) {
   std::set<std::string> out;
   for (const cuda::EntryInfo& e : cuda::kEntries) {
-    if (((e.traits & trait) != 0) == present) out.emplace(e.symbol);
+    if (is_runtime_row(e.symbol) && ((e.traits & trait) != 0) == present) out.emplace(e.symbol);
   }
   return out;
+}
+
+// A per-thread default-stream variant (cuMemcpyAsync_ptsz) has its row's name and traits.
+TEST(MockEntryTable, PerThreadVariantsHaveTheirRowsTraits) {
+  int variants = 0;
+  for (const cuda::EntryInfo& v : cuda::kEntries) {
+    if (v.per_thread_of.empty()) continue;
+    ++variants;
+    int rows = 0;
+    for (const cuda::EntryInfo& row : cuda::kEntries) {
+      if (row.symbol != v.per_thread_of) continue;
+      ++rows;
+      EXPECT_EQ(row.traits, v.traits) << v.symbol;
+      EXPECT_EQ(row.name, v.name) << v.symbol;
+      EXPECT_TRUE(row.per_thread_of.empty()) << v.symbol;
+      EXPECT_TRUE(v.symbol.starts_with(row.symbol)) << v.symbol;
+      EXPECT_GE(v.version, std::max(row.version, 7000)) << v.symbol;
+    }
+    EXPECT_EQ(rows, 1) << v.symbol;
+  }
+  EXPECT_GE(variants, 31);
 }
 
 TEST(MockEntryTable, CudaTraitsAreTheDocumentedOnes) {

@@ -27,6 +27,28 @@ TEST_F(MockCuda, ExportsExactlyTheAbiEntryPoints) {
   EXPECT_EQ(dlsym(cu().handle, "cuDeviceTotalMem"), nullptr);
 }
 
+// Calls `f` with every argument value-initialised (null pointers, zero sizes and handles).
+template <class... A>
+CUresult call_with_zeros(CUresult (*f)(A...)) {
+  return f(A{}...);
+}
+
+// A row NOT_SUPPORTED by design answers CUDA_ERROR_NOT_SUPPORTED for every argument once
+// past the gates, null pointers included (docs/CUDA_DRIVER_COVERAGE.md lists them).
+TEST_F(MockCuda, RowsNotSupportedByDesignAnswerNotSupported) {
+  init_and_make_current(0);
+  int rows = 0;
+#define MOCKDEV_TEST_UNSUPPORTED(name, version, symbol, params, args, traits)            \
+  if (((traits) & kNotSupportedByDesign) != 0) {                                         \
+    ++rows;                                                                              \
+    EXPECT_EQ(call_with_zeros(cu().symbol), CUDA_ERROR_NOT_SUPPORTED) << #symbol;       \
+  }
+  ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_TEST_UNSUPPORTED)
+#undef MOCKDEV_TEST_UNSUPPORTED
+  // The rows docs/CUDA_DRIVER_COVERAGE.md counts as NOT_SUPPORTED by design.
+  EXPECT_EQ(rows, 0);
+}
+
 TEST_F(MockCuda, LoadedByPathItAnswersToItsSoname) {
   // Every later dlopen("libcuda.so.1") in the process gets this same object (glibc's dlopen matches
   // a loaded library by SONAME).

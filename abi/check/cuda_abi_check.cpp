@@ -74,6 +74,16 @@ template <>
 struct ToToolkit<abi::CUgraphNode_st> {
   using type = ::CUgraphNode_st;
 };
+// Opaque handles of the copies-and-pools fragments (accel_abi/cuda/memory_copies.h,
+// memory_pools.h): incomplete types, so not in their TYPES lists.
+template <>
+struct ToToolkit<abi::CUarray_st> {
+  using type = ::CUarray_st;
+};
+template <>
+struct ToToolkit<abi::CUmemPoolHandle_st> {
+  using type = ::CUmemPoolHandle_st;
+};
 template <>
 struct ToToolkit<abi::CUgraphEdgeData> {
   using type = ::CUgraphEdgeData;

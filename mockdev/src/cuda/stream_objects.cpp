@@ -9,6 +9,7 @@
 #include "core/engine.h"
 #include "core/keep_forever.h"
 #include "cuda/capture_streams.h"
+#include "cuda/pool_model.h"
 namespace mockdev::cuda {
 namespace {
 
@@ -147,7 +148,9 @@ Submitted submit(CUstream_st* stream, core::OpDesc&& desc, std::span<const core:
 }
 
 CUresult host_wait(std::span<const core::OpId> ops, const char* caller) {
-  return core::wait_for(ops, caller) == core::WaitResult::kDone ? CUDA_SUCCESS : kDeadlockResult;
+  if (core::wait_for(ops, caller) != core::WaitResult::kDone) return kDeadlockResult;
+  pools_after_host_wait();  // Note [Pool release] in pool_model.h
+  return CUDA_SUCCESS;
 }
 
 void kill_context_streams(CUctx_st* ctx) {

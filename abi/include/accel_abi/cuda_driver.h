@@ -614,11 +614,14 @@ enum EntryTraits : unsigned {
 // ACCEL_CUDA_<GROUP>_ROWS_(R, P, X, E) and the types its rows use).
 #define ACCEL_CUDA_DRIVER_FRAGMENT_
 #include "accel_abi/cuda/contexts.h"
+#include "accel_abi/cuda/graphs.h"
+#include "accel_abi/cuda/interop.h"
 #include "accel_abi/cuda/ipc.h"
 #include "accel_abi/cuda/memory.h"
 #include "accel_abi/cuda/memory_copies.h"
 #include "accel_abi/cuda/memory_pools.h"
 #include "accel_abi/cuda/modules.h"
+#include "accel_abi/cuda/streams.h"
 #include "accel_abi/cuda/versions.h"
 #undef ACCEL_CUDA_DRIVER_FRAGMENT_
 
@@ -627,6 +630,9 @@ namespace accel::cuda_abi {
 #define ACCEL_CUDA_ALL_ROWS_(R, P, X, E) \
   ACCEL_CUDA_RUNTIME_ROWS_(R, P, X, E)   \
   ACCEL_CUDA_CONTEXT_ROWS_(R, P, X, E)   \
+  ACCEL_CUDA_GRAPH_ROWS_(R, P, X, E)     \
+  ACCEL_CUDA_INTEROP_ROWS_(R, P, X, E)   \
+  ACCEL_CUDA_STREAM_ROWS_(R, P, X, E)    \
   ACCEL_CUDA_IPC_ROWS_(R, P, X, E)       \
   ACCEL_CUDA_MEMORY_ROWS_(R, P, X, E)    \
   ACCEL_CUDA_COPY_ROWS_(R, P, X, E)      \
@@ -637,6 +643,9 @@ namespace accel::cuda_abi {
 // The fragments' types and enumerators, by their cuda.h names (abi/check proves them).
 #define ACCEL_CUDA_FRAGMENT_TYPES(T) \
   ACCEL_CUDA_CONTEXT_TYPES(T)        \
+  ACCEL_CUDA_GRAPH_TYPES(T)          \
+  ACCEL_CUDA_INTEROP_TYPES(T)        \
+  ACCEL_CUDA_STREAM_TYPES(T)         \
   ACCEL_CUDA_IPC_TYPES(T)            \
   ACCEL_CUDA_MEMORY_TYPES(T)         \
   ACCEL_CUDA_COPY_TYPES(T)           \
@@ -645,6 +654,9 @@ namespace accel::cuda_abi {
   ACCEL_CUDA_VERSIONED_TYPES(T)
 #define ACCEL_CUDA_FRAGMENT_CONSTANTS(C) \
   ACCEL_CUDA_CONTEXT_CONSTANTS(C)        \
+  ACCEL_CUDA_GRAPH_CONSTANTS(C)          \
+  ACCEL_CUDA_INTEROP_CONSTANTS(C)        \
+  ACCEL_CUDA_STREAM_CONSTANTS(C)         \
   ACCEL_CUDA_IPC_CONSTANTS(C)            \
   ACCEL_CUDA_MEMORY_CONSTANTS(C)         \
   ACCEL_CUDA_COPY_CONSTANTS(C)           \

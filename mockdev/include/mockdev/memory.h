@@ -24,7 +24,8 @@ struct LiveAllocation {
   std::uint64_t bytes = 0;    // as accounted: rounded to the granularity
   std::uint64_t requested_bytes = 0;  // as asked for
   std::string kind;           // "cuMemAlloc", "cuMemCreate"
-  std::string context;        // the owning context: "ctx dev=<physical device>" (primary)
+  std::string context;        // the owning context: "ctx dev=<physical device>" (primary),
+                              // "ctx dev=<physical device> id=<cuCtxGetId>" (from cuCtxCreate)
 };
 
 struct DeviceMemoryUsage {

@@ -27,8 +27,12 @@ void check_device(int device, const char* what) MOCKDEV_REQUIRES(core::g_engine_
   }
 }
 
-// Only primary contexts exist, one per device (Note [Primary contexts]).
-std::string context_name(int device) { return "ctx dev=" + std::to_string(device); }
+// The device's default (primary) context, or another one by its key (core::Allocation).
+std::string context_name(int device, std::uint64_t context = 0) {
+  std::string name = "ctx dev=" + std::to_string(device);
+  if (context != 0) name += " id=" + std::to_string(context);
+  return name;
+}
 
 }  // namespace
 
@@ -45,8 +49,8 @@ DeviceMemoryUsage memory_usage(int device) {
   u.peak_used_bytes = r.peak;
   for (const auto& [address, a] : core::allocations()) {
     if (a.device != device) continue;
-    u.allocations.push_back(
-        LiveAllocation{address, a.accounted_bytes, a.bytes, "cuMemAlloc", context_name(a.device)});
+    u.allocations.push_back(LiveAllocation{address, a.accounted_bytes, a.bytes, "cuMemAlloc",
+                                           context_name(a.device, a.context)});
   }
   for (const auto& [handle, h] : core::physical_handles()) {
     if (h.device != device) continue;

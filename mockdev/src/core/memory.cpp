@@ -136,7 +136,8 @@ void for_each_chunk(MemoryState& m, std::uint64_t address, std::uint64_t bytes, 
 
 }  // namespace
 
-std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes) {
+std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes,
+                                      std::uint64_t context) {
   MemoryState& m = memory();
   DeviceMemory& d = m.devices.at(static_cast<std::size_t>(device));
   if (bytes > detail::kHalfRange) return std::nullopt;  // also keeps round_up from wrapping
@@ -148,7 +149,7 @@ std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes
       (static_cast<std::uint64_t>(device) + 1) * detail::kRangeBytes + d.next_offset;
   d.next_offset += rounded;
   detail::charge(m, device, rounded);
-  m.allocations.emplace(address, Allocation{owner, device, bytes, rounded});
+  m.allocations.emplace(address, Allocation{owner, device, context, bytes, rounded});
   return address;
 }
 
@@ -178,7 +179,7 @@ std::optional<Allocation> find_containing(std::uint64_t address, std::uint64_t b
     }
     if (address + bytes < address || address + bytes > end) return std::nullopt;
     if (base != nullptr) *base = start;
-    return Allocation{Api::kCuda, device, end - start, end - start};
+    return Allocation{Api::kCuda, device, 0, end - start, end - start};
   }
   auto it = m.allocations.upper_bound(address);
   if (it == m.allocations.begin()) return std::nullopt;
@@ -256,10 +257,11 @@ bool free_allocation(std::uint64_t address) {
   return true;
 }
 
-void free_device_allocations(Api owner, int device) {
+void free_device_allocations(Api owner, int device, std::uint64_t context) {
   MemoryState& m = memory();
   for (auto it = m.allocations.begin(); it != m.allocations.end();) {
-    if (it->second.owner == owner && it->second.device == device) {
+    const Allocation& a = it->second;
+    if (a.owner == owner && a.device == device && a.context == context) {
       detail::drop_pages(m, it->first, it->second.bytes);
       m.devices[static_cast<std::size_t>(device)].allocation_bytes -= it->second.accounted_bytes;
       it = m.allocations.erase(it);
@@ -270,8 +272,13 @@ void free_device_allocations(Api owner, int device) {
 }
 
 void release_context_memory(Api owner, int device) {
-  free_device_allocations(owner, device);
+  free_device_allocations(owner, device, 0);
   detail::free_context_handles(memory(), device);
+  return_context_reserve(device);
+}
+
+void release_other_context_memory(Api owner, int device, std::uint64_t context) {
+  free_device_allocations(owner, device, context);
   return_context_reserve(device);
 }
 

@@ -46,20 +46,24 @@ inline constexpr int kAddressRangeShift = 44;
 struct Allocation {
   Api owner = Api::kCuda;
   int device = 0;                     // physical
+  std::uint64_t context = 0;          // the owner's context key: 0 = the device's default
+                                      // (CUDA: primary) context, else the key the adapter chose
   std::uint64_t bytes = 0;            // as asked for: the bounds
   std::uint64_t accounted_bytes = 0;  // rounded to the granularity (Note [Allocation granularity])
 };
 
-// `bytes` (> 0) on physical `device` for `owner`: its address, or nullopt when it does not
-// fit (Note [Allocation granularity]), a memory fault fires, or the address range is spent.
-std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes)
-    MOCKDEV_REQUIRES(g_engine_mutex);
+// `bytes` (> 0) on physical `device` for `owner`'s context `context` (Allocation::context):
+// its address, or nullopt when it does not fit (Note [Allocation granularity]), a memory
+// fault fires, or the address range is spent.
+std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes,
+                                      std::uint64_t context = 0) MOCKDEV_REQUIRES(g_engine_mutex);
 // The live allocation starting at `address`, or nullopt.
 std::optional<Allocation> find_allocation(std::uint64_t address) MOCKDEV_REQUIRES(g_engine_mutex);
 // Frees the live allocation starting at `address` (see find_allocation); false if none.
 bool free_allocation(std::uint64_t address) MOCKDEV_REQUIRES(g_engine_mutex);
-// Frees every allocation `owner` made on physical `device`.
-void free_device_allocations(Api owner, int device) MOCKDEV_REQUIRES(g_engine_mutex);
+// Frees every allocation `owner` made on physical `device` in context `context`.
+void free_device_allocations(Api owner, int device, std::uint64_t context)
+    MOCKDEV_REQUIRES(g_engine_mutex);
 // Bytes in use on physical `device`: allocations and context reserves (0 for an unknown
 // device).
 std::uint64_t used_bytes(int device) MOCKDEV_REQUIRES(g_engine_mutex);
@@ -70,9 +74,14 @@ std::uint64_t granularity(int device) MOCKDEV_REQUIRES(g_engine_mutex);
 bool take_context_reserve(int device) MOCKDEV_REQUIRES(g_engine_mutex);
 // Gives one context's reserve back.
 void return_context_reserve(int device) MOCKDEV_REQUIRES(g_engine_mutex);
-// Destroying the context of `device`: frees every allocation `owner` made on it, and the
-// physical handles it created (with their mappings), then returns its reserve.
+// Destroying the default context of `device`: frees every allocation `owner` made in it,
+// and the physical handles created on the device (with their mappings), then returns its
+// reserve.
 void release_context_memory(Api owner, int device) MOCKDEV_REQUIRES(g_engine_mutex);
+// Destroying another context (`context` != 0) of `device`: frees the allocations `owner`
+// made in it and returns its reserve; physical handles are not a context's.
+void release_other_context_memory(Api owner, int device, std::uint64_t context)
+    MOCKDEV_REQUIRES(g_engine_mutex);
 
 // What the control API reports (mockdev/memory.h).
 struct DeviceMemoryReport {

@@ -36,6 +36,11 @@ LiveObjects live_objects() {
     live.descriptions.push_back("ctx dev=" + std::to_string(i) +
                                 " refs=" + std::to_string(ctx->refcount));
   }
+  // Contexts from cuCtxCreate not destroyed (Note [Created contexts]).
+  for (const cuda::CUctx_st* ctx : s.created) {
+    live.descriptions.push_back("ctx dev=" + std::to_string(ctx->physical_device) +
+                                " created id=" + std::to_string(ctx->id));
+  }
   for (const auto& [address, allocation] : core::allocations()) {
     ++live.allocations;
     live.allocated_bytes += allocation.accounted_bytes;  // as used_bytes counts it
@@ -61,8 +66,7 @@ std::optional<std::uint64_t> cuda_stream_queue(const void* stream) {
   if (value == 0 || value == accel::cuda_abi::kStreamLegacy) {
     cuda::CUctx_st* ctx = cuda::active_current_context();
     if (ctx == nullptr) return std::nullopt;
-    const cuda::CUstream_st* legacy =
-        r.contexts[static_cast<std::size_t>(ctx->physical_device)].legacy;
+    const cuda::CUstream_st* legacy = cuda::streams_of(ctx).legacy;
     if (legacy == nullptr) return std::nullopt;
     return legacy->queue;
   }

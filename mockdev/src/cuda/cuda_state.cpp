@@ -3,25 +3,56 @@
 #include <pthread.h>
 
 #include "core/engine.h"
+#include "core/keep_forever.h"
 
 namespace mockdev::cuda {
 namespace {
 
-struct ThreadContext {
-  CUctx_st* ctx = nullptr;
+// The calling thread's context stack; its top is the current context. Built for one
+// machine generation: a stack from an earlier machine reads as empty.
+struct ThreadContexts {
+  std::vector<CUctx_st*> stack;
   std::uint64_t generation = 0;
 };
-thread_local ThreadContext t_current;
+thread_local ThreadContexts t_current;
+
+std::vector<CUctx_st*>& stack() MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  const std::uint64_t generation = cuda_state().generation;
+  if (t_current.generation != generation) t_current = ThreadContexts{{}, generation};
+  return t_current.stack;
+}
 
 // A forked child starts with no current context on its (only) thread, as with the real
 // driver. Thread-local, so no lock; registered at load time (Note [Fork handler
 // registration] in core/engine_lock.cpp).
-void clear_current_in_child() { t_current = ThreadContext{}; }
+void clear_current_in_child() { t_current = ThreadContexts{}; }
 __attribute__((constructor)) void register_fork_handler() {
   pthread_atfork(nullptr, nullptr, clear_current_in_child);
 }
 
+// Note [Context limits]: what cuCtxGetLimit answers before any cuCtxSetLimit. The
+// documented ones: the device runtime's sync depth of two grid levels and 2048 pending
+// launches (cuda.h, cuCtxSetLimit). [inferred] The rest as CUDA 12 drivers report them on
+// Hopper: a 1 KiB stack, a 1 MiB printf FIFO, an 8 MiB malloc heap, a 64-byte L2 fetch
+// granularity, no persisting L2 lines; a context is not CIG-enabled, and its CIG fallback
+// is on.
 }  // namespace
+
+ContextSettings default_context_settings() {
+  using namespace accel::cuda_abi;  // NOLINT
+  ContextSettings s;
+  s.limits[CU_LIMIT_STACK_SIZE] = 1024;
+  s.limits[CU_LIMIT_PRINTF_FIFO_SIZE] = std::size_t{1} << 20;
+  s.limits[CU_LIMIT_MALLOC_HEAP_SIZE] = std::size_t{8} << 20;
+  s.limits[CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = 2;
+  s.limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048;
+  s.limits[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64;
+  s.limits[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0;
+  s.limits[CU_LIMIT_SHMEM_SIZE] = 0;
+  s.limits[CU_LIMIT_CIG_ENABLED] = 0;
+  s.limits[CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED] = 1;
+  return s;
+}
 
 CudaState& cuda_state() {
   static CudaState* const state = new CudaState();  // never deleted: Note [Leaky state]
@@ -47,8 +78,45 @@ bool driver_ready() {
 }
 
 CUctx_st* current_context() {
-  return t_current.generation == cuda_state().generation ? t_current.ctx : nullptr;
+  const std::vector<CUctx_st*>& s = stack();
+  return s.empty() ? nullptr : s.back();
 }
+
+void set_current_context(CUctx_st* ctx) {
+  std::vector<CUctx_st*>& s = stack();
+  if (ctx == nullptr) {
+    if (!s.empty()) s.pop_back();
+  } else if (s.empty()) {
+    s.push_back(ctx);
+  } else {
+    s.back() = ctx;
+  }
+}
+
+void push_context(CUctx_st* ctx) { stack().push_back(ctx); }
+
+CUctx_st* pop_context() {
+  std::vector<CUctx_st*>& s = stack();
+  if (s.empty()) return nullptr;
+  CUctx_st* top = s.back();
+  s.pop_back();
+  return top;
+}
+
+CUctx_st* new_context(int physical, int dev, bool primary) {
+  CudaState& s = cuda_state();
+  auto* ctx = new CUctx_st{};  // never freed: Note [Leaky state]
+  core::keep_forever(ctx);
+  ctx->physical_device = physical;
+  ctx->ordinal = dev;
+  ctx->primary = primary;
+  ctx->id = s.next_context_id++;
+  ctx->settings = default_context_settings();
+  s.live_contexts.insert(ctx);
+  return ctx;
+}
+
+std::uint64_t memory_key(const CUctx_st* ctx) { return ctx->primary ? 0 : ctx->id; }
 
 bool is_registered(const CUctx_st* ctx) {
   return ctx != nullptr && cuda_state().live_contexts.count(ctx) != 0;
@@ -62,7 +130,5 @@ WorkContext context_for_work() {
   if (ctx->refcount == 0) return {nullptr, accel::cuda_abi::CUDA_ERROR_CONTEXT_IS_DESTROYED};
   return {ctx, accel::cuda_abi::CUDA_SUCCESS};
 }
-
-void set_current_context(CUctx_st* ctx) { t_current = ThreadContext{ctx, cuda_state().generation}; }
 
 }  // namespace mockdev::cuda

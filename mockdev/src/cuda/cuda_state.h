@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <unordered_set>
@@ -21,11 +23,26 @@
 #include "accel_abi/cuda_driver.h"
 #include "core/engine_lock.h"
 
+namespace mockdev::cuda {
+// A context's settings that calls change and read back (driver_context.cpp): limits by
+// CUlimit value and the cache configuration.
+struct ContextSettings {
+  std::array<std::size_t, accel::cuda_abi::CU_LIMIT_MAX> limits{};
+  accel::cuda_abi::CUfunc_cache cache_config = accel::cuda_abi::CU_FUNC_CACHE_PREFER_NONE;
+};
+}  // namespace mockdev::cuda
+
 // The opaque context handle type, defined by the mock (the ABI header only declares it).
+// Note [Created contexts] in driver_context.cpp.
 struct accel::cuda_abi::CUctx_st {
   int physical_device = 0;  // index into MachineSpec::devices
-  int ordinal = 0;          // the CUdevice it was retained for (a visible ordinal)
-  int refcount = 0;         // primary-context retain count; 0 = inactive
+  int ordinal = 0;          // the CUdevice it was retained or created for (a visible ordinal)
+  int refcount = 0;         // primary: retain count; created: 1 until destroyed; 0 = inactive
+  bool primary = true;      // false for a context made by cuCtxCreate
+  unsigned flags = 0;       // CUctx_flags as set at creation / by cuCtxSetFlags
+  unsigned long long id = 0;  // cuCtxGetId: unique for the machine, creation order
+  int released_by_reset = 0;  // primary: retains a reset ended that a release may still give
+  mockdev::cuda::ContextSettings settings;
 };
 
 namespace mockdev::cuda {
@@ -38,7 +55,9 @@ struct CudaState {
   pid_t init_pid = 0;
   std::vector<int> visible;        // CUdevice ordinal -> physical device index
   std::vector<CUctx_st*> primary;  // by physical device: created at the first retain
-  std::unordered_set<const CUctx_st*> live_contexts;
+  std::unordered_set<const CUctx_st*> live_contexts;  // primary and created, destroyed ones too
+  std::vector<CUctx_st*> created;  // cuCtxCreate's contexts not yet destroyed, creation order
+  unsigned long long next_context_id = 1;
   // Peer access enabled from the first context to the second, as (physical device of the
   // current context, physical device of the peer context): only primary contexts exist,
   // so a physical device names its context (driver_peer.cpp).
@@ -57,10 +76,25 @@ bool in_forked_child() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // True when cuInit has succeeded in this very process.
 bool driver_ready() MOCKDEV_REQUIRES(core::g_engine_mutex);
 
-// The calling thread's current context (nullptr when none, or when it was set for an
-// earlier machine), and its setter.
+// The calling thread's context stack (CUDA Driver API, "Context Management"): its top is
+// the current context (nullptr when the stack is empty, or was built for an earlier
+// machine). set_current_context replaces the top (pushes onto an empty stack; nullptr pops,
+// as cuCtxSetCurrent does); push_context and pop_context are cuCtxPushCurrent and
+// cuCtxPopCurrent's (pop returns nullptr on an empty stack). Note [Context stack] in
+// driver_context.cpp.
 CUctx_st* current_context() MOCKDEV_REQUIRES(core::g_engine_mutex);
 void set_current_context(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
+void push_context(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
+CUctx_st* pop_context() MOCKDEV_REQUIRES(core::g_engine_mutex);
+// The settings a new (or reset) context starts with (Note [Context limits] in
+// cuda_state.cpp).
+ContextSettings default_context_settings();
+// A new context object for physical device `physical` and ordinal `dev`: registered, with
+// the next id and the default settings (the device's limits), refcount 0.
+CUctx_st* new_context(int physical, int dev, bool primary) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// The owner key of memory `ctx` allocates (core::Allocation::context): 0 for a primary
+// context, its id for a created one.
+std::uint64_t memory_key(const CUctx_st* ctx);
 // Whether `ctx` is a context handle this machine handed out (never dereferences it).
 bool is_registered(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The current context if it is alive and active (retained), else nullptr.

@@ -168,7 +168,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, std::size_t* pitch, std::size_t w
   if (current.ctx == nullptr) return current.error;
   if (auto sticky = sticky_error(current.ctx->physical_device)) return *sticky;
   std::optional<std::uint64_t> address =
-      core::allocate(Api::kCuda, current.ctx->physical_device, bytes);
+      core::allocate(Api::kCuda, current.ctx->physical_device, bytes, memory_key(current.ctx));
   if (!address) return CUDA_ERROR_OUT_OF_MEMORY;
   *dptr = *address;
   *pitch = row;

@@ -60,7 +60,7 @@ CUresult cuEventCreate(CUevent* event, unsigned int flags) {
   core::keep_forever(created);
   StreamRegistry& r = stream_registry();
   r.live_events.insert(created);
-  r.contexts[static_cast<std::size_t>(current.ctx->physical_device)].events.push_back(created);
+  streams_of(current.ctx).events.push_back(created);
   *event = created;
   return CUDA_SUCCESS;
 }
@@ -106,7 +106,7 @@ CUresult cuEventDestroy_v2(CUevent event) {
   StreamRegistry& r = stream_registry();
   r.live_events.erase(event);
   capture::event_destroyed(event);  // capture hook
-  std::erase(r.contexts[static_cast<std::size_t>(event->ctx->physical_device)].events, event);
+  std::erase(streams_of(event->ctx).events, event);
   if (event->record != 0) core::forget_end_time(event->record);
   return CUDA_SUCCESS;
 }

@@ -38,7 +38,7 @@ CUresult alloc_host(void** pointer, std::size_t bytes) MOCKDEV_REQUIRES(core::g_
 // Every queue tail of every live context: what freeing pinned memory waits for.
 std::vector<core::OpId> all_work() MOCKDEV_REQUIRES(core::g_engine_mutex) {
   std::vector<core::OpId> ops;
-  for (const ContextStreams& cs : stream_registry().contexts) {
+  for (const auto& [id, cs] : stream_registry().contexts) {
     for (std::uint64_t q : cs.queues) ops.push_back(core::queue_tail(q));
   }
   return ops;

@@ -64,46 +64,4 @@ CUresult api::get_proc_address_check(bool v2, const char* symbol, void** pfn, in
   return CUDA_SUCCESS;
 }
 
-const char* result_description(int code) {
-  switch (code) {
-    case CUDA_SUCCESS:
-      return "no error";
-    case CUDA_ERROR_INVALID_VALUE:
-      return "invalid argument";
-    case CUDA_ERROR_OUT_OF_MEMORY:
-      return "out of memory";
-    case CUDA_ERROR_NOT_INITIALIZED:
-      return "initialization error";
-    case CUDA_ERROR_DEINITIALIZED:
-      return "driver shutting down";
-    case CUDA_ERROR_STUB_LIBRARY:
-      return "stub driver library, no real driver";
-    case CUDA_ERROR_NO_DEVICE:
-      return "no CUDA-capable device is detected";
-    case CUDA_ERROR_INVALID_DEVICE:
-      return "invalid device ordinal";
-    case CUDA_ERROR_INVALID_CONTEXT:
-      return "invalid device context";
-    case CUDA_ERROR_ECC_UNCORRECTABLE:
-      return "uncorrectable ECC error encountered";
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-      return "an illegal memory access was encountered";
-    case CUDA_ERROR_LAUNCH_FAILED:
-      return "unspecified launch failure";
-    case CUDA_ERROR_NOT_SUPPORTED:
-      return "operation not supported";
-    case CUDA_ERROR_UNKNOWN:
-      return "unknown error";
-  }
-  // Every other known code: a generic text naming it.
-  switch (code) {
-#define MOCKDEV_GENERIC_TEXT(name, value) \
-  case value:                             \
-    return "simulated driver error " #name;
-    ACCEL_CUDA_RESULTS(MOCKDEV_GENERIC_TEXT)
-#undef MOCKDEV_GENERIC_TEXT
-  }
-  return nullptr;
-}
-
 }  // namespace mockdev::cuda

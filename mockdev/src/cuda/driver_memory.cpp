@@ -30,7 +30,8 @@ CUresult cuMemAlloc_v2(CUdeviceptr* dptr, std::size_t bytes) {
   if (current.ctx == nullptr) return current.error;
   CUctx_st* ctx = current.ctx;
   if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
-  std::optional<std::uint64_t> address = core::allocate(Api::kCuda, ctx->physical_device, bytes);
+  std::optional<std::uint64_t> address =
+      core::allocate(Api::kCuda, ctx->physical_device, bytes, memory_key(ctx));
   if (!address) return CUDA_ERROR_OUT_OF_MEMORY;
   *dptr = *address;
   return CUDA_SUCCESS;

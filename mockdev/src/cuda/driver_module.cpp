@@ -38,6 +38,7 @@
 #include "core/keep_forever.h"
 #include "core/kernel_registry.h"
 #include "core/memory.h"
+#include "cuda/contexts.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
@@ -167,6 +168,18 @@ bool valid_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
 }
 
 }  // namespace
+
+void drop_context_modules(const CUctx_st* ctx) {
+  ModuleRegistry& r = module_registry();
+  for (auto it = r.modules.begin(); it != r.modules.end();) {
+    if ((*it)->ctx != ctx) {
+      ++it;
+      continue;
+    }
+    for (const auto& [name, function] : (*it)->functions) r.functions.erase(function);
+    it = r.modules.erase(it);
+  }
+}
 
 namespace impl {
 

@@ -131,7 +131,7 @@ CUresult cuStreamDestroy_v2(CUstream stream) {
   if (CUresult rc = capture::stream_destroyed(capture::ref_of(stream)); rc != CUDA_SUCCESS)
     return rc;
   r.live_streams.erase(it);
-  ContextStreams& cs = r.contexts[static_cast<std::size_t>(stream->ctx->physical_device)];
+  ContextStreams& cs = streams_of(stream->ctx);
   if (std::erase(cs.blocking, stream) != 0) cs.retired_blocking.push_back(stream->queue);
   core::destroy_queue(stream->queue);
   return CUDA_SUCCESS;

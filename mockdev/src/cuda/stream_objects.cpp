@@ -22,11 +22,9 @@ std::uint64_t thread_key() {
   return key;
 }
 
-ContextStreams& streams_of(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  return stream_registry().contexts[static_cast<std::size_t>(ctx->physical_device)];
-}
-
 }  // namespace
+
+ContextStreams& streams_of(const CUctx_st* ctx) { return stream_registry().contexts[ctx->id]; }
 
 CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, int priority,
                         std::string label) {
@@ -54,7 +52,6 @@ StreamRegistry& stream_registry() {
   if (state->generation != e.generation) {
     *state = StreamRegistry{};
     state->generation = e.generation;
-    state->contexts.resize(e.machine.devices.size());
   }
   return *state;
 }
@@ -162,7 +159,7 @@ void kill_context_streams(CUctx_st* ctx) {
     it = (*it)->ctx == ctx ? r.live_streams.erase(it) : std::next(it);
   }
   for (const CUevent_st* e : cs.events) r.live_events.erase(e);
-  cs = ContextStreams{};
+  r.contexts.erase(ctx->id);
 }
 
 }  // namespace mockdev::cuda

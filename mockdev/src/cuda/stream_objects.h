@@ -59,7 +59,7 @@ using accel::cuda_abi::CUevent_st;
 using accel::cuda_abi::CUresult;
 using accel::cuda_abi::CUstream_st;
 
-// The streams of one context (by physical device: primary contexts only).
+// The streams of one context.
 struct ContextStreams {
   CUstream_st* legacy = nullptr;                     // created at first use
   std::vector<CUstream_st*> blocking;                // live blocking streams, creation order
@@ -71,7 +71,7 @@ struct ContextStreams {
 
 struct StreamRegistry {
   std::uint64_t generation = 0;
-  std::vector<ContextStreams> contexts;             // by physical device
+  std::map<unsigned long long, ContextStreams> contexts;  // by context id (CUctx_st::id)
   // Handles handed out and not destroyed; looked up, never iterated for a decision.
   std::set<const CUstream_st*> live_streams;
   std::set<const CUevent_st*> live_events;
@@ -79,6 +79,8 @@ struct StreamRegistry {
 };
 
 StreamRegistry& stream_registry() MOCKDEV_REQUIRES(core::g_engine_mutex);
+// The streams of `ctx` (created empty on first use).
+ContextStreams& streams_of(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // Note [Per-thread default stream]
 // CUDA Driver API, "Stream synchronization behavior": the handle 0 means the legacy

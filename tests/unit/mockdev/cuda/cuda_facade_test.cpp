@@ -237,7 +237,7 @@ TEST_F(MockCuda, ErrorNamesAndStrings) {
   EXPECT_EQ(cu().cuGetErrorString(CUDA_ERROR_NO_DEVICE, &s), CUDA_SUCCESS);
   EXPECT_STREQ(s, "no CUDA-capable device is detected");
   EXPECT_EQ(cu().cuGetErrorString(CUDA_ERROR_TIMEOUT, &s), CUDA_SUCCESS);
-  EXPECT_STREQ(s, "simulated driver error CUDA_ERROR_TIMEOUT");
+  EXPECT_STREQ(s, "wait operation timed out");  // the driver's text (Note [Result texts])
   s = "untouched";
   EXPECT_EQ(cu().cuGetErrorName(static_cast<CUresult>(12345), &s), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(s, nullptr);

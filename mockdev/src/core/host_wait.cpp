@@ -93,8 +93,9 @@ void drain_ready() MOCKDEV_REQUIRES(g_engine_mutex) {
 }  // namespace detail
 
 void progress_point() {
-  if (settings().schedule != StreamSettings::Schedule::kRandom) return;
   TimelineState& t = timeline();
+  ++t.driver_calls;
+  if (settings().schedule != StreamSettings::Schedule::kRandom) return;
   if (t.stats.pending == 0) return;
   // One pass in id order; an op made ready by an earlier completion in this pass may go too.
   for (OpId id = t.base; id < timeline().next_id; ++id) {

@@ -6,6 +6,7 @@
 
 #include "core/engine.h"
 #include "core/memory_state.h"
+#include "core/pinned_host.h"
 
 namespace mockdev::core {
 namespace detail {
@@ -134,6 +135,15 @@ void for_each_chunk(MemoryState& m, std::uint64_t address, std::uint64_t bytes, 
   }
 }
 
+// Host memory device work may use at its own address (Note [Device-accessible host memory]
+// in core/pinned_host.h): the host bytes of [address, address + bytes), or nullptr.
+std::byte* host_window(std::uint64_t address, std::uint64_t bytes)
+    MOCKDEV_REQUIRES(g_engine_mutex) {
+  std::optional<PinnedRange> r = pinned_containing(address, bytes == 0 ? 1 : bytes);
+  if (!r || !r->device_accessible) return nullptr;
+  return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(address));
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes,
@@ -163,6 +173,14 @@ std::optional<Allocation> find_allocation(std::uint64_t address) {
 std::optional<Allocation> find_containing(std::uint64_t address, std::uint64_t bytes,
                                           std::uint64_t* base) {
   const MemoryState& m = memory();
+  // Device-accessible host memory answers like an allocation of its adapter's API (Note
+  // [Device-accessible host memory] in core/pinned_host.h). Host addresses may fall in the
+  // numeric range of reservations, so they are looked up first.
+  if (std::optional<PinnedRange> r = pinned_containing(address, bytes == 0 ? 1 : bytes)) {
+    if (!r->device_accessible) return std::nullopt;
+    if (base != nullptr) *base = r->base;
+    return Allocation{Api::kCuda, r->device, r->context, r->bytes, 0};
+  }
   if (in_reservation_space(address)) {
     // A run of adjacent mappings with read-write access (Note [Virtual memory]).
     auto it = m.mappings.upper_bound(address);
@@ -191,6 +209,10 @@ std::optional<Allocation> find_containing(std::uint64_t address, std::uint64_t b
 }
 
 void write_bytes(std::uint64_t address, const void* src, std::uint64_t bytes) {
+  if (std::byte* host = host_window(address, bytes)) {
+    std::memmove(host, src, bytes);
+    return;
+  }
   const auto* from = static_cast<const std::byte*>(src);
   for_each_chunk(memory(), address, bytes, true,
                  [&](std::byte* page, std::uint64_t offset, std::uint64_t chunk,
@@ -198,6 +220,10 @@ void write_bytes(std::uint64_t address, const void* src, std::uint64_t bytes) {
 }
 
 void read_bytes(std::uint64_t address, void* dst, std::uint64_t bytes) {
+  if (const std::byte* host = host_window(address, bytes)) {
+    std::memmove(dst, host, bytes);
+    return;
+  }
   auto* to = static_cast<std::byte*>(dst);
   for_each_chunk(
       memory(), address, bytes, false,
@@ -212,6 +238,12 @@ void read_bytes(std::uint64_t address, void* dst, std::uint64_t bytes) {
 
 void fill_bytes(std::uint64_t address, std::uint64_t bytes, std::uint32_t pattern,
                 unsigned pattern_size) {
+  if (std::byte* host = host_window(address, bytes)) {
+    for (std::uint64_t i = 0; i < bytes; ++i) {
+      host[i] = static_cast<std::byte>((pattern >> (8 * (i % pattern_size))) & 0xffu);
+    }
+    return;
+  }
   // Zeros into an absent page create nothing (Note [Lazy backing]).
   for_each_chunk(
       memory(), address, bytes, pattern != 0,

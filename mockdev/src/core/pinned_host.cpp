@@ -12,18 +12,21 @@ struct PinnedState {
   std::map<std::uint64_t, PinnedRange> ranges;  // by base
   std::uint64_t bytes = 0;
   std::uint64_t allocated_bytes = 0;  // of `bytes`, the driver-allocated ranges'
+  std::uint64_t next_id = 1;
 };
 
 PinnedState& pinned() MOCKDEV_REQUIRES(g_engine_mutex) {
   static PinnedState* const state = new PinnedState();  // Note [Leaky state]
   const Engine& e = engine();
-  if (state->generation != e.generation) *state = PinnedState{e.generation, {}, 0, 0};
+  if (state->generation != e.generation) *state = PinnedState{e.generation, {}, 0, 0, 1};
   return *state;
 }
 
 }  // namespace
 
-bool add_pinned(std::uint64_t base, std::uint64_t bytes, bool allocated) {
+bool add_pinned(PinnedRange range) {
+  const std::uint64_t base = range.base;
+  const std::uint64_t bytes = range.bytes;
   PinnedState& p = pinned();
   auto next = p.ranges.lower_bound(base);
   if (next != p.ranges.end() && next->first < base + bytes) return false;
@@ -31,9 +34,11 @@ bool add_pinned(std::uint64_t base, std::uint64_t bytes, bool allocated) {
     auto prev = std::prev(next);
     if (prev->first + prev->second.bytes > base) return false;
   }
-  p.ranges.emplace(base, PinnedRange{base, bytes, allocated});
+  range.id = p.next_id++;
+  p.ranges.emplace(base, range);
+  if (range.managed) return true;  // not page-locked memory: not counted as pinned
   p.bytes += bytes;
-  if (allocated) p.allocated_bytes += bytes;
+  if (range.allocated) p.allocated_bytes += bytes;
   return true;
 }
 
@@ -48,20 +53,27 @@ bool remove_pinned(std::uint64_t base) {
   PinnedState& p = pinned();
   auto it = p.ranges.find(base);
   if (it == p.ranges.end()) return false;
-  p.bytes -= it->second.bytes;
-  if (it->second.allocated) p.allocated_bytes -= it->second.bytes;
+  if (!it->second.managed) {
+    p.bytes -= it->second.bytes;
+    if (it->second.allocated) p.allocated_bytes -= it->second.bytes;
+  }
   p.ranges.erase(it);
   return true;
 }
 
-bool is_pinned(std::uint64_t address, std::uint64_t bytes) {
+std::optional<PinnedRange> pinned_containing(std::uint64_t address, std::uint64_t bytes) {
   const PinnedState& p = pinned();
-  if (p.ranges.empty()) return false;
+  if (p.ranges.empty()) return std::nullopt;
   auto it = p.ranges.upper_bound(address);
-  if (it == p.ranges.begin()) return false;
+  if (it == p.ranges.begin()) return std::nullopt;
   --it;
   const std::uint64_t offset = address - it->first;
-  return offset < it->second.bytes && bytes <= it->second.bytes - offset;
+  if (offset >= it->second.bytes || bytes > it->second.bytes - offset) return std::nullopt;
+  return it->second;
+}
+
+bool is_pinned(std::uint64_t address, std::uint64_t bytes) {
+  return pinned_containing(address, bytes).has_value();
 }
 
 std::uint64_t pinned_bytes() { return pinned().bytes; }

@@ -4,6 +4,13 @@
 // host bytes move (the CUDA Driver API's "API synchronization behavior"): a pinned endpoint is read
 // or written when the operation executes, a pageable one at the call. Requires the engine lock;
 // starts afresh with each installed machine.
+//
+// Note [Device-accessible host memory]
+// A range marked device_accessible is host memory that device work may use at its own
+// address (unified addressing: memory from cuMemAllocHost / cuMemHostAlloc, memory registered
+// with CU_MEMHOSTREGISTER_DEVICEMAP, managed memory). core::find_containing answers for it
+// like an allocation, and the byte functions of core/memory.h read and write its host bytes,
+// so every copy, memset and kernel argument that takes device memory takes it too.
 
 #include <cstdint>
 #include <optional>
@@ -16,10 +23,26 @@ struct PinnedRange {
   std::uint64_t base = 0;
   std::uint64_t bytes = 0;
   bool allocated = false;  // true: the driver allocated it (AllocHost); false: registered
+  // What the adapter that made it records (pointer queries); the core reads only
+  // device_accessible (Note [Device-accessible host memory]).
+  bool device_accessible = false;
+  bool managed = false;       // managed memory (cuMemAllocManaged): not counted as pinned
+  unsigned flags = 0;         // the flags it was allocated or registered with
+  int device = 0;             // physical device of the context that made it
+  std::uint64_t context = 0;  // that context's key in the adapter (core::Allocation::context)
+  std::uint64_t id = 0;       // set by add_pinned: unique for the machine, never reused
 };
 
-// Records [base, base + bytes) as pinned. False when it overlaps a pinned range already.
-bool add_pinned(std::uint64_t base, std::uint64_t bytes, bool allocated)
+// Records [base, base + bytes) as pinned, with what `range` says of it. False when it
+// overlaps a pinned range already.
+bool add_pinned(PinnedRange range) MOCKDEV_REQUIRES(g_engine_mutex);
+// Shorthand: a plain range, host-only.
+inline bool add_pinned(std::uint64_t base, std::uint64_t bytes, bool allocated)
+    MOCKDEV_REQUIRES(g_engine_mutex) {
+  return add_pinned(PinnedRange{base, bytes, allocated});
+}
+// The pinned range that holds [address, address + bytes) wholly (bytes >= 1), or nullopt.
+std::optional<PinnedRange> pinned_containing(std::uint64_t address, std::uint64_t bytes)
     MOCKDEV_REQUIRES(g_engine_mutex);
 // The pinned range starting exactly at `base`, or nullopt.
 std::optional<PinnedRange> pinned_at(std::uint64_t base) MOCKDEV_REQUIRES(g_engine_mutex);

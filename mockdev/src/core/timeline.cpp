@@ -254,6 +254,9 @@ OpId enqueue(std::uint64_t queue, OpDesc&& desc, std::span<const OpId> deps) {
     }
   }
 
+  if (s.schedule != StreamSettings::Schedule::kEager && op.action.kind == ActionKind::kHostCall) {
+    ensure_progress_thread();
+  }
   switch (s.schedule) {
     case StreamSettings::Schedule::kEager:
       if (ready) {

@@ -35,6 +35,23 @@
 // stream call drew it in random mode, the waiting thread in a host wait. While it runs its
 // operation is "running"; another thread that needs it waits on a condition variable.
 //
+// Note [Progress guarantee]
+// A real driver runs stream callbacks and host functions on a thread of its own, so a
+// program may wait for one on its own condition variable, making no driver call. Under the
+// random and adversarial schedules such a wait would never end: nothing completes without a
+// driver call or a host wait. So adversarial stays adversarial while the program keeps
+// calling the driver, and gives way when it stops: once a host function is enqueued under
+// those schedules, the process has a progress thread, and when no driver call (on any
+// thread) has begun for kProgressIdleMs of real time while host functions are pending, it
+// completes every pending host function and what each needs, in id order, as a host wait
+// would but without telling the observers (it is no synchronisation the program made, so
+// the race detector still reports accesses the program did not order). It checks every
+// kProgressIdleMs / 4. Other work is never completed this way: a copy the program never
+// waits for stays incomplete, so missing synchronisation is still caught. The bound is real
+// time, so only programs that idle see it; a program that keeps calling the driver runs
+// exactly as the schedule and seed decide.
+inline constexpr unsigned kProgressIdleMs = 200;
+
 // Note [Deadlocks]
 // A wait that needs an operation that can never complete returns kDeadlock and prints one
 // line on stderr naming the queues, instead of hanging. What makes an operation unable to

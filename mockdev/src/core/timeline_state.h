@@ -59,6 +59,7 @@ struct TimelineState {
   std::uint64_t host_ns = 0;
   std::uint64_t host_epoch = 0;
   std::uint64_t rng = 0;
+  std::uint64_t driver_calls = 0;  // progress_point calls: Note [Progress guarantee]
   TimelineStats stats;
 };
 
@@ -82,5 +83,8 @@ void finish(TimelineState& t, Op& op) MOCKDEV_REQUIRES(g_engine_mutex);
 void complete_now(OpId id) MOCKDEV_REQUIRES(g_engine_mutex);
 // Eager: completes every pending op whose dependencies are complete, in id order.
 void drain_ready() MOCKDEV_REQUIRES(g_engine_mutex);
+// Note [Progress guarantee] (progress.cpp): a host function was enqueued under a schedule
+// that completes work only when asked; starts this process's progress thread if it has none.
+void ensure_progress_thread() MOCKDEV_REQUIRES(g_engine_mutex);
 
 }  // namespace mockdev::core::detail

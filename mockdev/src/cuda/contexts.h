@@ -27,6 +27,11 @@ bool valid_context_flags(unsigned flags);
 // retaining a context there fails with CUDA_ERROR_UNKNOWN (cuda.h).
 bool compute_prohibited(int physical) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
+// The context a call names: `ctx`, or the current one when it is NULL (context_for_work's
+// codes); a handle never handed out is CUDA_ERROR_INVALID_CONTEXT, a destroyed one
+// CUDA_ERROR_CONTEXT_IS_DESTROYED.
+WorkContext named_or_current(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
 // Unloads every module of `ctx` (driver_module.cpp): its module and function handles are
 // rejected from then on.
 void drop_context_modules(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <unordered_set>
 #include <utility>
@@ -49,6 +50,22 @@ namespace mockdev::cuda {
 
 using accel::cuda_abi::CUctx_st;
 
+// What cuMemAdvise and cuMemPrefetchAsync recorded for one managed allocation (Note
+// [Managed memory] in driver_managed.cpp); a location of type INVALID is "none".
+struct ManagedAdvice {
+  bool read_mostly = false;
+  accel::cuda_abi::CUmemLocation preferred{accel::cuda_abi::CU_MEM_LOCATION_TYPE_INVALID, 0};
+  accel::cuda_abi::CUmemLocation last_prefetch{accel::cuda_abi::CU_MEM_LOCATION_TYPE_INVALID, 0};
+  std::set<int> accessed_by;  // ordinals; kDeviceCpu for the host
+};
+
+// Managed allocations are anonymous mappings of whole pages (driver_managed.cpp): the bytes
+// the mapping for `bytes` takes, which cuMemFree unmaps.
+inline constexpr std::size_t kManagedPageBytes = 4096;
+inline std::size_t managed_mapping_bytes(std::size_t bytes) {
+  return (bytes + kManagedPageBytes - 1) / kManagedPageBytes * kManagedPageBytes;
+}
+
 struct CudaState {
   std::uint64_t generation = 0;  // the core machine generation this state belongs to
   bool initialized = false;      // cuInit succeeded (in init_pid)
@@ -58,6 +75,11 @@ struct CudaState {
   std::unordered_set<const CUctx_st*> live_contexts;  // primary and created, destroyed ones too
   std::vector<CUctx_st*> created;  // cuCtxCreate's contexts not yet destroyed, creation order
   unsigned long long next_context_id = 1;
+  // Buffer ids (Note [Pointer attributes] in driver_pointer.cpp) whose memory has
+  // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS set.
+  std::set<std::uint64_t> sync_memops;
+  // Advice and prefetches of managed allocations, by buffer id (driver_managed.cpp).
+  std::map<std::uint64_t, ManagedAdvice> managed_advice;
   // Peer access enabled from the first context to the second, as (physical device of the
   // current context, physical device of the peer context): only primary contexts exist,
   // so a physical device names its context (driver_peer.cpp).

@@ -60,6 +60,13 @@ bool compute_prohibited(int physical) {
          kComputeModeProhibited;
 }
 
+WorkContext named_or_current(CUctx_st* ctx) {
+  if (ctx == nullptr) return context_for_work();
+  if (!is_registered(ctx)) return {nullptr, CUDA_ERROR_INVALID_CONTEXT};
+  if (ctx->refcount == 0) return {nullptr, CUDA_ERROR_CONTEXT_IS_DESTROYED};
+  return {ctx, CUDA_SUCCESS};
+}
+
 CUctx_st* primary_object(int physical, CUdevice dev) {
   CUctx_st*& primary = cuda_state().primary[static_cast<std::size_t>(physical)];
   if (primary == nullptr) primary = new_context(physical, dev, true);

@@ -52,14 +52,6 @@ int attribute_of(const CUctx_st* ctx, CUdevice_attribute attribute)
                                 attribute);
 }
 
-// The context a call names: `ctx`, or the current one when it is NULL.
-WorkContext named_or_current(CUcontext ctx) MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  if (ctx == nullptr) return context_for_work();
-  if (!is_registered(ctx)) return {nullptr, CUDA_ERROR_INVALID_CONTEXT};
-  if (ctx->refcount == 0) return {nullptr, CUDA_ERROR_CONTEXT_IS_DESTROYED};
-  return {ctx, CUDA_SUCCESS};
-}
-
 bool is_limit(int limit) { return limit >= 0 && limit < CU_LIMIT_MAX; }
 
 }  // namespace

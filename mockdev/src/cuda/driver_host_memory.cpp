@@ -21,7 +21,16 @@ constexpr unsigned kHostRegisterFlags = kMemHostRegisterPortable | kMemHostRegis
                                         kMemHostRegisterIoMemory | kMemHostRegisterReadOnly;
 constexpr std::size_t kHostAlignment = 4096;
 
-CUresult alloc_host(void** pointer, std::size_t bytes) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+// Note [Device-accessible host memory] in core/pinned_host.h: cuda.h, "Unified Addressing":
+// memory from cuMemAllocHost and cuMemHostAlloc "is always directly accessible from all
+// contexts on all devices that support unified addressing", whatever its flags, and memory
+// registered with CU_MEMHOSTREGISTER_DEVICEMAP is mapped. Its device address is its host
+// address: cuda.h names registered and write-combined memory as exceptions with a distinct
+// device address, but devices with CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
+// (every simulated device answers 1) use the host pointer [inferred: the same address for
+// write-combined memory too]. [inferred] Memory registered without DEVICEMAP is not mapped.
+CUresult alloc_host(void** pointer, std::size_t bytes, unsigned flags)
+    MOCKDEV_REQUIRES(core::g_engine_mutex) {
   if (pointer == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
@@ -30,27 +39,25 @@ CUresult alloc_host(void** pointer, std::size_t bytes) MOCKDEV_REQUIRES(core::g_
   const std::size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
   void* memory = std::aligned_alloc(kHostAlignment, rounded);
   if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
-  core::add_pinned(reinterpret_cast<std::uintptr_t>(memory), bytes, true);
+  core::PinnedRange range{reinterpret_cast<std::uintptr_t>(memory), bytes, true};
+  range.device_accessible = true;
+  range.flags = flags;
+  range.device = current.ctx->physical_device;
+  range.context = memory_key(current.ctx);
+  core::add_pinned(range);
   *pointer = memory;
   return CUDA_SUCCESS;
 }
 
-// Every queue tail of every live context: what freeing pinned memory waits for.
-std::vector<core::OpId> all_work() MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  std::vector<core::OpId> ops;
-  for (const auto& [id, cs] : stream_registry().contexts) {
-    for (std::uint64_t q : cs.queues) ops.push_back(core::queue_tail(q));
-  }
-  return ops;
-}
-
 }  // namespace
 
-CUresult cuMemAllocHost_v2(void** pointer, std::size_t bytes) { return alloc_host(pointer, bytes); }
+CUresult cuMemAllocHost_v2(void** pointer, std::size_t bytes) {
+  return alloc_host(pointer, bytes, 0);
+}
 
 CUresult cuMemHostAlloc(void** pointer, std::size_t bytes, unsigned int flags) {
   if ((flags & ~kHostAllocFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
-  return alloc_host(pointer, bytes);
+  return alloc_host(pointer, bytes, flags);
 }
 
 // Recorded on the H200: memory that is not from cuMemAllocHost/cuMemHostAlloc -> 1
@@ -80,7 +87,12 @@ CUresult cuMemHostRegister_v2(void* pointer, std::size_t bytes, unsigned int fla
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   if (auto sticky = sticky_error(current.ctx->physical_device)) return *sticky;
-  if (!core::add_pinned(base, bytes, false)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  core::PinnedRange range{base, bytes, false};
+  range.device_accessible = (flags & kMemHostRegisterDeviceMap) != 0;
+  range.flags = flags;
+  range.device = current.ctx->physical_device;
+  range.context = memory_key(current.ctx);
+  if (!core::add_pinned(range)) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
   return CUDA_SUCCESS;
 }
 

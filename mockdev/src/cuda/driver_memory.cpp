@@ -2,10 +2,15 @@
 // vendor-neutral memory (core/memory.h, Note [Device addresses]); the current context
 // names the device.
 
+#include <sys/mman.h>
+
 #include "core/memory.h"
+#include "core/pinned_host.h"
+#include "core/timeline.h"
 #include "cuda/cuda_state.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
+#include "cuda/stream_objects.h"
 
 namespace mockdev::cuda::impl {
 
@@ -42,6 +47,19 @@ CUresult cuMemAlloc_v2(CUdeviceptr* dptr, std::size_t bytes) {
 // address names its device); anything else is an invalid argument.
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
   if (dptr == 0) return CUDA_SUCCESS;
+  // Managed memory (Note [Managed memory] in driver_managed.cpp): work still pending may
+  // use it, so every stream completes first, as freeing pinned memory does.
+  if (std::optional<core::PinnedRange> managed = core::pinned_at(dptr);
+      managed && managed->managed) {
+    if (core::wait_for(all_work(), "cuMemFree_v2", false) != core::WaitResult::kDone) {
+      return kDeadlockResult;
+    }
+    if (!core::remove_pinned(dptr)) return CUDA_ERROR_INVALID_VALUE;  // freed meanwhile
+    cuda_state().managed_advice.erase(managed->id);
+    munmap(reinterpret_cast<void*>(static_cast<std::uintptr_t>(dptr)),
+           managed_mapping_bytes(managed->bytes));
+    return CUDA_SUCCESS;
+  }
   // Step 5 before step 6 (Note [Driver call order]): an address that is not the start of a
   // live CUDA allocation is an invalid argument, whatever state the device is in.
   std::optional<core::Allocation> allocation = core::find_allocation(dptr);

@@ -13,7 +13,7 @@
 namespace mockdev::cuda::impl {
 namespace {
 
-CUresult memset_on(CUstream handle, CUdeviceptr dst, std::uint32_t value, unsigned size,
+CUresult memset_on(CUstream handle, bool sync, CUdeviceptr dst, std::uint32_t value, unsigned size,
                    std::size_t count, const char* name) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const ResolvedStream r = resolve_stream(handle);
   if (r.stream == nullptr) return r.error;
@@ -35,25 +35,29 @@ CUresult memset_on(CUstream handle, CUdeviceptr dst, std::uint32_t value, unsign
   desc.action.bytes = bytes;
   desc.action.pattern = value;
   desc.action.pattern_size = static_cast<std::uint8_t>(size);
-  return submit(r.stream, std::move(desc)).code;
+  const Submitted s = submit(r.stream, std::move(desc));
+  if (s.code != CUDA_SUCCESS || !sync || s.op == 0 || !host_memory_target(dst)) return s.code;
+  // A synchronous memset of host memory is fully synchronous (host_memory_target).
+  const core::OpId ops[] = {s.op};
+  return host_wait(ops, name);
 }
 
 }  // namespace
 
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, std::size_t count) {
-  return memset_on(nullptr, dst, value, 1, count, "cuMemsetD8_v2");
+  return memset_on(nullptr, true, dst, value, 1, count, "cuMemsetD8_v2");
 }
 
 CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, std::size_t count) {
-  return memset_on(nullptr, dst, value, 4, count, "cuMemsetD32_v2");
+  return memset_on(nullptr, true, dst, value, 4, count, "cuMemsetD32_v2");
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream) {
-  return memset_on(stream, dst, value, 1, count, "cuMemsetD8Async");
+  return memset_on(stream, false, dst, value, 1, count, "cuMemsetD8Async");
 }
 
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, std::size_t count, CUstream stream) {
-  return memset_on(stream, dst, value, 4, count, "cuMemsetD32Async");
+  return memset_on(stream, false, dst, value, 4, count, "cuMemsetD32Async");
 }
 
 }  // namespace mockdev::cuda::impl

@@ -20,9 +20,9 @@
 namespace mockdev::cuda::impl {
 namespace {
 
-CUresult memset_2d(CUstream handle, CUdeviceptr dst, std::size_t pitch, std::uint32_t value,
-                   unsigned size, std::size_t width, std::size_t height, const char* name)
-    MOCKDEV_REQUIRES(core::g_engine_mutex) {
+CUresult memset_2d(CUstream handle, bool sync, CUdeviceptr dst, std::size_t pitch,
+                   std::uint32_t value, unsigned size, std::size_t width, std::size_t height,
+                   const char* name) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const std::uint64_t row = static_cast<std::uint64_t>(width) * size;
   if (row / size != width) return CUDA_ERROR_INVALID_VALUE;
   const bool rows = height > 1;
@@ -41,48 +41,53 @@ CUresult memset_2d(CUstream handle, CUdeviceptr dst, std::size_t pitch, std::uin
   if (!target || target->owner != Api::kCuda) return CUDA_ERROR_INVALID_VALUE;
   side.device = target->device;
   if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
-  return submit_strided_fill(r.stream, side, box, value, size, name);
+  const std::uint64_t queue = r.stream->queue;
+  const CUresult rc = submit_strided_fill(r.stream, side, box, value, size, name);
+  if (rc != CUDA_SUCCESS || !sync || !host_memory_target(dst)) return rc;
+  // A synchronous memset of host memory is fully synchronous (host_memory_target).
+  const core::OpId ops[] = {core::queue_tail(queue)};
+  return host_wait(ops, name);
 }
 
 }  // namespace
 
 CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short value, std::size_t count) {
-  return memset_2d(nullptr, dst, 0, value, 2, count, 1, "cuMemsetD16_v2");
+  return memset_2d(nullptr, true, dst, 0, value, 2, count, 1, "cuMemsetD16_v2");
 }
 
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, std::size_t count,
                           CUstream stream) {
-  return memset_2d(stream, dst, 0, value, 2, count, 1, "cuMemsetD16Async");
+  return memset_2d(stream, false, dst, 0, value, 2, count, 1, "cuMemsetD16Async");
 }
 
 CUresult cuMemsetD2D8_v2(CUdeviceptr dst, std::size_t pitch, unsigned char value,
                          std::size_t width, std::size_t height) {
-  return memset_2d(nullptr, dst, pitch, value, 1, width, height, "cuMemsetD2D8_v2");
+  return memset_2d(nullptr, true, dst, pitch, value, 1, width, height, "cuMemsetD2D8_v2");
 }
 
 CUresult cuMemsetD2D16_v2(CUdeviceptr dst, std::size_t pitch, unsigned short value,
                           std::size_t width, std::size_t height) {
-  return memset_2d(nullptr, dst, pitch, value, 2, width, height, "cuMemsetD2D16_v2");
+  return memset_2d(nullptr, true, dst, pitch, value, 2, width, height, "cuMemsetD2D16_v2");
 }
 
 CUresult cuMemsetD2D32_v2(CUdeviceptr dst, std::size_t pitch, unsigned int value,
                           std::size_t width, std::size_t height) {
-  return memset_2d(nullptr, dst, pitch, value, 4, width, height, "cuMemsetD2D32_v2");
+  return memset_2d(nullptr, true, dst, pitch, value, 4, width, height, "cuMemsetD2D32_v2");
 }
 
 CUresult cuMemsetD2D8Async(CUdeviceptr dst, std::size_t pitch, unsigned char value,
                            std::size_t width, std::size_t height, CUstream stream) {
-  return memset_2d(stream, dst, pitch, value, 1, width, height, "cuMemsetD2D8Async");
+  return memset_2d(stream, false, dst, pitch, value, 1, width, height, "cuMemsetD2D8Async");
 }
 
 CUresult cuMemsetD2D16Async(CUdeviceptr dst, std::size_t pitch, unsigned short value,
                             std::size_t width, std::size_t height, CUstream stream) {
-  return memset_2d(stream, dst, pitch, value, 2, width, height, "cuMemsetD2D16Async");
+  return memset_2d(stream, false, dst, pitch, value, 2, width, height, "cuMemsetD2D16Async");
 }
 
 CUresult cuMemsetD2D32Async(CUdeviceptr dst, std::size_t pitch, unsigned int value,
                             std::size_t width, std::size_t height, CUstream stream) {
-  return memset_2d(stream, dst, pitch, value, 4, width, height, "cuMemsetD2D32Async");
+  return memset_2d(stream, false, dst, pitch, value, 4, width, height, "cuMemsetD2D32Async");
 }
 
 }  // namespace mockdev::cuda::impl

@@ -8,6 +8,7 @@
 
 #include "core/engine.h"
 #include "core/keep_forever.h"
+#include "core/pinned_host.h"
 #include "cuda/capture_streams.h"
 #include "cuda/pool_model.h"
 namespace mockdev::cuda {
@@ -106,6 +107,19 @@ std::vector<core::OpId> stream_targets(const CUstream_st* stream) {
     const ContextStreams& cs = streams_of(stream->ctx);
     for (const CUstream_st* b : cs.blocking) ops.push_back(core::queue_tail(b->queue));
     for (std::uint64_t q : cs.retired_blocking) ops.push_back(core::queue_tail(q));
+  }
+  return ops;
+}
+
+bool host_memory_target(std::uint64_t address) {
+  std::optional<core::PinnedRange> r = core::pinned_containing(address, 1);
+  return r && r->device_accessible;
+}
+
+std::vector<core::OpId> all_work() {
+  std::vector<core::OpId> ops;
+  for (const auto& [id, cs] : stream_registry().contexts) {
+    for (std::uint64_t q : cs.queues) ops.push_back(core::queue_tail(q));
   }
   return ops;
 }

@@ -129,6 +129,13 @@ bool is_live_event(const CUevent_st* event) MOCKDEV_REQUIRES(core::g_engine_mute
 // behavior").
 std::vector<core::OpId> stream_targets(const CUstream_st* stream)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
+// CUDA Driver API, "API synchronization behavior": a synchronous memset "is asynchronous with
+// respect to the host except when the target is pinned host memory or a Unified Memory
+// region, in which case it is fully synchronous". Whether `address` is such a target: host
+// memory device work may use (Note [Device-accessible host memory] in core/pinned_host.h).
+bool host_memory_target(std::uint64_t address) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// Every queue tail of every live context: what freeing pinned or managed memory waits for.
+std::vector<core::OpId> all_work() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // Every queue tail of `ctx` (cuCtxSynchronize).
 std::vector<core::OpId> context_targets(const CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 

@@ -143,7 +143,11 @@ struct CUctxCreateParams {
 
 // The context stack and created contexts (cuda.h: cuCtxCreate is cuCtxCreate_v4 since
 // CUDA 12.5; _v2 and _v3 stay exported for programs built earlier), primary-context reset
-// and flags, and the current context's flags, limits and configuration. None is legal
+// and flags, and the current context's flags, limits and configuration. Not yet here: CUDA
+// 13's cuCtxGetDevice_v2 and cuCtxSynchronize_v2 (they name their context). Exported, they
+// would be found by bindings that probe for a `_v2` symbol and call it with the older
+// signature (Numba 0.56 does, as it would on a real CUDA 13 driver); they wait for exports
+// gated by the machine's driver version, so that a 12.x machine does not have them. None is legal
 // during a GLOBAL capture except the pure queries, as cuThreadExchangeStreamCaptureMode
 // lists no context call as safe [inferred: the queries answer from host state].
 #define ACCEL_CUDA_CONTEXT_ROWS_(R, P, X, E) \

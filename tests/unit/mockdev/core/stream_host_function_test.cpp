@@ -2,6 +2,9 @@
 // with the engine lock released, and what a driver call from inside one returns.
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "stream_test.h"
@@ -122,6 +125,61 @@ TEST_F(StreamTest, WaitForAHostFunctionRunningOnAnotherThread) {
   EXPECT_EQ(stage.load(), 2);
   runner.join();
   releaser.join();
+}
+
+// Note [Progress guarantee]: a program that waits on its own condition variable for a
+// callback, making no driver call, still sees it run under the schedules that complete work
+// only when asked; work that is no host function (a memset nobody waits for) stays pending.
+struct Signal {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread::id thread;
+};
+
+void signal_done(void* p) {
+  auto* signal = static_cast<Signal*>(p);
+  std::lock_guard lock(signal->m);
+  signal->done = true;
+  signal->thread = std::this_thread::get_id();
+  signal->cv.notify_all();
+}
+
+class ProgressTest : public StreamTest {
+ protected:
+  void wait_for_callback_without_the_driver(Schedule schedule);
+};
+
+void ProgressTest::wait_for_callback_without_the_driver(Schedule schedule) {
+  start(schedule);
+  CUstream s = make_stream();
+  CUstream other = make_stream(CU_STREAM_NON_BLOCKING);
+  CUdeviceptr d = alloc(4096), e = alloc(4096);
+  ASSERT_EQ(cuda().cuMemsetD8Async(e, 1, 4096, other), CUDA_SUCCESS);
+  Signal signal;
+  ASSERT_EQ(cuda().cuMemsetD8Async(d, 2, 4096, s), CUDA_SUCCESS);
+  ASSERT_EQ(cuda().cuLaunchHostFunc(s, signal_done, &signal), CUDA_SUCCESS);
+  {
+    // Bounded, so that a broken guarantee fails the test instead of hanging it.
+    std::unique_lock lock(signal.m);
+    ASSERT_TRUE(signal.cv.wait_for(lock, std::chrono::seconds(20), [&] { return signal.done; }));
+  }
+  EXPECT_NE(signal.thread, std::this_thread::get_id());  // the progress thread ran it
+  EXPECT_EQ(pending(s), 0u);                             // the callback and what it needed ran
+  // Nobody waited for this memset: adversarial leaves it pending (random may have run it at
+  // one of the calls above).
+  if (schedule == Schedule::kAdversarial) {
+    EXPECT_EQ(pending(other), 1u);
+  }
+  ASSERT_EQ(cuda().cuStreamSynchronize(other), CUDA_SUCCESS);
+}
+
+TEST_F(ProgressTest, ACallbackWaitedForWithoutTheDriverRunsUnderAdversarial) {
+  wait_for_callback_without_the_driver(Schedule::kAdversarial);
+}
+
+TEST_F(ProgressTest, ACallbackWaitedForWithoutTheDriverRunsUnderRandom) {
+  wait_for_callback_without_the_driver(Schedule::kRandom);
 }
 
 }  // namespace

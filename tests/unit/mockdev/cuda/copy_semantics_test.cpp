@@ -223,5 +223,61 @@ TEST_F(StreamTest, WorkOnMemoryFreedMeanwhileMovesNothing) {
   cu().cuMemFreeHost(raw);
 }
 
+// Note [Device-accessible host memory]: an async memset of mapped host memory is an
+// operation of its stream like any other; the host sees its bytes once it ran.
+TEST_F(StreamTest, AnAsyncMemsetOfMappedHostMemoryRunsInStreamOrder) {
+  start(Schedule::kAdversarial);
+  CUstream s = make_stream();
+  void* h = nullptr;
+  ASSERT_EQ(cu().cuMemHostAlloc(&h, 4096, kMemHostAllocDeviceMap), CUDA_SUCCESS);
+  std::memset(h, 0, 4096);
+  auto* bytes = static_cast<unsigned char*>(h);
+  ASSERT_EQ(cu().cuMemsetD8Async(reinterpret_cast<std::uintptr_t>(h), 7, 4096, s), CUDA_SUCCESS);
+  EXPECT_EQ(pending(s), 1u);
+  EXPECT_EQ(bytes[100], 0);
+  ASSERT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(bytes[100], 7);
+  ASSERT_EQ(cu().cuMemFreeHost(h), CUDA_SUCCESS);
+}
+
+// Note [Managed memory]: managed memory is neither device memory in use nor pinned memory;
+// a prefetch is an operation of its stream.
+TEST_F(StreamTest, ManagedMemoryIsNotCountedAndAPrefetchIsOrdered) {
+  start(Schedule::kAdversarial);
+  CUstream s = make_stream();
+  const std::uint64_t used = control::used_bytes(0);
+  const std::uint64_t pinned = streams::pinned_bytes();
+  CUdeviceptr m = 0;
+  ASSERT_EQ(cu().cuMemAllocManaged(&m, 8u << 20, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  EXPECT_EQ(control::used_bytes(0), used);
+  EXPECT_EQ(streams::pinned_bytes(), pinned);
+  ASSERT_EQ(cu().cuMemPrefetchAsync(m, 8u << 20, 0, s), CUDA_SUCCESS);
+  EXPECT_EQ(pending(s), 1u);
+  ASSERT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemFree_v2(m), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuMemFree_v2(m), CUDA_ERROR_INVALID_VALUE);
+}
+
+// API synchronization behavior: a synchronous memset of pinned host memory or managed memory
+// "is fully synchronous", even where nothing else would run it (adversarial).
+TEST_F(StreamTest, ASyncMemsetOfHostOrManagedMemoryIsFullySynchronous) {
+  start(Schedule::kAdversarial);
+  void* h = nullptr;
+  ASSERT_EQ(cu().cuMemHostAlloc(&h, 4096, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemsetD8_v2(reinterpret_cast<std::uintptr_t>(h), 9, 4096), CUDA_SUCCESS);
+  EXPECT_EQ(static_cast<unsigned char*>(h)[4095], 9);
+  CUdeviceptr m = 0;
+  ASSERT_EQ(cu().cuMemAllocManaged(&m, 4096, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemsetD2D8_v2(m, 64, 3, 64, 4), CUDA_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(static_cast<std::uintptr_t>(m))[3 * 64 + 63], 3);
+  // Device memory: the synchronous form returns before it ran.
+  CUdeviceptr d = alloc(4096);
+  CUstream legacy = nullptr;
+  ASSERT_EQ(cu().cuMemsetD8_v2(d, 1, 4096), CUDA_SUCCESS);
+  EXPECT_EQ(pending(legacy), 1u);
+  ASSERT_EQ(cu().cuMemFree_v2(m), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemFreeHost(h), CUDA_SUCCESS);
+}
+
 }  // namespace
 }  // namespace mockdev::testing

@@ -294,5 +294,24 @@ TEST_F(MemoryQueries, PrefetchAndAdviceOfManagedMemory) {
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(m));
 }
 
+// CUDA Programming Guide, "Implicit Synchronization": freeing device memory synchronises
+// the device, so a copy out of it still pending delivers its bytes.
+TEST_F(MemoryQueries, FreeingDeviceMemoryCompletesThePendingWork) {
+  constexpr std::size_t kBytes = 2 * kMiB;
+  CUstream s = nullptr;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CUdeviceptr d = 0;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAlloc_v2(&d, kBytes));
+  void* h = nullptr;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocHost_v2(&h, kBytes));
+  std::memset(h, 0, kBytes);
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemsetD8Async(d, 0x3c, kBytes, s));
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemcpyDtoHAsync_v2(h, d, kBytes, s));
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(d));
+  EXPECT_EQ(static_cast<unsigned char*>(h)[kBytes - 1], 0x3c);
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuStreamDestroy_v2(s));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeHost(h));
+}
+
 }  // namespace
 }  // namespace accel::driver_test

@@ -60,8 +60,9 @@ inline constexpr unsigned kProgressIdleMs = 200;
 // (a fork child). A host function that blocks forever in user code is not detected.
 //
 // Note [Freed memory]
-// Device memory freed while work on it is still pending (cuMemFree does not wait, in the
-// adversarial schedule nothing ran yet): when such an operation completes, a device range
+// Device memory freed while work on it is still pending (a context released or reset, a
+// mapping unmapped, a stream-ordered free; cuMemFree itself waits first, Note [Freeing
+// synchronises] in cuda/driver_memory.cpp): when such an operation completes, a device range
 // that is no longer inside a live allocation makes it move nothing, so freed memory is
 // never written back to life and a host destination keeps its bytes.
 //

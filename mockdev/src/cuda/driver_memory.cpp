@@ -45,6 +45,14 @@ CUresult cuMemAlloc_v2(CUdeviceptr* dptr, std::size_t bytes) {
 // Recorded on real hardware (docs/HARDWARE.md): freeing 0 succeeds and does nothing, with or
 // without a current context; a live allocation is freed with no current context too (the
 // address names its device); anything else is an invalid argument.
+//
+// Note [Freeing synchronises]
+// CUDA Programming Guide, "Implicit Synchronization" (and the runtime's cudaFree): freeing
+// memory synchronises the device. So cuMemFree first completes every operation still pending
+// (work on other devices included [inferred: the simulation waits for all work, the
+// conservative reading]) and only then frees: a pending copy out of the memory delivers its
+// bytes. Like cuMemFreeHost's wait it is no synchronisation the program asked for, so the
+// race detector is not told (an access the program did not order is still reported).
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
   if (dptr == 0) return CUDA_SUCCESS;
   // Managed memory (Note [Managed memory] in driver_managed.cpp): work still pending may
@@ -65,7 +73,11 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   std::optional<core::Allocation> allocation = core::find_allocation(dptr);
   if (!allocation || allocation->owner != Api::kCuda) return CUDA_ERROR_INVALID_VALUE;
   if (auto sticky = sticky_error(allocation->device)) return *sticky;
-  core::free_allocation(dptr);
+  // Note [Freeing synchronises]: the work still pending completes first.
+  if (core::wait_for(all_work(), "cuMemFree_v2", false) != core::WaitResult::kDone) {
+    return kDeadlockResult;
+  }
+  if (!core::free_allocation(dptr)) return CUDA_ERROR_INVALID_VALUE;  // freed meanwhile
   return CUDA_SUCCESS;
 }
 

@@ -3,10 +3,12 @@
 // detector sees it, and a launch touching memory without access is refused.
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "mockdev/kernels.h"
 #include "mockdev/races.h"
+
 #include "stream_test.h"
 
 namespace mockdev::testing {
@@ -127,6 +129,25 @@ TEST_F(VmmStreams, TwoStreamsWritingMappedMemoryRace) {
   ASSERT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
   EXPECT_EQ(byte_at(va + kPage + 64), 2);
   EXPECT_EQ(byte_at(va + kPage + 192), 1);
+}
+
+// Note [Freed memory] in core/timeline.h: work on memory unmapped while it was pending
+// (cuMemUnmap does not wait) moves nothing when it completes: the host buffer keeps its
+// bytes and nothing is written back to life.
+TEST_F(VmmStreams, WorkOnMemoryUnmappedMeanwhileMovesNothing) {
+  start(Schedule::kAdversarial);
+  CUstream s = make_stream();
+  const CUdeviceptr va = two_mappings(true);
+  void* raw = nullptr;
+  ASSERT_EQ(cu().cuMemAllocHost_v2(&raw, 4), CUDA_SUCCESS);
+  std::memset(raw, 0x11, 4);
+  ASSERT_EQ(cu().cuMemsetD8Async(va, 9, 4, s), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemcpyDtoHAsync_v2(raw, va, 4, s), CUDA_SUCCESS);
+  EXPECT_EQ(pending(s), 2u);
+  ASSERT_EQ(cu().cuMemUnmap(va, kPage), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(static_cast<unsigned char*>(raw)[0], 0x11);
+  ASSERT_EQ(cu().cuMemFreeHost(raw), CUDA_SUCCESS);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include "cuda/pool_model.h"
 
+#include "core/keep_forever.h"
+
 #include <algorithm>
 
 #include "core/engine.h"
@@ -59,6 +61,7 @@ bool free_completed(const CUmemPoolHandle_st::Chunk& c) MOCKDEV_REQUIRES(core::g
 CUmemPoolHandle_st* create_pool(int device, std::uint64_t max_size) {
   PoolRegistry& r = registry();
   auto* pool = new CUmemPoolHandle_st();  // never deleted: Note [Leaky state]
+  core::keep_forever(pool);
   pool->device = device;
   pool->max_size = max_size;
   r.live.insert(pool);

@@ -81,8 +81,8 @@ struct CudaState {
   // Advice and prefetches of managed allocations, by buffer id (driver_managed.cpp).
   std::map<std::uint64_t, ManagedAdvice> managed_advice;
   // Peer access enabled from the first context to the second, as (physical device of the
-  // current context, physical device of the peer context): only primary contexts exist,
-  // so a physical device names its context (driver_peer.cpp).
+  // current context, physical device of the peer context): kept per pair of devices, so a
+  // created context shares its device's peer mappings (decision 199; driver_peer.cpp).
   std::set<std::pair<int, int>> peer_access;
 };
 

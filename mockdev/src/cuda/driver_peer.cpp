@@ -5,9 +5,9 @@
 // Which pairs can be peers, and over what, is the topology's, in physical devices; the
 // entry points take visible ordinals (CUDA_VISIBLE_DEVICES reorders them) and contexts,
 // whose physical device is known. A device is never its own peer (cuDeviceCanAccessPeer
-// answers 0 for dev == peer, as the driver does). Enabled access is state of a pair of
-// contexts, kept in CudaState::peer_access; releasing a primary context's last retain
-// drops every pair it is part of. Choices marked [inferred] are listed for the next GPU
+// answers 0 for dev == peer, as the driver does). Enabled access is kept per pair of
+// devices in CudaState::peer_access (a created context shares its device's pairs, decision
+// 199); releasing a primary context's last retain drops every pair its device is part of. Choices marked [inferred] are listed for the next GPU
 // machine in docs/HARDWARE.md, "Device attributes and peers".
 
 #include "core/engine.h"

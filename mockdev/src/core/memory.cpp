@@ -139,8 +139,7 @@ void for_each_chunk(MemoryState& m, std::uint64_t address, std::uint64_t bytes, 
 // in core/pinned_host.h): the host bytes of [address, address + bytes), or nullptr.
 std::byte* host_window(std::uint64_t address, std::uint64_t bytes)
     MOCKDEV_REQUIRES(g_engine_mutex) {
-  std::optional<PinnedRange> r = pinned_containing(address, bytes == 0 ? 1 : bytes);
-  if (!r || !r->device_accessible) return nullptr;
+  if (!device_accessible_host(address, bytes == 0 ? 1 : bytes)) return nullptr;
   return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(address));
 }
 

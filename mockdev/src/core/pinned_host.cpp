@@ -72,6 +72,11 @@ std::optional<PinnedRange> pinned_containing(std::uint64_t address, std::uint64_
   return it->second;
 }
 
+bool device_accessible_host(std::uint64_t address, std::uint64_t bytes) {
+  std::optional<PinnedRange> r = pinned_containing(address, bytes);
+  return r && r->device_accessible;
+}
+
 bool is_pinned(std::uint64_t address, std::uint64_t bytes) {
   return pinned_containing(address, bytes).has_value();
 }

@@ -48,6 +48,10 @@ std::optional<PinnedRange> pinned_containing(std::uint64_t address, std::uint64_
 std::optional<PinnedRange> pinned_at(std::uint64_t base) MOCKDEV_REQUIRES(g_engine_mutex);
 // Removes the pinned range starting at `base`; false if none.
 bool remove_pinned(std::uint64_t base) MOCKDEV_REQUIRES(g_engine_mutex);
+// Whether [address, address + bytes) (bytes >= 1) lies wholly inside one pinned range that
+// device work may use (Note [Device-accessible host memory]).
+bool device_accessible_host(std::uint64_t address, std::uint64_t bytes)
+    MOCKDEV_REQUIRES(g_engine_mutex);
 // Whether [address, address + bytes) lies wholly inside one pinned range.
 bool is_pinned(std::uint64_t address, std::uint64_t bytes) MOCKDEV_REQUIRES(g_engine_mutex);
 // Bytes pinned now (allocated and registered together), for the control API.

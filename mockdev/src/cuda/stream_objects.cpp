@@ -111,10 +111,7 @@ std::vector<core::OpId> stream_targets(const CUstream_st* stream) {
   return ops;
 }
 
-bool host_memory_target(std::uint64_t address) {
-  std::optional<core::PinnedRange> r = core::pinned_containing(address, 1);
-  return r && r->device_accessible;
-}
+bool host_memory_target(std::uint64_t address) { return core::device_accessible_host(address, 1); }
 
 std::vector<core::OpId> all_work() {
   std::vector<core::OpId> ops;

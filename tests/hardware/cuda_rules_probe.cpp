@@ -31,11 +31,13 @@
 #include <thread>
 #include <vector>
 
-#include "abi_loader.h"
-#include "accel_abi/cuda_driver.h"
+#include "cuda_probe.h"
 
 namespace accel::hardware {
 namespace {
+
+test::NvmlEntryPoints nvml;
+bool have_nvml = false;
 
 using cuda_abi::CUcontext;
 using cuda_abi::CUDA_SUCCESS;
@@ -49,13 +51,6 @@ using cuda_abi::CUstream;
 using cuda_abi::CUstreamCaptureMode;
 using cuda_abi::CUstreamCaptureStatus;
 using cuda_abi::CUuuid;
-
-// Every entry point of the ABI tables (tests/support/abi_loader.h). Only cuInit and
-// cuDeviceGetCount (nvmlInit_v2 and nvmlDeviceGetCount_v2) are required; a section whose
-// entry points a library lacks checks its slots first and prints `absent`.
-test::CudaEntryPoints cu;
-test::NvmlEntryPoints nvml;
-bool have_nvml = false;
 
 // The probe passes raw numbers on purpose (9999 is no attribute, 7 no capture mode): how
 // the driver answers them is the rule recorded.
@@ -88,57 +83,6 @@ bool load_nvml(const std::string& file, std::string& error) {
     return false;
   }
   return true;
-}
-
-std::string result_text(int rc) {
-  const char* name = cuda_abi::result_name(rc);
-  return std::to_string(rc) + (name != nullptr ? std::string(" ") + name : " (unknown)");
-}
-
-void line(const std::string& rule, const std::string& value) {
-  std::printf("%s = %s\n", rule.c_str(), value.c_str());
-  std::fflush(stdout);
-}
-
-void rc_line(const std::string& rule, int rc) { line(rule, result_text(rc)); }
-
-// Runs `body` in a child with a 60 s alarm; reports a crash or a hang as a line of its own.
-bool in_child(const std::string& section, const std::function<void()>& body,
-              const std::string& crash_rule = "") {
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    alarm(60);
-    body();
-    std::fflush(stdout);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
-  const std::string what = WIFSIGNALED(status)
-                               ? "crash (signal " + std::to_string(WTERMSIG(status)) + ")"
-                               : "exit " + std::to_string(WEXITSTATUS(status));
-  line(crash_rule.empty() ? section + ".child" : crash_rule, what);
-  return false;
-}
-
-// A call a driver may answer by crashing (null pointers, zero lengths): it runs alone in a
-// fresh child that initialises (and, with `with_context`, makes device 0's primary context
-// current) first, so a crash is recorded as `crash (signal N)` and the rest goes on.
-void risky(const std::string& rule, bool with_context, const std::function<CUresult()>& call) {
-  in_child(
-      rule,
-      [&] {
-        cu.cuInit(0);
-        if (with_context) {
-          CUcontext primary = nullptr;
-          cu.cuDevicePrimaryCtxRetain(&primary, 0);
-          cu.cuCtxSetCurrent(primary);
-        }
-        rc_line(rule, call());
-      },
-      rule);
 }
 
 void probe_risky_calls() {
@@ -537,34 +481,6 @@ bool have_stream_symbols() {
          cu.cuEventElapsedTime_v2 != nullptr && cu.cuStreamIsCapturing != nullptr;
 }
 
-void sleep_host_fn(void* ms) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int*>(ms)));
-}
-
-int g_block_ms = 300;
-
-// Puts a host function that sleeps 300 ms on `s`, so everything after it waits.
-void block(CUstream s) { cu.cuLaunchHostFunc(s, sleep_host_fn, &g_block_ms); }
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-std::string capture_status(CUstream s) {
-  auto status = static_cast<CUstreamCaptureStatus>(-1);
-  const CUresult rc = cu.cuStreamIsCapturing(s, &status);
-  return rc != CUDA_SUCCESS ? "is_capturing rc " + std::to_string(rc)
-                            : std::to_string(static_cast<int>(status));
-}
-
-void end_capture(const std::string& rule, CUstream s) {
-  CUgraph graph = reinterpret_cast<CUgraph>(0x1);
-  rc_line(rule + ".end", cu.cuStreamEndCapture(s, &graph));
-  line(rule + ".end.graph_is_null", graph == nullptr ? "yes" : "no");
-  line(rule + ".status_after_end", capture_status(s));
-  if (graph != nullptr && graph != reinterpret_cast<CUgraph>(0x1)) cu.cuGraphDestroy(graph);
-}
-
 void probe_streams_setup_and_events(CUstream& s, CUstream& s2) {
   int least = 99, greatest = 99;
   rc_line("stream.priority_range", cu.cuCtxGetStreamPriorityRange(&least, &greatest));
@@ -753,8 +669,7 @@ void probe_capture(CUstream s, CUstream s2) {
          return cu.cuStreamAddCallback(
              s2, [](CUstream, CUresult, void*) {}, nullptr, 0);
        }},
-      {"launch_host_func", kGlobal, &s2,
-       [&] { return cu.cuLaunchHostFunc(s2, sleep_host_fn, &g_block_ms); }},
+      {"launch_host_func", kGlobal, &s2, [&] { return block(s2); }},
       {"wait_outside_event", kGlobal, &s2, [&] { return cu.cuStreamWaitEvent(s2, outside, 0); }},
       {"async_copy_pageable", kGlobal, &s2,
        [&] { return cu.cuMemcpyHtoDAsync_v2(scratch, &host, sizeof host, s2); }},
@@ -836,6 +751,7 @@ int run(int argc, char** argv) {
   probe_fork();
   probe_visible();
   ok &= in_child("stream", probe_streams);
+  probe_inferred();
   return ok ? 0 : 1;
 }
 

@@ -2,6 +2,7 @@
 // Management": cuMemAllocPitch, cuMemcpy2D, cuMemcpy3D, cuMemsetD2D*). Exact bytes: a copy
 // or a memset writes the rows and never the pitch gaps between them.
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -119,6 +120,8 @@ TEST_F(Copies, Copy2DAsyncDeviceToDeviceWithUnifiedAddresses) {
   for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<unsigned char>(i);
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemcpyHtoD_v2(a.address, pattern.data(), a.bytes));
   fill_gap(cu(), b.address, b.bytes);
+  // The setup ran on the legacy stream, which a non-blocking stream does not wait for.
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize());
   CUstream stream = nullptr;
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   CUDA_MEMCPY2D c{};
@@ -333,6 +336,26 @@ TEST_F(Copies, PerThreadVariantsCopyTheSame) {
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize());
   const std::vector<unsigned char> expected = {1, 2, 0x11, 0x11, 3, 4, 0x11, 0x11};
   EXPECT_EQ(read_back(cu(), buf.address, buf.bytes), expected);
+}
+
+// A synchronous copy from pageable memory to the device first waits for the stream's earlier
+// work ("a stream sync is performed before the copy is initiated": API synchronization
+// behavior; Recording 2 saw the H100 wait): a host function queued before it has run when
+// the call returns, and the device gets the bytes the buffer held at the call.
+TEST_F(Copies, SynchronousPageableCopyToTheDeviceWaitsForTheStream) {
+  ACCEL_REQUIRE_SYMBOLS("cuLaunchHostFunc");
+  DeviceBuffer buf{0, 4, &cu()};
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAlloc_v2(&buf.address, buf.bytes));
+  static std::atomic<int> ran{0};
+  ran = 0;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuLaunchHostFunc(
+                                    nullptr, [](void*) { ran = 1; }, nullptr));
+  std::vector<unsigned char> pageable = {5, 6, 7, 8};
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemcpyHtoD_v2(buf.address, pageable.data(), 4));
+  EXPECT_EQ(ran.load(), 1);
+  pageable.assign(4, 0);
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize());
+  EXPECT_EQ(read_back(cu(), buf.address, buf.bytes), std::vector<unsigned char>({5, 6, 7, 8}));
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ using Ipc = DriverTest;
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
 // cuIpcGetMemHandle "Takes a pointer to the base of an existing device memory allocation
-// created with cuMemAlloc"; [inferred] any other pointer is CUDA_ERROR_INVALID_VALUE.
+// created with cuMemAlloc"; a pointer inside one exports it too (Recording 2), a freed one
+// is CUDA_ERROR_INVALID_VALUE.
 TEST_F(Ipc, MemoryHandlesExportAnAllocationsBase) {
   ACCEL_REQUIRE_SYMBOLS("cuIpcGetMemHandle");
   CUdeviceptr p = 0;
@@ -25,7 +26,8 @@ TEST_F(Ipc, MemoryHandlesExportAnAllocationsBase) {
   // "may be called multiple times on an allocation without adverse effects"
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuIpcGetMemHandle(&second, p));
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuIpcGetMemHandle(nullptr, p));
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuIpcGetMemHandle(&first, p + 256));
+  CUipcMemHandle interior{};
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuIpcGetMemHandle(&interior, p + 256));
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(p));
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuIpcGetMemHandle(&first, p));
 }
@@ -49,8 +51,9 @@ TEST_F(Ipc, AMemoryHandleDoesNotOpenInItsOwnProcess) {
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(p));
 }
 
-// [inferred] A handle no driver made (all zero) is CUDA_ERROR_INVALID_VALUE, and closing an
-// address that no handle opened too.
+// A memory handle no driver made (all zero) is CUDA_ERROR_INVALID_VALUE, and closing an
+// address that no handle opened too; such an event handle is CUDA_ERROR_MAP_FAILED
+// (Recording 2).
 TEST_F(Ipc, AHandleNoDriverMadeIsInvalid) {
   ACCEL_REQUIRE_SYMBOLS("cuIpcOpenMemHandle_v2", "cuIpcCloseMemHandle", "cuIpcOpenEventHandle");
   CUipcMemHandle zero{};
@@ -63,12 +66,12 @@ TEST_F(Ipc, AHandleNoDriverMadeIsInvalid) {
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(p));
   CUipcEventHandle zero_event{};
   CUevent event = nullptr;
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuIpcOpenEventHandle(&event, zero_event));
+  ACCEL_EXPECT_CU(CUDA_ERROR_MAP_FAILED, cu().cuIpcOpenEventHandle(&event, zero_event));
 }
 
 // cuIpcGetEventHandle: "The event must have been created with the CU_EVENT_INTERPROCESS and
-// CU_EVENT_DISABLE_TIMING flags set"; [inferred] opening it in its own process is
-// CUDA_ERROR_INVALID_CONTEXT.
+// CU_EVENT_DISABLE_TIMING flags set" (else CUDA_ERROR_INVALID_HANDLE); opening it in its
+// own process is CUDA_ERROR_INVALID_CONTEXT (both Recording 2).
 TEST_F(Ipc, EventHandlesNeedAnInterprocessEvent) {
   ACCEL_REQUIRE_SYMBOLS("cuIpcGetEventHandle", "cuIpcOpenEventHandle");
   CUevent plain = nullptr, shared = nullptr;
@@ -76,7 +79,7 @@ TEST_F(Ipc, EventHandlesNeedAnInterprocessEvent) {
   ACCEL_ASSERT_CU(CUDA_SUCCESS,
                   cu().cuEventCreate(&shared, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
   CUipcEventHandle handle{};
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuIpcGetEventHandle(&handle, plain));
+  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cu().cuIpcGetEventHandle(&handle, plain));
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuIpcGetEventHandle(&handle, shared));
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuIpcGetEventHandle(nullptr, shared));
   CUevent opened = nullptr;

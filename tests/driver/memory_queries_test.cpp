@@ -41,9 +41,9 @@ TEST_F(MemoryQueries, DeviceMemoryAttributes) {
   EXPECT_EQ(attribute<int>(cu(), CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, inside), device);
   EXPECT_EQ(attribute<CUdeviceptr>(cu(), CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, inside), p);
   EXPECT_EQ(attribute<std::size_t>(cu(), CU_POINTER_ATTRIBUTE_RANGE_SIZE, inside), 2 * kMiB);
-  EXPECT_FALSE(attribute<bool>(cu(), CU_POINTER_ATTRIBUTE_IS_MANAGED, inside));
-  EXPECT_TRUE(attribute<bool>(cu(), CU_POINTER_ATTRIBUTE_MAPPED, inside));
-  EXPECT_TRUE(attribute<bool>(cu(), CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, p));
+  EXPECT_EQ(attribute<int>(cu(), CU_POINTER_ATTRIBUTE_IS_MANAGED, inside), 0);
+  EXPECT_EQ(attribute<int>(cu(), CU_POINTER_ATTRIBUTE_MAPPED, inside), 1);
+  EXPECT_EQ(attribute<int>(cu(), CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, p), 1);
   void* host = nullptr;
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
                   cu().cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, p));
@@ -74,7 +74,7 @@ TEST_F(MemoryQueries, PinnedHostMemoryAttributes) {
   EXPECT_EQ(attribute<void*>(cu(), CU_POINTER_ATTRIBUTE_HOST_POINTER, p), h);
   EXPECT_EQ(attribute<CUdeviceptr>(cu(), CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p), p);
   EXPECT_EQ(attribute<CUcontext>(cu(), CU_POINTER_ATTRIBUTE_CONTEXT, p), primary);
-  EXPECT_FALSE(attribute<bool>(cu(), CU_POINTER_ATTRIBUTE_IS_MANAGED, p));
+  EXPECT_EQ(attribute<int>(cu(), CU_POINTER_ATTRIBUTE_IS_MANAGED, p), 0);
   CUdeviceptr mapped = 0;
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostGetDevicePointer_v2(&mapped, h, 0));
   EXPECT_EQ(mapped, p);
@@ -82,6 +82,12 @@ TEST_F(MemoryQueries, PinnedHostMemoryAttributes) {
   unsigned flags = 0;
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostGetFlags(&flags, h));
   EXPECT_EQ(flags & kMemHostAllocDeviceMap, kMemHostAllocDeviceMap);
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeHost(h));
+  // cuMemAllocHost memory reports DEVICEMAP alone (Recording 2).
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocHost_v2(&h, 4096));
+  flags = 0;
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostGetFlags(&flags, h));
+  EXPECT_EQ(flags, kMemHostAllocDeviceMap);
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeHost(h));
 }
 
@@ -123,7 +129,7 @@ TEST_F(MemoryQueries, GetAttributesAgreesAndSyncMemopsCanBeSet) {
   unsigned type = 0;
   CUdeviceptr dptr = 0;
   int ordinal = -5;
-  bool sync = true;
+  int sync = 1;  // booleans are written as four bytes (Recording 2)
   CUpointer_attribute attributes[] = {
       CU_POINTER_ATTRIBUTE_CONTEXT, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
       CU_POINTER_ATTRIBUTE_DEVICE_POINTER, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
@@ -134,11 +140,11 @@ TEST_F(MemoryQueries, GetAttributesAgreesAndSyncMemopsCanBeSet) {
   EXPECT_EQ(type, kMemoryTypeDevice);
   EXPECT_EQ(dptr, p + 8);
   EXPECT_EQ(ordinal, device);
-  EXPECT_FALSE(sync);
+  EXPECT_EQ(sync, 0);
   const unsigned one = 1;
   ACCEL_EXPECT_CU(CUDA_SUCCESS,
                   cu().cuPointerSetAttribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, p));
-  EXPECT_TRUE(attribute<bool>(cu(), CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, p));
+  EXPECT_EQ(attribute<int>(cu(), CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, p), 1);
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(p));
 }
 
@@ -185,10 +191,11 @@ TEST_F(MemoryQueries, MappedHostMemoryServesAsDeviceMemory) {
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeHost(h));
 }
 
-// [inferred] Memory registered without CU_MEMHOSTREGISTER_DEVICEMAP has no device pointer;
-// with it, its own address.
-TEST_F(MemoryQueries, RegisteredMemoryIsMappedOnlyWithDeviceMap) {
-  ACCEL_REQUIRE_SYMBOLS("cuMemHostGetDevicePointer_v2");
+// Registered memory is mapped whatever its flags: its device pointer is its own address,
+// and its flags include CU_MEMHOSTREGISTER_DEVICEMAP (Recording 2 for memory registered with
+// it; [inferred] for memory registered without it).
+TEST_F(MemoryQueries, RegisteredMemoryIsMappedWhateverItsFlags) {
+  ACCEL_REQUIRE_SYMBOLS("cuMemHostGetDevicePointer_v2", "cuMemHostGetFlags");
   constexpr std::size_t kBytes = 8192;
   void* plain = std::aligned_alloc(4096, kBytes);
   void* mapped = std::aligned_alloc(4096, kBytes);
@@ -196,11 +203,16 @@ TEST_F(MemoryQueries, RegisteredMemoryIsMappedOnlyWithDeviceMap) {
   ACCEL_ASSERT_CU(CUDA_SUCCESS,
                   cu().cuMemHostRegister_v2(mapped, kBytes, kMemHostRegisterDeviceMap));
   CUdeviceptr d = 0;
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemHostGetDevicePointer_v2(&d, plain, 0));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostGetDevicePointer_v2(&d, plain, 0));
+  EXPECT_EQ(d, as_device(plain));
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostGetDevicePointer_v2(&d, mapped, 0));
   EXPECT_EQ(d, as_device(mapped));
   unsigned flags = 0;
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemHostGetFlags(&flags, mapped));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostGetFlags(&flags, mapped));
+  EXPECT_EQ(flags, kMemHostRegisterDeviceMap);
+  flags = 0;
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostGetFlags(&flags, plain));
+  EXPECT_EQ(flags, kMemHostRegisterDeviceMap);
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostUnregister(plain));
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostUnregister(mapped));
   std::free(plain);
@@ -221,7 +233,7 @@ TEST_F(MemoryQueries, ManagedMemoryIsSharedByHostAndDevice) {
   unsigned char back = 0;
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemcpyDtoH_v2(&back, m + 10, 1));
   EXPECT_EQ(back, 0x77);
-  EXPECT_TRUE(attribute<bool>(cu(), CU_POINTER_ATTRIBUTE_IS_MANAGED, m));
+  EXPECT_EQ(attribute<int>(cu(), CU_POINTER_ATTRIBUTE_IS_MANAGED, m), 1);
   EXPECT_EQ(attribute<CUdeviceptr>(cu(), CU_POINTER_ATTRIBUTE_DEVICE_POINTER, m), m);
   EXPECT_EQ(attribute<CUcontext>(cu(), CU_POINTER_ATTRIBUTE_CONTEXT, m), primary);
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(m));
@@ -311,6 +323,27 @@ TEST_F(MemoryQueries, FreeingDeviceMemoryCompletesThePendingWork) {
   EXPECT_EQ(static_cast<unsigned char*>(h)[kBytes - 1], 0x3c);
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuStreamDestroy_v2(s));
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeHost(h));
+}
+
+// Pinned host memory's edge cases (Recording 2): freeing NULL and allocating 0 bytes
+// succeed; a registered range is not freed by cuMemFreeHost, nor allocated memory
+// unregistered (CUDA_ERROR_INVALID_VALUE both); memory never registered is
+// CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED.
+TEST_F(MemoryQueries, PinnedHostMemoryEdgeCases) {
+  ACCEL_REQUIRE_SYMBOLS("cuMemFreeHost", "cuMemHostUnregister");
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeHost(nullptr));
+  void* empty = reinterpret_cast<void*>(0x1);
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemAllocHost_v2(&empty, 0));
+  void* allocated = nullptr;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocHost_v2(&allocated, 4096));
+  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemHostUnregister(allocated));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeHost(allocated));
+  void* registered = std::aligned_alloc(4096, 8192);
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemHostRegister_v2(registered, 8192, 0));
+  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemFreeHost(registered));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemHostUnregister(registered));
+  ACCEL_EXPECT_CU(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, cu().cuMemHostUnregister(registered));
+  std::free(registered);
 }
 
 }  // namespace

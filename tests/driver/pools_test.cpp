@@ -83,7 +83,8 @@ TEST_F(Pools, SetMemPoolRoutesAllocAsyncAndDestroyRestoresTheDefault) {
 }
 
 // The allocator's peaks: reserved and used, current and high, after alloc, free and sync
-// with the default release threshold of 0 (freed memory is released at the synchronisation).
+// with the default release threshold of 0 (freed memory is released at the synchronisation,
+// whole 32 MiB reservations only: Recording 2).
 TEST_F(Pools, AttributesAreExactThroughAllocFreeAndSync) {
   ACCEL_REQUIRE_SYMBOLS("cuMemPoolCreate", "cuMemAllocFromPoolAsync", "cuMemPoolGetAttribute");
   CUmemoryPool pool = nullptr;
@@ -97,12 +98,12 @@ TEST_F(Pools, AttributesAreExactThroughAllocFreeAndSync) {
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocFromPoolAsync(&a, 4 * kMiB, pool, stream));
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocFromPoolAsync(&b, 2 * kMiB, pool, stream));
   EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 6 * kMiB);
-  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 6 * kMiB);
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 32 * kMiB);
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemFreeAsync(a, stream));
   EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 2 * kMiB);
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuStreamSynchronize(stream));
-  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 2 * kMiB);
-  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH), 6 * kMiB);
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 32 * kMiB);
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH), 32 * kMiB);
   EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH), 6 * kMiB);
   // A high watermark is reset by setting it to 0, to the current value.
   cuuint64_t zero = 0;
@@ -111,12 +112,32 @@ TEST_F(Pools, AttributesAreExactThroughAllocFreeAndSync) {
   EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH), 2 * kMiB);
   ACCEL_ASSERT_CU(CUDA_SUCCESS,
                   cu().cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &zero));
-  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH), 2 * kMiB);
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH), 32 * kMiB);
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemFreeAsync(b, stream));
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuStreamSynchronize(stream));
   EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0u);
   EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0u);
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuStreamDestroy_v2(stream));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemPoolDestroy(pool));
+}
+
+// Small allocations share one 32 MiB reservation, and the used bytes are the sizes asked for
+// (Recording 2: 1024 + 1000 bytes read 2024, the second right after the first).
+TEST_F(Pools, SmallAllocationsShareOneReservation) {
+  ACCEL_REQUIRE_SYMBOLS("cuMemPoolCreate", "cuMemAllocFromPoolAsync", "cuMemPoolGetAttribute");
+  CUmemoryPool pool = nullptr;
+  const CUmemPoolProps props = device_props(device);
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemPoolCreate(&pool, &props));
+  CUdeviceptr a = 0, b = 0;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocFromPoolAsync(&a, 1024, pool, nullptr));
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocFromPoolAsync(&b, 1000, pool, nullptr));
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 32 * kMiB);
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 2024u);
+  EXPECT_EQ(b, a + 1024);
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemFreeAsync(a, nullptr));
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemFreeAsync(b, nullptr));
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize());
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0u);
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemPoolDestroy(pool));
 }
 
@@ -135,12 +156,12 @@ TEST_F(Pools, ThresholdKeepsFreedMemoryAndTrimReleasesIt) {
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocFromPoolAsync(&a, 8 * kMiB, pool, nullptr));
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemFreeAsync(a, nullptr));
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize());
-  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 8 * kMiB);
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 32 * kMiB);
   EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0u);
   // Freed memory is reused in stream order: the same bytes again, no new reservation.
   CUdeviceptr again = 0;
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAllocFromPoolAsync(&again, 8 * kMiB, pool, nullptr));
-  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 8 * kMiB);
+  EXPECT_EQ(attribute(cu(), pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 32 * kMiB);
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemFreeAsync(again, nullptr));
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize());
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemPoolTrimTo(pool, 0));
@@ -182,9 +203,9 @@ TEST_F(Pools, AccessOwnDeviceReadWritePeersAsSet) {
   CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemPoolGetAccess(&flags, pool, &own));
   EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
-  // [inferred] the owner's access cannot be taken away.
+  // The owner's access cannot be taken away (Recording 2: CUDA_ERROR_INVALID_DEVICE).
   const CUmemAccessDesc revoke{own, CU_MEM_ACCESS_FLAGS_PROT_NONE};
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemPoolSetAccess(pool, &revoke, 1));
+  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cu().cuMemPoolSetAccess(pool, &revoke, 1));
   if (device_count > 1) {
     int can = 0;
     ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuDeviceCanAccessPeer(&can, 1, device));
@@ -201,20 +222,22 @@ TEST_F(Pools, AccessOwnDeviceReadWritePeersAsSet) {
   ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemPoolDestroy(pool));
 }
 
-// Argument errors of the stream-ordered calls.
+// Argument errors of the stream-ordered calls; a size of 0 succeeds, and a destroyed pool
+// still serves an allocation (both Recording 2).
 TEST_F(Pools, AllocAndFreeAsyncArgumentErrors) {
   ACCEL_REQUIRE_SYMBOLS("cuMemAllocAsync", "cuMemFreeAsync", "cuMemAllocFromPoolAsync");
   CUdeviceptr p = 0;
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemAllocAsync(nullptr, kMiB, nullptr));
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemAllocAsync(&p, 0, nullptr));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemAllocAsync(&p, 0, nullptr));
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
                   cu().cuMemAllocFromPoolAsync(&p, kMiB, nullptr, nullptr));
-  // A destroyed pool is no pool.
   CUmemoryPool pool = nullptr;
   const CUmemPoolProps props = device_props(device);
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemPoolCreate(&pool, &props));
   ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemPoolDestroy(pool));
-  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemAllocFromPoolAsync(&p, kMiB, pool, nullptr));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemAllocFromPoolAsync(&p, kMiB, pool, nullptr));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFreeAsync(p, nullptr));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize());
   CUmemPoolProps bad = device_props(device);
   bad.allocType = CU_MEM_ALLOCATION_TYPE_MANAGED;
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuMemPoolCreate(&pool, &bad));

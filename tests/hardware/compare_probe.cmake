@@ -1,10 +1,11 @@
 # Runs accel_cuda_rules_probe on a simulated machine and compares its compared sections
-# (init, device, ctx, mem, fork, visible, stream, event, copy, capture) with a recording made
-# on real hardware. The simulation runs the adversarial schedule: the probe keeps a stream
+# (SECTIONS, a comma-separated list such as init,device,ctx,mem,fork,visible,stream,event,
+# copy,capture,extended) with a recording made on real hardware. The simulation runs the adversarial schedule: the probe keeps a stream
 # busy with a sleeping host function, and only a schedule where nothing completes until a
 # host wait needs it answers "pending" the way a busy real stream does.
 #   cmake -DPROBE=<exe> -DDRIVER=<libcuda> -DNVML=<libnvidia-ml> -DMACHINE=<yaml>
-#         -DRECORDED=<probe.txt> -DDELIBERATE=<deliberate.txt> -P compare_probe.cmake
+#         -DRECORDED=<probe.txt> -DDELIBERATE=<deliberate.txt> -DSECTIONS=<a,b,...>
+#         -P compare_probe.cmake
 # Fails listing every rule whose answer differs, is missing, or is new, except the rules
 # DELIBERATE names (each with its reason).
 cmake_minimum_required(VERSION 3.25)
@@ -16,7 +17,11 @@ if(NOT status EQUAL 0)
   message(FATAL_ERROR "probe exited ${status} on the simulated machine:\n${simulated}\n${errors}")
 endif()
 
-set(compared_sections "^(init|device|ctx|mem|fork|visible|stream|event|copy|capture)[.<]")
+if(NOT SECTIONS)
+  message(FATAL_ERROR "SECTIONS names no probe section to compare")
+endif()
+string(REPLACE "," "|" section_alternatives "${SECTIONS}")
+set(compared_sections "^(${section_alternatives})[.<]")
 file(STRINGS "${DELIBERATE}" deliberate_lines REGEX "^[^#]")
 set(skipped "")
 foreach(entry IN LISTS deliberate_lines)

@@ -1,7 +1,8 @@
 // What the sections of accel_cuda_rules_probe share: the driver's entry points, the
 // `<section>.<rule> = <observed>` output, and the helpers that run a risky call in a child
 // or hold a stream busy without a kernel. cuda_rules_probe.cpp holds the recorded and
-// compared sections, cuda_rules_probe_inferred.cpp the section of [inferred] rules.
+// compared sections of the first recording, cuda_rules_probe_extended.cpp the `extended.`
+// section.
 #pragma once
 
 #include <chrono>
@@ -44,8 +45,8 @@ std::string capture_status(cuda_abi::CUstream s);
 // status after it; destroys a graph that came back.
 void end_capture(const std::string& rule, cuda_abi::CUstream s);
 
-// The [inferred] rules of docs/HARDWARE.md (section `inferred.`; not compared until a
-// recording settles them). Runs in its own child, with device 0's primary context current.
-void probe_inferred();
+// The `extended.` section (cuda_rules_probe_extended.cpp): each subsection in a child of
+// its own, with device 0's primary context current.
+void probe_extended();
 
 }  // namespace accel::hardware

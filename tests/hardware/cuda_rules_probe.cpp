@@ -751,7 +751,7 @@ int run(int argc, char** argv) {
   probe_fork();
   probe_visible();
   ok &= in_child("stream", probe_streams);
-  probe_inferred();
+  probe_extended();
   return ok ? 0 : 1;
 }
 

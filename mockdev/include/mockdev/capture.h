@@ -18,12 +18,9 @@ struct CaptureRules {
   bool gate_per_device = true;
   // A wait that would merge two captures (902) invalidates both of them.
   bool merge_invalidates_both = true;
-  // cuEventQuery / cuEventSynchronize on a captured event (900, recorded) also invalidates
-  // the capture the event belongs to (the Programming Guide: any invalid operation does).
+  // cuEventQuery / cuEventSynchronize on a captured event (907) also invalidates the capture
+  // the event belongs to (Recording 2 on an H100).
   bool captured_event_wait_invalidates = true;
-  // cuStreamEndCapture from a thread other than the owner of a non-relaxed capture (908)
-  // also invalidates the capture.
-  bool wrong_thread_end_invalidates = false;
 };
 
 CaptureRules capture_rules();

@@ -25,8 +25,10 @@ constexpr std::array<Architecture, 8> kArchitectures = {{
      100 * kKiB, 99 * kKiB, 1 * kKiB, 65536, 2, 32, 0x2236, 0x1482},
     {"Ada Lovelace", 8, 9, 2040000, 6251000, 192, 48 * kMiB, 36 * kMiB, 134213632, 1536, 24,
      100 * kKiB, 99 * kKiB, 1 * kKiB, 65536, 2, 64, 0x27B8, 0x16CA},
-    {"Hopper", 9, 0, 1980000, 2619000, 5120, 50 * kMiB, 75 * kMiB / 2, 134213632, 2048, 32,
-     228 * kKiB, 227 * kKiB, 1 * kKiB, 65536, 3, 2, 0x2330, 0x16C1},
+    // Hopper: the persisting L2 size, the access policy window and the subsystem id as an
+    // H100 80GB HBM3 answered them (docs/HARDWARE.md, Recording 2).
+    {"Hopper", 9, 0, 1980000, 2619000, 5120, 50 * kMiB, 32768000, 128 * kMiB, 2048, 32, 228 * kKiB,
+     227 * kKiB, 1 * kKiB, 65536, 3, 2, 0x2330, 0x16C0},
     {"Blackwell", 10, 0, 1965000, 3996000, 8192, 126 * kMiB, 94 * kMiB, 134213632, 2048, 32,
      228 * kKiB, 227 * kKiB, 1 * kKiB, 65536, 4, 2, 0x2901, 0x1999},
     {"Blackwell (GB20x)", 12, 0, 2407000, 14001000, 512, 96 * kMiB, 72 * kMiB, 134213632, 1536, 24,

@@ -167,10 +167,9 @@ CUresult end(const StreamRef& s, CUgraph* graph_out) {
     return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
   }
   if (seq.mode != CU_STREAM_CAPTURE_MODE_RELAXED && seq.owner != std::this_thread::get_id()) {
-    if (state().rules.wrong_thread_end_invalidates) invalidate(seq);
+    finish(&seq, false);  // Recording 2: the capture is over (the stream reads NONE)
     return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
   }
-  if (graph_out == nullptr) return CUDA_ERROR_INVALID_VALUE;  // nothing ends [inferred]
   if (seq.invalidated) {
     finish(&seq, false);
     return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
@@ -180,6 +179,10 @@ CUresult end(const StreamRef& s, CUgraph* graph_out) {
     return CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
   }
   CUgraph_st* g = seq.graph;
+  if (graph_out == nullptr) {
+    finish(&seq, false);  // Recording 2: ended, and the graph goes with it
+    return CUDA_SUCCESS;
+  }
   finish(&seq, true);
   *graph_out = g;
   return CUDA_SUCCESS;
@@ -305,9 +308,9 @@ CUresult wait_event(const StreamRef& s, const void* event, bool event_recorded, 
   if (seq == nullptr || seq->invalidated) return CUDA_SUCCESS;
   if (s.legacy) {
     // The legacy stream cannot capture (Begin answers 900 for it), so it cannot join a
-    // capture either [inferred]: 900, and the capture is invalidated.
+    // capture either: 906, and the capture is invalidated (Recording 2).
     invalidate(*seq);
-    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
   }
   seq->members.push_back(Member{s, ce->nodes, {}, {}});  // fork: s joins the capture
   return CUDA_SUCCESS;
@@ -328,7 +331,22 @@ CUresult host_wait_on_event(const void* event) {
   if (Sequence* seq = find_sequence(ce->sequence);
       seq != nullptr && state().rules.captured_event_wait_invalidates)
     invalidate(*seq);
-  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  return CUDA_ERROR_CAPTURED_EVENT;
+}
+
+bool is_captured_event(const void* event) { return find_event(event) != nullptr; }
+
+CUresult host_wait_on_context(const void* ctx) {
+  bool waited_on_capture = false;
+  for (auto& seq : state().sequences) {
+    for (const Member& m : seq->members) {
+      if (m.stream.ctx != ctx) continue;
+      invalidate(*seq);
+      waited_on_capture = true;
+      break;
+    }
+  }
+  return waited_on_capture ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
 void event_destroyed(const void* event) { forget_event(event); }
@@ -348,8 +366,14 @@ void device_streams_killed(int device) {
 CUresult stream_destroyed(const StreamRef& s) {
   Found f = find_member(s.key);
   if (f.member == nullptr) return CUDA_SUCCESS;
-  invalidate(*f.sequence);
-  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  if (f.sequence->origin == s.key) {
+    invalidate(*f.sequence);  // [inferred] the origin is needed to end the capture
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  // Recording 2: a joined stream may be destroyed; the capture goes on without it, its
+  // captured work staying in the graph.
+  std::erase_if(f.sequence->members, [&](const Member& m) { return m.stream.key == s.key; });
+  return CUDA_SUCCESS;
 }
 
 // ---- gate --------------------------------------------------------------------------------

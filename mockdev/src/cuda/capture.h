@@ -22,11 +22,12 @@
 //   member reads NONE.
 // * Begin: NULL/legacy stream 900, mode outside 0..2 1, a member already 401 (recorded).
 // * End: not a member 401; a member that is not the origin 903 and the sequence is
-//   invalidated (recorded); a non-relaxed sequence from another thread 908 (the sequence
-//   stays as it was [inferred]); invalidated 901; a member whose work never rejoined the
-//   origin 904; a NULL graph pointer 1 (the sequence goes on) [inferred]. Every End that
-//   answers 0, 901 or 904 ends the sequence: every member reads NONE again, and the graph
-//   is handed out only on success (*graph is NULL after every failure).
+//   invalidated (recorded); a non-relaxed sequence from another thread 908, and the sequence
+//   is over (Recording 2: the origin reads NONE, a second End answers 401); invalidated
+//   901; a member whose work never rejoined the origin 904; a NULL graph pointer ends the
+//   sequence with 0 and frees its graph (Recording 2). Every End that answers 0, 901, 904
+//   or 908 ends the sequence: every member reads NONE again, and the graph is handed out
+//   only on success (*graph is NULL after every failure).
 // * Operations submitted to a member become graph nodes depending on its dependency set;
 //   a member of an invalidated sequence answers 901 [inferred].
 // * Event record on a member makes the event a captured event (its nodes: the member's
@@ -37,11 +38,19 @@
 //   (recorded); on a never-recorded event: nothing to wait for, 0 [inferred]. A non-member
 //   waiting on a captured event of an invalidated sequence: 0 and no join (recorded).
 // * Host waits on members (cuStreamSynchronize, cuStreamQuery) and cuStreamAddCallback on
-//   a member: 900 + invalidation (recorded). cuEventQuery/cuEventSynchronize on a captured
-//   event: 900 (recorded; not the 907 the enum's text suggests), invalidating its sequence
-//   when CaptureRules::captured_event_wait_invalidates [inferred]; cuEventElapsedTime with
-//   a captured event answers the same [inferred]. After End an event reads as its last
-//   record outside the capture.
+//   a member: 900 + invalidation (recorded). cuCtxSynchronize with a member of any
+//   sequence in the context, whatever the thread's mode: 900 + invalidation (Recording 2,
+//   from a relaxed thread). cuEventQuery/cuEventSynchronize on a captured event: 907
+//   CUDA_ERROR_CAPTURED_EVENT, invalidating its sequence (Recording 2, from a relaxed
+//   thread; a thread the gate prohibits gets the gate's 900 first, as Recording 1 shows)
+//   unless CaptureRules::captured_event_wait_invalidates is off; cuEventElapsedTime with
+//   a captured event: CUDA_ERROR_INVALID_VALUE (Recording 2). After End an event reads as
+//   its last record outside the capture.
+// * cuGraphLaunch into a member: 900 + invalidation (Recording 2; CUDA could have made a
+//   child-graph node of it, the H100 did not).
+// * cuStreamDestroy of a member that is not the origin: 0, and the stream leaves the
+//   sequence, its captured work staying in the graph (Recording 2); of the origin: 900 and
+//   the sequence is invalidated [inferred].
 // * A primary context released to zero kills its streams: the sequences begun on its
 //   device end with them (graphs freed), and its streams leave other sequences.
 // * The legacy stream of a context (enqueue, synchronous copies, query, sync) while a
@@ -143,9 +152,14 @@ void event_destroyed(const void* event) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // sequence begun there ends (its graph freed), and streams of that device leave other
 // sequences, so no capture outlives the streams it would need to end.
 void device_streams_killed(int device) MOCKDEV_REQUIRES(core::g_engine_mutex);
-// cuStreamDestroy of a member: 900 and the sequence is invalidated [inferred]; the stream
-// stays alive, so End on the origin can still end the sequence.
+// cuStreamDestroy of a member: it leaves the sequence (0); of the origin: 900 and the
+// sequence is invalidated, the stream staying alive so End can still end it.
 CUresult stream_destroyed(const StreamRef& s) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// Whether `event` stands for nodes of an ongoing capture.
+bool is_captured_event(const void* event) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// cuCtxSynchronize of `ctx`: 900 when a stream of that context is a member of a sequence
+// (those sequences are invalidated), else 0.
+CUresult host_wait_on_context(const void* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // ---- the gate (driver_entry.cpp, step 4b of Note [Driver call order]) ----------------
 // For an entry point without kLegalInCapture: 900 when a capture prohibits it (and those

@@ -2,8 +2,11 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+
 #include "core/engine.h"
 #include "core/keep_forever.h"
+#include "cuda/device_attributes.h"
 
 namespace mockdev::cuda {
 namespace {
@@ -32,25 +35,32 @@ __attribute__((constructor)) void register_fork_handler() {
 
 // Note [Context limits]: what cuCtxGetLimit answers before any cuCtxSetLimit. The
 // documented ones: the device runtime's sync depth of two grid levels and 2048 pending
-// launches (cuda.h, cuCtxSetLimit). [inferred] The rest as CUDA 12 drivers report them on
-// Hopper: a 1 KiB stack, a 1 MiB printf FIFO, an 8 MiB malloc heap, a 64-byte L2 fetch
-// granularity, no persisting L2 lines; a context is not CIG-enabled, and its CIG fallback
-// is on.
+// launches (cuda.h, cuCtxSetLimit). Recorded on an H100 (docs/HARDWARE.md, Recording 2): a
+// 1 KiB stack, an 8.25 MiB printf FIFO, an 8 MiB malloc heap, a 64-byte L2 fetch
+// granularity, a persisting L2 size of 30% of the device's
+// CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, and CU_LIMIT_SHMEM_SIZE equal to the
+// device's CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN; a context is not
+// CIG-enabled. [inferred] The same on every device the machine file describes.
 }  // namespace
 
-ContextSettings default_context_settings() {
+ContextSettings default_context_settings(int physical) {
   using namespace accel::cuda_abi;  // NOLINT
+  const DeviceSpec& spec = core::engine().machine.devices.at(static_cast<std::size_t>(physical));
+  auto attribute = [&](CUdevice_attribute a) {
+    return static_cast<std::size_t>(std::max(0, device_attribute_value(spec, physical, a)));
+  };
   ContextSettings s;
   s.limits[CU_LIMIT_STACK_SIZE] = 1024;
-  s.limits[CU_LIMIT_PRINTF_FIFO_SIZE] = std::size_t{1} << 20;
+  s.limits[CU_LIMIT_PRINTF_FIFO_SIZE] = 8650752;
   s.limits[CU_LIMIT_MALLOC_HEAP_SIZE] = std::size_t{8} << 20;
   s.limits[CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = 2;
   s.limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048;
   s.limits[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64;
-  s.limits[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0;
-  s.limits[CU_LIMIT_SHMEM_SIZE] = 0;
+  s.limits[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] =
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE) * 3 / 10;
+  s.limits[CU_LIMIT_SHMEM_SIZE] = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   s.limits[CU_LIMIT_CIG_ENABLED] = 0;
-  s.limits[CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED] = 1;
+  s.limits[CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED] = 0;
   return s;
 }
 
@@ -111,7 +121,7 @@ CUctx_st* new_context(int physical, int dev, bool primary) {
   ctx->ordinal = dev;
   ctx->primary = primary;
   ctx->id = s.next_context_id++;
-  ctx->settings = default_context_settings();
+  ctx->settings = default_context_settings(physical);
   s.live_contexts.insert(ctx);
   return ctx;
 }

@@ -220,13 +220,12 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: return 1;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: return 1;
-    // [inferred] The v1 stream memory operations and multi-device cooperative launch are
-    // deprecated; cuda.h still defines the values, so the simulated driver answers them as
-    // supported (docs/HARDWARE.md, "Device attributes and peers", asks what a real driver
-    // says).
-    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: return 1;
-    case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: return 1;
-    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: return 1;
+    // The v1 stream memory operations are deprecated: the H100 answered 0 for all three
+    // (Recording 2). Multi-device cooperative launch, deprecated too, is still answered as
+    // supported (the H100 answered 1).
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: return 0;
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: return 0;
+    case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: return 0;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 1;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: return 1;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
@@ -252,8 +251,11 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: return 1;  // HOST flag
-    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: return 0;       // ORDERING_NONE
-    case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: return 1;        // POSIX fd
+    // Recording 2 (H100): writes ordered for all devices (100), pools exportable as POSIX
+    // file descriptors and fabric handles (1 | 8). [inferred] Earlier architectures: no
+    // ordering, POSIX file descriptors only.
+    case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: return hopper_or_later ? 100 : 0;
+    case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: return hopper_or_later ? 9 : 1;
     case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: return hopper_or_later ? 1 : 0;
     case CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: return 1;
@@ -262,13 +264,13 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
     case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: return hopper_or_later ? 4 : 1;
     case CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: return hopper_or_later ? 1 : 0;
-    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: return 0;  // no NVLink fabric
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: return hopper_or_later ? 1 : 0;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: return 1;
     case CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: return 0;  // CU_DEVICE_NUMA_CONFIG_NONE
     case CU_DEVICE_ATTRIBUTE_NUMA_ID: return -1;     // GPU memory is not a NUMA node
     case CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_MPS_ENABLED: return 0;
-    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: return -1;  // a host without NUMA
+    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: return 0;  // the host's one NUMA node (Recording 2)
     case CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: return 0;
     case CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: return 0;
@@ -277,12 +279,14 @@ int device_attribute_value(const DeviceSpec& d, int physical, int attribute) {
       return combined_id(a.pci_device_id, core::kPciVendorNvidia);
     case CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID:
       return combined_id(a.pci_subsystem_id, core::kPciVendorNvidia);
-    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return 0;
-    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: return 0;
+    // Recording 2 (H100, driver 580): host NUMA allocations through VMM and pools, but no
+    // dma-buf export of host allocations.
+    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return 1;
+    case CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED: return 1;
     case CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return 1;
-    case CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: return 1;
+    case CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_MAX:
       break;

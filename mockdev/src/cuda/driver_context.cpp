@@ -33,11 +33,14 @@
 // cuCtxDestroy pops the context it destroys when it is the caller's current one.
 // cuDevicePrimaryCtxRetain and Release never touch a stack. A context destroyed while
 // current to other threads stays current there (CUDA_ERROR_CONTEXT_IS_DESTROYED).
-// [inferred] Pushing NULL is CUDA_ERROR_INVALID_VALUE, pushing a destroyed or unknown
-// handle CUDA_ERROR_INVALID_CONTEXT; popping with a NULL output pops without writing.
+// Pushing or setting a destroyed context succeeds (Recording 2, docs/HARDWARE.md): it becomes
+// current as a destroyed one, and calls through it answer CUDA_ERROR_CONTEXT_IS_DESTROYED.
+// [inferred] Pushing NULL is CUDA_ERROR_INVALID_VALUE, pushing or setting a handle no
+// driver made CUDA_ERROR_INVALID_CONTEXT; popping with a NULL output pops without writing.
 
 #include "core/engine.h"
 #include "core/memory.h"
+#include "cuda/capture.h"
 #include "cuda/contexts.h"
 #include "cuda/cuda_state.h"
 #include "cuda/device_attributes.h"
@@ -128,7 +131,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
     end_context(primary);
   }
   primary->flags = 0;
-  primary->settings = default_context_settings();
+  primary->settings = default_context_settings(*p);
   return CUDA_SUCCESS;
 }
 
@@ -153,9 +156,7 @@ CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags) {
 }
 
 CUresult cuCtxSetCurrent(CUcontext ctx) {
-  if (ctx != nullptr && (!is_registered(ctx) || ctx->refcount == 0)) {
-    return CUDA_ERROR_INVALID_CONTEXT;
-  }
+  if (ctx != nullptr && !is_registered(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
   set_current_context(ctx);
   return CUDA_SUCCESS;
 }
@@ -168,7 +169,7 @@ CUresult cuCtxGetCurrent(CUcontext* ctx) {
 
 CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
   if (ctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (!is_registered(ctx) || ctx->refcount == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!is_registered(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
   push_context(ctx);
   return CUDA_SUCCESS;
 }
@@ -193,6 +194,8 @@ CUresult cuCtxSynchronize() {
   if (current.ctx == nullptr) return current.error;
   CUctx_st* ctx = current.ctx;
   if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
+  // A capturing stream of the context cannot be waited for (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_context(ctx); rc != CUDA_SUCCESS) return rc;
   // Waits for all work of the context, non-blocking and destroyed streams included.
   const std::vector<core::OpId> ops = context_targets(ctx);
   return host_wait(ops, "cuCtxSynchronize");

@@ -19,7 +19,10 @@
 // machine runs no MPS server, so a parameter of a known type is
 // CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY; CIG mode is not supported by the simulated device
 // (CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED / VULKAN_CIG_SUPPORTED answer 0):
-// CUDA_ERROR_NOT_SUPPORTED, as documented. [inferred] A NULL CUctxCreateParams, or one with
+// CUDA_ERROR_NOT_SUPPORTED, as documented, once its parameters are well formed (CIG
+// parameters without shared data are CUDA_ERROR_INVALID_VALUE, as the H100 answered).
+// A count of affinity parameters of 0 or less ignores the array and creates a plain context
+// (Recording 2: the H100 created one for -1). [inferred] A NULL CUctxCreateParams, or one with
 // both pointers NULL, creates a plain context (CUDA 13 programs call cuCtxCreate(&ctx, NULL,
 // 0, dev)); argument checks run in the order output pointer, parameters, flags, device.
 // [inferred] cuCtxDestroy of a primary context is CUDA_ERROR_INVALID_CONTEXT (primary
@@ -35,11 +38,12 @@ namespace {
 
 // The execution-affinity parameters of _v3 / _v4: SUCCESS when there are none.
 CUresult check_affinity(const CUexecAffinityParam* params, int count) {
-  if (count < 0 || (count > 0 && params == nullptr)) return CUDA_ERROR_INVALID_VALUE;
+  if (count <= 0) return CUDA_SUCCESS;
+  if (params == nullptr) return CUDA_ERROR_INVALID_VALUE;
   for (int i = 0; i < count; ++i) {
     if (params[i].type != CU_EXEC_AFFINITY_TYPE_SM_COUNT) return CUDA_ERROR_INVALID_VALUE;
   }
-  return count > 0 ? CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY : CUDA_SUCCESS;
+  return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
 }
 
 CUresult create(CUcontext* pctx, unsigned flags, CUdevice dev)
@@ -78,7 +82,9 @@ CUresult cuCtxCreate_v4(CUcontext* pctx, CUctxCreateParams* ctx_create_params, u
                         CUdevice dev) {
   if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (ctx_create_params != nullptr) {
-    if (ctx_create_params->cigParams != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+    if (const CUctxCigParam* cig = ctx_create_params->cigParams; cig != nullptr) {
+      return cig->sharedData == nullptr ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
+    }
     if (CUresult rc = check_affinity(ctx_create_params->execAffinityParams,
                                      ctx_create_params->numExecAffinityParams);
         rc != CUDA_SUCCESS) {

@@ -13,15 +13,17 @@
 //   NULL means the current one; a destroyed context is CUDA_ERROR_CONTEXT_IS_DESTROYED.
 // - Limits (cuda.h, cuCtxSetLimit): each context keeps its own, starting from Note
 //   [Context limits] in cuda_state.cpp. CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH "is only applicable
-//   to devices of compute capability < 9.0": setting it elsewhere is
-//   CUDA_ERROR_UNSUPPORTED_LIMIT, and below that it may reach 24, not more
-//   (CUDA_ERROR_INVALID_VALUE). The L2 fetch granularity (0-128 bytes) and the persisting
-//   L2 size (at most the device's CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE) are
-//   hints the driver "can ignore or clamp": [inferred] they are clamped. CU_LIMIT_SHMEM_SIZE
-//   and CU_LIMIT_CIG_ENABLED "can only be queried": [inferred] setting them is
-//   CUDA_ERROR_INVALID_VALUE; no simulated context is CIG-enabled, so querying
-//   CU_LIMIT_SHMEM_SIZE is CUDA_ERROR_UNSUPPORTED_LIMIT [inferred]. [inferred] A number
-//   that is not a CUlimit is CUDA_ERROR_INVALID_VALUE. Other values are kept as given.
+//   to devices of compute capability < 9.0": from 9.0 on both querying and setting it are
+//   CUDA_ERROR_UNSUPPORTED_LIMIT (Recording 2), and below that it may reach 24, not more
+//   (CUDA_ERROR_INVALID_VALUE). The stack size is rounded up to a multiple of 16 bytes
+//   (Recording 2: 1000 reads back 1008). The L2 fetch granularity (0-128 bytes) and the
+//   persisting L2 size (at most the device's CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)
+//   are hints the driver "can ignore or clamp": [inferred] they are clamped.
+//   CU_LIMIT_SHMEM_SIZE and CU_LIMIT_CIG_ENABLED "can only be queried": [inferred] setting
+//   them is CUDA_ERROR_INVALID_VALUE. CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED of a context that
+//   is not CIG-enabled (none is) is CUDA_ERROR_UNSUPPORTED_LIMIT to query (Recording 2) and
+//   [inferred] to set. [inferred] A number that is not a CUlimit is
+//   CUDA_ERROR_INVALID_VALUE. Other values are kept as given.
 // - Cache configuration: a preference kept per context (CU_FUNC_CACHE_PREFER_NONE at
 //   first); a value outside CUfunc_cache is CUDA_ERROR_INVALID_VALUE.
 // - Shared-memory configuration (deprecated): "On devices without configurable shared
@@ -43,6 +45,7 @@ namespace {
 
 constexpr unsigned kApiVersion = 3020;
 constexpr std::size_t kMaxSyncDepth = 24;
+constexpr std::size_t kStackAlignment = 16;  // Recording 2: a set stack size reads back rounded up
 constexpr std::size_t kMaxL2FetchGranularity = 128;
 
 int attribute_of(const CUctx_st* ctx, CUdevice_attribute attribute)
@@ -94,7 +97,11 @@ CUresult cuCtxGetLimit(std::size_t* pvalue, CUlimit limit) {
   if (pvalue == nullptr || !is_limit(limit)) return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  if (limit == CU_LIMIT_SHMEM_SIZE) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  if (limit == CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED ||
+      (limit == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH &&
+       attribute_of(current.ctx, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9)) {
+    return CUDA_ERROR_UNSUPPORTED_LIMIT;
+  }
   *pvalue = current.ctx->settings.limits[static_cast<std::size_t>(limit)];
   return CUDA_SUCCESS;
 }
@@ -108,6 +115,11 @@ CUresult cuCtxSetLimit(CUlimit limit, std::size_t value) {
     case CU_LIMIT_SHMEM_SIZE:
     case CU_LIMIT_CIG_ENABLED:
       return CUDA_ERROR_INVALID_VALUE;
+    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
+      return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    case CU_LIMIT_STACK_SIZE:
+      value = (value + kStackAlignment - 1) / kStackAlignment * kStackAlignment;
+      break;
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
       if (attribute_of(ctx, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9) {
         return CUDA_ERROR_UNSUPPORTED_LIMIT;

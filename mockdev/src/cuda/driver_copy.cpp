@@ -3,7 +3,9 @@
 // synchronization behavior" and the
 // H200 recording (docs/HARDWARE.md) for when host bytes move and when the call returns:
 //   host -> device, pageable source: the source is copied at the call ("staged"), the
-//     device gets it when the operation completes; the call returns at once.
+//     device gets it when the operation completes; the async form returns at once, the
+//     sync form first waits for the stream's earlier work ("a stream sync is performed
+//     before the copy is initiated"; Recording 2 saw it wait) and then returns at once.
 //   host -> device, pinned source: the source is read when the operation completes; the
 //     async form returns at once, the sync form once it is complete.
 //   device -> host: the destination is written when the operation completes; the call
@@ -96,6 +98,10 @@ CUresult copy_on(CUstream_st* stream, const Endpoint& dst, const Endpoint& src, 
       desc.action.kind = core::ActionKind::kHostToDevice;
       if (sync) returns = Returns::kOnceComplete;
     } else {
+      if (sync) {
+        const std::vector<core::OpId> earlier = stream_targets(stream);
+        if (CUresult rc = host_wait(earlier, name); rc != CUDA_SUCCESS) return rc;
+      }
       desc.action.kind = core::ActionKind::kStagedToDevice;
       desc.action.staged.reset(new (std::nothrow) std::byte[bytes]);
       if (!desc.action.staged) return CUDA_ERROR_OUT_OF_MEMORY;

@@ -80,9 +80,9 @@ CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
 // The driver's format, as cuda.h documents it ("[domain]:[bus]:[device].[function]", 13
 // characters with the terminator): a four-digit domain, upper-case hex ("0000:1B:00.0").
 // The machine file's id has nvidia-smi's eight-digit domain; its leading zeros beyond four
-// are dropped (a domain above 0xFFFF keeps all its digits). Modelling choice: a buffer too
-// short for the whole id (terminator included) is CUDA_ERROR_INVALID_VALUE, not a
-// truncated string as cuDeviceGetName gives.
+// are dropped (a domain above 0xFFFF keeps all its digits). A buffer too short for the
+// whole id (terminator included) receives as much of it as fits, terminated, and the call
+// answers CUDA_ERROR_INVALID_VALUE (Recording 2: a 12-byte buffer got "0000:00:06.").
 CUresult cuDeviceGetPCIBusId(char* pci_bus_id, int len, CUdevice dev) {
   if (pci_bus_id == nullptr || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   std::optional<int> p = physical_device(dev);
@@ -91,9 +91,11 @@ CUresult cuDeviceGetPCIBusId(char* pci_bus_id, int len, CUdevice dev) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::size_t zeros = text.find_first_not_of('0');
   text.erase(0, std::min<std::size_t>(zeros, 4));
-  if (text.size() + 1 > static_cast<std::size_t>(len)) return CUDA_ERROR_INVALID_VALUE;
-  std::memcpy(pci_bus_id, text.c_str(), text.size() + 1);
-  return CUDA_SUCCESS;
+  const std::size_t room = static_cast<std::size_t>(len) - 1;  // the terminator's byte kept
+  const std::size_t copied = std::min(text.size(), room);
+  std::memcpy(pci_bus_id, text.data(), copied);
+  pci_bus_id[copied] = '\0';
+  return copied == text.size() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 }  // namespace mockdev::cuda::impl

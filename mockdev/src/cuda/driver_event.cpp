@@ -69,12 +69,19 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
   return record(event, stream, "cuEventRecord");
 }
 
-// [inferred from cuEventRecordWithFlags] CU_EVENT_RECORD_EXTERNAL makes an event-record node during
-// capture only; outside capture it is CUDA_ERROR_INVALID_VALUE, as is any unknown flag.
+// CU_EVENT_RECORD_EXTERNAL makes an event-record node during capture only (cuda.h); outside
+// capture it is CUDA_ERROR_ILLEGAL_STATE (Recording 2). [inferred] During capture it is
+// CUDA_ERROR_NOT_SUPPORTED: external event nodes are not modelled. Unknown flags are
+// CUDA_ERROR_INVALID_VALUE.
 CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned int flags) {
   if (flags != CU_EVENT_RECORD_DEFAULT) {
     if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
-    return CUDA_ERROR_INVALID_VALUE;
+    if (flags != CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+    const ResolvedStream r = resolve_stream(stream);
+    if (r.stream == nullptr) return r.error;
+    return capture::status_of(capture::ref_of(r.stream).key) == CU_STREAM_CAPTURE_STATUS_NONE
+               ? CUDA_ERROR_ILLEGAL_STATE
+               : CUDA_ERROR_NOT_SUPPORTED;
   }
   return record(event, stream, "cuEventRecordWithFlags");
 }
@@ -112,14 +119,15 @@ CUresult cuEventDestroy_v2(CUevent event) {
 }
 
 // Recorded on the H200: never recorded -> 400, DISABLE_TIMING -> 400, end pending -> 600,
-// reversed -> a negative time. [inferred from cuEventElapsedTime] Events of different contexts
-// (devices) -> 400. Virtual milliseconds (core/timeline.h, Note [Virtual time]).
+// reversed -> a negative time. Events of different contexts -> 400 (Recording 2, two
+// contexts of one device; [inferred] of two devices). Virtual milliseconds (core/timeline.h, Note
+// [Virtual time]).
 CUresult cuEventElapsedTime_v2(float* milliseconds, CUevent start, CUevent end) {
   if (milliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!is_live_event(start) || !is_live_event(end)) return CUDA_ERROR_INVALID_HANDLE;
-  // Capture hook: a captured event answers 900 here too (Note [Capture rules]).
+  // Capture hook: a captured event is no timing point (Note [Capture rules]).
   for (const CUevent_st* e : {start, end}) {
-    if (CUresult rc = capture::host_wait_on_event(e); rc != CUDA_SUCCESS) return rc;
+    if (capture::is_captured_event(e)) return CUDA_ERROR_INVALID_VALUE;
   }
   if (start->record == 0 || end->record == 0) return CUDA_ERROR_INVALID_HANDLE;
   if (((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) != 0) {
@@ -136,13 +144,21 @@ CUresult cuEventElapsedTime_v2(float* milliseconds, CUevent start, CUevent end) 
 }
 
 // Recorded on the H200: NULL event -> 400, flag 0x10 -> 1, never recorded -> 0 (nothing to
-// wait for). [inferred from cuStreamWaitEvent] CU_EVENT_WAIT_EXTERNAL outside capture -> 1.
+// wait for). CU_EVENT_WAIT_EXTERNAL outside capture -> 401 (Recording 2); [inferred] during
+// capture CUDA_ERROR_NOT_SUPPORTED (external wait nodes are not modelled).
 CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
   if (event == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  if (flags != CU_EVENT_WAIT_DEFAULT) return CUDA_ERROR_INVALID_VALUE;
+  if (flags != CU_EVENT_WAIT_DEFAULT && flags != CU_EVENT_WAIT_EXTERNAL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
   const ResolvedStream r = resolve_stream(stream);
   if (r.stream == nullptr) return r.error;
+  if (flags == CU_EVENT_WAIT_EXTERNAL) {
+    return capture::status_of(capture::ref_of(r.stream).key) == CU_STREAM_CAPTURE_STATUS_NONE
+               ? CUDA_ERROR_ILLEGAL_STATE
+               : CUDA_ERROR_NOT_SUPPORTED;
+  }
   if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
   // Capture hook: fork, join, merge (902) and isolation (905) (Note [Capture rules]).
   bool handled = false;

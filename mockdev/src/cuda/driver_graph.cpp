@@ -17,8 +17,8 @@ CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
   const ResolvedStream r = resolve_stream(stream);
   if (r.stream == nullptr) return r.error;
   const capture::StreamRef ref = capture::ref_of(r.stream);
-  // A launch into a capturing stream would be a child-graph node in CUDA; the mock does not
-  // model child graphs and refuses it [inferred] (docs/HARDWARE.md, "Capture and graphs").
+  // A launch into a capturing stream: 900 and the capture is invalidated (Recording 2; CUDA
+  // could have made a child-graph node of it, the H100 did not).
   if (capture::status_of(ref.key) != CU_STREAM_CAPTURE_STATUS_NONE) {
     capture::host_wait_on_stream(ref);  // invalidates the capture
     return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;

@@ -3,21 +3,22 @@
 // Note [IPC handles]
 // cuIpcGetMemHandle exports the base of a live cuMemAlloc allocation, cuIpcGetEventHandle
 // an event created with CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING (cuda.h; otherwise
-// CUDA_ERROR_INVALID_VALUE). A handle names the allocation or event, the process and the
-// simulated machine that made it. Opening one is where the simulation stops short of the
-// hardware: a handle is for another process ("Opens an interprocess memory handle exported
-// from another process"), and each process has its own simulated machine, so no handle can
-// be opened:
+// CUDA_ERROR_INVALID_HANDLE, as the H100 answered: Recording 2). A pointer inside an
+// allocation exports that allocation (the H100 accepted base + 256). A handle names the allocation
+// or event, the process and the simulated machine that made it. Opening one is where the simulation
+// stops short of the hardware: a handle is for another process ("Opens an interprocess memory
+// handle exported from another process"), and each process has its own simulated machine, so no
+// handle can be opened:
 // - in the process that made it: CUDA_ERROR_INVALID_CONTEXT, what the real driver answers
 //   there [inferred: public reports of cudaIpcOpenMemHandle in the exporting process,
 //   "invalid device context"];
-// - anywhere else, or a handle no simulated driver made: CUDA_ERROR_INVALID_VALUE, the code
-//   for a handle that is not valid [inferred].
+//   The H100 confirmed it for memory and event handles (Recording 2);
+// - anywhere else, or a handle no simulated driver made: a memory handle
+//   CUDA_ERROR_INVALID_VALUE, an event handle CUDA_ERROR_MAP_FAILED (what the H100 answered
+//   for an all-zero handle of each; for another process's handle [inferred]).
 // Flags other than CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS are CUDA_ERROR_INVALID_VALUE. As
 // nothing can be opened, cuIpcCloseMemHandle of any address is CUDA_ERROR_INVALID_VALUE
-// [inferred]. [inferred] Exporting a pointer that is not an allocation's base is
-// CUDA_ERROR_INVALID_VALUE ("Takes a pointer to the base of an existing device memory
-// allocation").
+// (confirmed on the H100 for an address no handle opened).
 
 #include <cstring>
 
@@ -55,14 +56,14 @@ void write_handle(char (&out)[kIpcHandleSize], const char (&tag)[8], std::uint64
 }
 
 // The code for opening a handle (Note [IPC handles]).
-CUresult open_code(const char (&in)[kIpcHandleSize], const char (&tag)[8])
+CUresult open_code(const char (&in)[kIpcHandleSize], const char (&tag)[8], CUresult not_ours)
     MOCKDEV_REQUIRES(core::g_engine_mutex) {
   HandleBody body{};
   std::memcpy(&body, in, sizeof body);
   const bool ours = std::memcmp(body.tag, tag, sizeof body.tag) == 0 &&
                     body.pid == static_cast<std::uint64_t>(core::current_pid()) &&
                     body.generation == core::engine().generation;
-  return ours ? CUDA_ERROR_INVALID_CONTEXT : CUDA_ERROR_INVALID_VALUE;
+  return ours ? CUDA_ERROR_INVALID_CONTEXT : not_ours;
 }
 
 }  // namespace
@@ -73,8 +74,11 @@ CUresult cuIpcGetMemHandle(CUipcMemHandle* handle, CUdeviceptr dptr) {
   if (handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  if (!core::find_allocation(dptr)) return CUDA_ERROR_INVALID_VALUE;
-  write_handle(handle->reserved, kMemTag, dptr);
+  std::uint64_t base = 0;
+  if (!core::find_containing(dptr, 1, &base) || !core::find_allocation(base)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  write_handle(handle->reserved, kMemTag, base);
   return CUDA_SUCCESS;
 }
 
@@ -85,7 +89,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsign
   }
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  return open_code(handle.reserved, kMemTag);
+  return open_code(handle.reserved, kMemTag, CUDA_ERROR_INVALID_VALUE);
 }
 
 CUresult cuIpcCloseMemHandle(CUdeviceptr) {
@@ -98,7 +102,7 @@ CUresult cuIpcGetEventHandle(CUipcEventHandle* handle, CUevent event) {
   if (handle == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
   constexpr unsigned kNeeded = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
-  if ((event->flags & kNeeded) != kNeeded) return CUDA_ERROR_INVALID_VALUE;
+  if ((event->flags & kNeeded) != kNeeded) return CUDA_ERROR_INVALID_HANDLE;
   write_handle(handle->reserved, kEventTag, reinterpret_cast<std::uintptr_t>(event));
   return CUDA_SUCCESS;
 }
@@ -107,7 +111,7 @@ CUresult cuIpcOpenEventHandle(CUevent* event, CUipcEventHandle handle) {
   if (event == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  return open_code(handle.reserved, kEventTag);
+  return open_code(handle.reserved, kEventTag, CUDA_ERROR_MAP_FAILED);
 }
 
 }  // namespace impl

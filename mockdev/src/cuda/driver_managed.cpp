@@ -6,10 +6,10 @@
 // address (Note [Device-accessible host memory] in core/pinned_host.h): its bytes are real,
 // every copy, memset and kernel argument that takes device memory takes it, and
 // cuPointerGetAttribute answers IS_MANAGED (driver_pointer.cpp). It is made for the current
-// context's device, zero-filled [inferred: the driver promises no content], and freed by
-// cuMemFree after all work completes (driver_memory.cpp). [inferred] It is not counted
-// against the device's memory (cuMemGetInfo): on a machine without HMM the driver migrates
-// pages on demand and the simulation does not model residency.
+// context's device, zero-filled (the driver promises no content; Recording 2 read zeros), and
+// freed by cuMemFree after all work completes (driver_memory.cpp). It is not counted
+// (Recording 2) against the device's memory (cuMemGetInfo): on a machine without HMM the driver
+// migrates pages on demand and the simulation does not model residency.
 // - cuMemAllocManaged: flags exactly one of CU_MEM_ATTACH_GLOBAL and CU_MEM_ATTACH_HOST
 //   (cuda.h); a size of 0 is CUDA_ERROR_INVALID_VALUE; a device without
 //   CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is CUDA_ERROR_NOT_SUPPORTED.

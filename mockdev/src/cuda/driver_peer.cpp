@@ -84,7 +84,8 @@ CUresult cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute attrib, CUdev
 
 // Order of checks [inferred]: the current context (CUDA_ERROR_INVALID_CONTEXT, or
 // CUDA_ERROR_CONTEXT_IS_DESTROYED when it was released), flags, the peer context, the
-// peer being the current context itself (CUDA_ERROR_INVALID_VALUE), the topology
+// peer on the current context's own device (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, as the H100
+// answered for the current context itself: Recording 2), the topology
 // (CUDA_ERROR_PEER_ACCESS_UNSUPPORTED), then a second enable
 // (CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED).
 CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
@@ -94,7 +95,7 @@ CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
   if (!usable_peer(peer)) return CUDA_ERROR_INVALID_CONTEXT;
   const int from = current.ctx->physical_device;
   const int to = peer->physical_device;
-  if (from == to) return CUDA_ERROR_INVALID_VALUE;  // [inferred] a context is not its own peer
+  if (from == to) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;  // a device is not its own peer
   if (link_between(from, to).link == PeerLink::kNone) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
   if (!cuda_state().peer_access.insert({from, to}).second)
     return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;

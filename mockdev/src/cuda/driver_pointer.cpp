@@ -23,10 +23,13 @@
 //   [inferred]; IS_GPU_DIRECT_RDMA_CAPABLE: device memory on a device with
 //   CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED [inferred]; IS_HW_DECOMPRESS_CAPABLE 0.
 // - SYNC_MEMOPS: 0 until cuPointerSetAttribute sets it (kept per buffer id).
-// - P2P_TOKENS (the nv-p2p kernel interface) is not modelled: CUDA_ERROR_NOT_SUPPORTED.
-// [inferred] Boolean attributes are written as one byte (a bool), the smallest store a
-// caller's variable can take; numbers as the type cuda.h names (CUdeviceptr, size_t,
-// unsigned long long, int, unsigned int for MEMORY_TYPE and ACCESS_FLAGS).
+// - P2P_TOKENS (the nv-p2p kernel interface): device memory answers
+//   CUDA_POINTER_ATTRIBUTE_P2P_TOKENS (Recording 2: the H100 answered CUDA_SUCCESS) with
+//   tokens made of its buffer id [inferred: the values mean nothing outside nv-p2p]; other
+//   memory CUDA_ERROR_INVALID_VALUE [inferred].
+// Boolean attributes are written as four bytes (an int: Recording 2 read IS_MANAGED so);
+// numbers as the type cuda.h names (CUdeviceptr, size_t, unsigned long long, int, unsigned
+// int for MEMORY_TYPE and ACCESS_FLAGS).
 // An address the driver does not know is CUDA_ERROR_INVALID_VALUE for cuPointerGetAttribute;
 // cuPointerGetAttributes instead writes "default NULL values" and succeeds (cuda.h): zeros,
 // NULL handles, and CU_DEVICE_INVALID (-2) for DEVICE_ORDINAL [inferred]. It takes only the
@@ -35,10 +38,12 @@
 // cuMemGetAddressRange: base and size of the allocation holding the address (both outputs
 // optional), the mapping for mapped memory, the range for host and managed memory
 // [inferred]; CUDA_ERROR_NOT_FOUND for an address the driver does not know.
-// cuMemHostGetDevicePointer: Flags must be 0; host memory device work may use gives its own
-// address; other memory is CUDA_ERROR_INVALID_VALUE. cuMemHostGetFlags: the flags of memory
-// from cuMemHostAlloc (0 for cuMemAllocHost [inferred]); anything else, registered memory
-// included, is CUDA_ERROR_INVALID_VALUE [inferred].
+// cuMemHostGetDevicePointer: Flags must be 0; pinned host memory (allocated or registered,
+// whatever its flags: Recording 2) gives its own address; other memory is
+// CUDA_ERROR_INVALID_VALUE. cuMemHostGetFlags: the flags of pinned memory, allocated or
+// registered, with CU_MEMHOSTALLOC_DEVICEMAP always among them (Recording 2: 2 for
+// cuMemAllocHost memory and for memory registered with DEVICEMAP); anything else is
+// CUDA_ERROR_INVALID_VALUE [inferred].
 
 #include <cstring>
 
@@ -60,6 +65,9 @@ template <typename T>
 void put(void* data, T value) {
   std::memcpy(data, &value, sizeof value);
 }
+
+// A boolean attribute: four bytes (Note [Pointer attributes]).
+void put_flag(void* data, bool value) { put(data, static_cast<int>(value)); }
 
 bool is_pointer_attribute(int a) {
   return a >= CU_POINTER_ATTRIBUTE_CONTEXT && a <= CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE;
@@ -123,22 +131,28 @@ CUresult write_attribute(void* data, CUpointer_attribute a, const PointerInfo& i
       if (!info.host_accessible) return CUDA_ERROR_INVALID_VALUE;
       put(data, reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr)));
       return CUDA_SUCCESS;
-    case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
-      return CUDA_ERROR_NOT_SUPPORTED;
+    case CU_POINTER_ATTRIBUTE_P2P_TOKENS: {
+      if (info.kind != Kind::kDevice) return CUDA_ERROR_INVALID_VALUE;
+      CUDA_POINTER_ATTRIBUTE_P2P_TOKENS tokens{};
+      tokens.p2pToken = info.buffer_id;
+      tokens.vaSpaceToken = static_cast<unsigned>(info.physical) + 1;
+      put(data, tokens);
+      return CUDA_SUCCESS;
+    }
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-      put(data, cuda_state().sync_memops.count(info.buffer_id) != 0);
+      put_flag(data, cuda_state().sync_memops.count(info.buffer_id) != 0);
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
       put(data, static_cast<unsigned long long>(info.buffer_id));
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-      put(data, info.kind == Kind::kManaged);
+      put_flag(data, info.kind == Kind::kManaged);
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
       put(data, ordinal_of(info.physical));
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-      put(data, info.kind == Kind::kDevice && info.pool == nullptr);
+      put_flag(data, info.kind == Kind::kDevice && info.pool == nullptr);
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
       put(data, static_cast<CUdeviceptr>(info.range_base));
@@ -147,15 +161,15 @@ CUresult write_attribute(void* data, CUpointer_attribute a, const PointerInfo& i
       put(data, static_cast<std::size_t>(info.range_bytes));
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MAPPED:
-      put(data, true);
+      put_flag(data, true);
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
       put(data, static_cast<unsigned long long>(0));
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
-      put(data,
-          info.kind == Kind::kDevice &&
-              device_attribute(info.physical, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED) != 0);
+      put_flag(data, info.kind == Kind::kDevice &&
+                         device_attribute(info.physical,
+                                          CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED) != 0);
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
       put(data, access_flags(info));
@@ -173,7 +187,7 @@ CUresult write_attribute(void* data, CUpointer_attribute a, const PointerInfo& i
       put(data, static_cast<unsigned long long>(info.block_id));
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
-      put(data, false);
+      put_flag(data, false);
       return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
@@ -205,7 +219,7 @@ void write_default(void* data, CUpointer_attribute a) {
       put(data, kDeviceInvalid);
       return;
     default:
-      put(data, false);
+      put_flag(data, false);
       return;
   }
 }
@@ -278,7 +292,13 @@ PointerInfo pointer_info(std::uint64_t address) {
   info.context_key = a->context;
   info.buffer_id = info.block_id = info.base;
   info.device_accessible = true;
-  info.pool = pool_of(info.base);
+  // A pool allocation is its own buffer inside the pool's chunk (Note [Pool accounting]).
+  if (const std::optional<PoolAllocation> p = pool_allocation_containing(address)) {
+    info.base = info.range_base = p->base;
+    info.bytes = info.range_bytes = p->bytes;
+    info.buffer_id = info.block_id = p->base;
+    info.pool = p->pool;
+  }
   return info;
 }
 
@@ -364,7 +384,7 @@ CUresult cuMemHostGetFlags(unsigned int* pflags, void* p) {
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
   const PointerInfo info = pointer_info(reinterpret_cast<std::uintptr_t>(p));
-  if (info.kind != PointerInfo::Kind::kHost || !info.allocated) return CUDA_ERROR_INVALID_VALUE;
+  if (info.kind != PointerInfo::Kind::kHost) return CUDA_ERROR_INVALID_VALUE;
   *pflags = info.host_flags;
   return CUDA_SUCCESS;
 }

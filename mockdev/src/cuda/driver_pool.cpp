@@ -2,22 +2,26 @@
 // driver_api.h) over the pool model (pool_model.h, decision 198).
 //
 // Rules as the CUDA Driver API documents them, [inferred] where docs/HARDWARE.md says so:
-//   cuMemAllocAsync / cuMemAllocFromPoolAsync: a null output or a size of 0 [inferred]:
-//     INVALID_VALUE; then the stream; a pool that is not live: INVALID_VALUE; the sticky
-//     error of the stream's device; no room: OUT_OF_MEMORY. cuMemAllocAsync allocates from
-//     the current pool of the stream's device. The address is usable in stream order at
-//     once (the simulation allocates at the call).
-//   cuMemFreeAsync: the stream; an address that is not a live pool allocation's start:
-//     INVALID_VALUE; the sticky error; then the free is one operation on the stream, after
-//     which the memory is the pool's again (Note [Pool reuse]).
-//   pool handles: null or not live (destroyed): INVALID_VALUE; a device's default pool
+//   cuMemAllocAsync / cuMemAllocFromPoolAsync: a null output: INVALID_VALUE; a size of 0
+//     succeeds and allocates nothing (Recording 2; [inferred] the address is 0); then the
+//     stream; a pool this machine never made: INVALID_VALUE (a destroyed one still serves
+//     allocations, as the H100's did: Recording 2); the sticky error of the stream's
+//     device; no room: OUT_OF_MEMORY. cuMemAllocAsync allocates from the current pool of
+//     the stream's device. The address is usable in stream order at once (the simulation
+//     allocates at the call).
+//   cuMemFreeAsync: the stream; 0 does nothing [inferred, as cuMemFree(0)]; an address that
+//     is not a live pool allocation's start: INVALID_VALUE; the sticky error; then the free
+//     is one operation on the stream, after which the memory is the pool's again (Note
+//     [Pool reuse]).
+//   pool handles of the other calls: null or not live (destroyed): INVALID_VALUE; a device's
+//   default pool
 //     cannot be destroyed: INVALID_VALUE [inferred code]; destroying a device's current
 //     pool makes the default pool current again (documented).
 //   attributes: REUSE_* are int, the others cuuint64_t; CURRENT values are read-only
 //     [inferred code: INVALID_VALUE]; a HIGH value may only be set to 0, which resets it to
 //     the current value; an unknown attribute or a null value: INVALID_VALUE.
 //   access: the pool's own device always has read-write access (setting it to anything else:
-//     INVALID_VALUE [inferred]); other devices have none until cuMemPoolSetAccess.
+//     INVALID_DEVICE, Recording 2); other devices have none until cuMemPoolSetAccess.
 // Capture: [inferred] allocating or freeing on a capturing stream answers
 // CUDA_ERROR_NOT_SUPPORTED (graph memory nodes are not modelled).
 
@@ -44,10 +48,14 @@ bool capturing(const CUstream_st* stream) MOCKDEV_REQUIRES(core::g_engine_mutex)
 
 CUresult allocate(CUdeviceptr* dptr, std::size_t bytes, CUmemoryPool pool, bool explicit_pool,
                   CUstream handle, const char* name) MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  if (dptr == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
-  if (explicit_pool && !is_live_pool(pool)) return CUDA_ERROR_INVALID_VALUE;
+  if (dptr == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (explicit_pool && !is_known_pool(pool)) return CUDA_ERROR_INVALID_VALUE;
   const ResolvedStream r = resolve_stream(handle);
   if (r.stream == nullptr) return r.error;
+  if (bytes == 0) {
+    *dptr = 0;
+    return CUDA_SUCCESS;
+  }
   if (capturing(r.stream)) return CUDA_ERROR_NOT_SUPPORTED;
   const int device = r.stream->ctx->physical_device;
   if (!explicit_pool) pool = current_pool(device);
@@ -70,6 +78,7 @@ CUresult allocate(CUdeviceptr* dptr, std::size_t bytes, CUmemoryPool pool, bool 
 CUresult free_async(CUdeviceptr dptr, CUstream handle) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const ResolvedStream r = resolve_stream(handle);
   if (r.stream == nullptr) return r.error;
+  if (dptr == 0) return CUDA_SUCCESS;
   CUmemPoolHandle_st* pool = pool_of(dptr);
   if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (capturing(r.stream)) return CUDA_ERROR_NOT_SUPPORTED;
@@ -223,7 +232,7 @@ CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, std::
       return CUDA_ERROR_INVALID_VALUE;
     }
     if (*device == pool->device && f != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) {
-      return CUDA_ERROR_INVALID_VALUE;
+      return CUDA_ERROR_INVALID_DEVICE;
     }
   }
   for (std::size_t i = 0; i < count; ++i) {

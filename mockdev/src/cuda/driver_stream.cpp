@@ -116,8 +116,8 @@ CUresult cuStreamGetCtx(CUstream stream, CUcontext* ctx) {
   return CUDA_SUCCESS;
 }
 
-// [inferred from cuStreamDestroy] Destroying a special handle (0, CU_STREAM_LEGACY,
-// CU_STREAM_PER_THREAD) is refused with CUDA_ERROR_INVALID_HANDLE; the pending work of a
+// Destroying a special handle (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) is refused with
+// CUDA_ERROR_INVALID_HANDLE (Recording 2); the pending work of a
 // destroyed stream still runs, and the handle is rejected from then on.
 CUresult cuStreamDestroy_v2(CUstream stream) {
   const auto value = reinterpret_cast<std::uintptr_t>(stream);

@@ -5,9 +5,12 @@
 //
 // Every argument error is CUDA_ERROR_INVALID_VALUE, with one exception: a location that
 // names no device ordinal is CUDA_ERROR_INVALID_DEVICE, as for every call taking a CUdevice.
-// cuMemAddressReserve and cuMemCreate work on the current context (its device's address
-// window holds the reservation; it owns the physical memory), so they fail as cuMemAlloc
-// does without one; the others name their object (an address, a handle) and need none.
+// cuMemAddressReserve and cuMemCreate need no current context (Recording 2: both answered
+// 0 on an H100 without one): a reservation lies in the current context's device's address
+// window, else [inferred] in ordinal 0's; physical memory belongs to the prop's device. A
+// released current context still answers CUDA_ERROR_CONTEXT_IS_DESTROYED [inferred].
+// Recording 2 confirmed: a reservation of a size that is not a multiple of the granularity
+// (4096) is 1; the others name their object (an address, a handle) and need none.
 
 #include <optional>
 
@@ -67,9 +70,16 @@ CUresult cuMemAddressReserve(CUdeviceptr* ptr, std::size_t size, std::size_t ali
                              CUdeviceptr /*addr*/, unsigned long long flags) {
   if (ptr == nullptr || size == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
   if (alignment != 0 && !is_power_of_two(alignment)) return CUDA_ERROR_INVALID_VALUE;
-  const WorkContext current = context_for_work();
-  if (current.ctx == nullptr) return current.error;
-  const int device = current.ctx->physical_device;
+  int device = 0;
+  if (current_context() != nullptr) {
+    const WorkContext current = context_for_work();
+    if (current.ctx == nullptr) return current.error;
+    device = current.ctx->physical_device;
+  } else {
+    std::optional<int> first = physical_device(0);
+    if (!first) return CUDA_ERROR_INVALID_DEVICE;
+    device = *first;
+  }
   if (size % core::granularity(device) != 0) return CUDA_ERROR_INVALID_VALUE;
   std::optional<std::uint64_t> base = core::reserve_address(device, size, alignment);
   if (!base) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -94,11 +104,14 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, std::size_t size,
   const PropDevice d = prop_device(prop);
   if (d.device < 0) return d.error;
   if (size % core::granularity(d.device) != 0) return CUDA_ERROR_INVALID_VALUE;
-  const WorkContext current = context_for_work();
-  if (current.ctx == nullptr) return current.error;
+  int owner = d.device;  // without a current context: the prop's device's primary context
+  if (current_context() != nullptr) {
+    const WorkContext current = context_for_work();
+    if (current.ctx == nullptr) return current.error;
+    owner = current.ctx->physical_device;
+  }
   if (auto sticky = sticky_error(d.device)) return *sticky;
-  std::optional<std::uint64_t> h =
-      core::create_physical(d.device, current.ctx->physical_device, size);
+  std::optional<std::uint64_t> h = core::create_physical(d.device, owner, size);
   if (!h) return CUDA_ERROR_OUT_OF_MEMORY;
   *handle = *h;
   return CUDA_SUCCESS;

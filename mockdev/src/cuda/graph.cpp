@@ -127,9 +127,8 @@ CUresult instantiate(CUgraphExec* exec, CUgraph_st* g, unsigned long long flags)
   if ((flags & ~kKnownFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
   if ((flags & kDeviceLaunch) != 0 && (flags & kAutoFreeOnLaunch) != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  // A graph still being captured into is not complete [inferred: 401, as for the other
-  // "not in this state" answers of the capture calls].
-  if (g->capturing != 0) return CUDA_ERROR_ILLEGAL_STATE;
+  // A graph still being captured into instantiates as it is now (Recording 2: 0, and the
+  // capture goes on).
   auto e = std::make_unique<CUgraphExec_st>();
   e->device = g->device;
   e->nodes = copy_nodes(g->nodes);  // the snapshot: later changes to g never reach the exec
@@ -140,9 +139,8 @@ CUresult instantiate(CUgraphExec* exec, CUgraph_st* g, unsigned long long flags)
 
 CUresult destroy(CUgraph_st* g) {
   if (!is_graph(g)) return CUDA_ERROR_INVALID_VALUE;
-  // The graph a capture is building ("not permitted": CUDA Programming Guide, stream
-  // capture).
-  if (g->capturing != 0) return CUDA_ERROR_NOT_PERMITTED;
+  // The graph a capture is building: CUDA_ERROR_ILLEGAL_STATE (Recording 2).
+  if (g->capturing != 0) return CUDA_ERROR_ILLEGAL_STATE;
   erase(g);
   return CUDA_SUCCESS;
 }

@@ -7,8 +7,8 @@
 // runtime's matching codes). Every code of ACCEL_CUDA_RESULTS has one: a program that prints
 // a simulated error reads what it would read on a GPU. A number that is not a CUresult has
 // none (cuGetErrorString answers CUDA_ERROR_INVALID_VALUE, as the driver does).
-// [inferred] 36 (CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER) and 916 (CUDA_ERROR_KEY_ROTATION)
-// are taken from the runtime's text for the same condition.
+// Every text, 36 (CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER) and 916 (CUDA_ERROR_KEY_ROTATION)
+// included, is what the H100's driver 580 answered (docs/HARDWARE.md, Recording 2).
 
 #include "cuda/driver_api.h"
 

@@ -8,14 +8,14 @@
 // CUDA_ERROR_INVALID_HANDLE, never dereferenced. Thread safety: engine lock.
 //
 // Note [Legacy stream]
-// Spec cuda_streams section 1.3, per context: an operation X on the legacy stream depends on
-// the legacy stream's tail and on the tail of every live blocking stream of the context
-// (created without CU_STREAM_NON_BLOCKING, and the per-thread default streams); an
+// CUDA Driver API, "Stream synchronization behavior", per context: an operation X on the legacy
+// stream depends on the legacy stream's tail and on the tail of every live blocking stream of the
+// context (created without CU_STREAM_NON_BLOCKING, and the per-thread default streams); an
 // operation on a blocking stream depends on its own tail and on the legacy stream's tail.
-// [inferred] A blocking stream created after a legacy operation also
-// waits for it (its first operation depends on the legacy tail), the conservative reading
-// that never reports a race the hardware could not show. A destroyed blocking stream keeps
-// taking part until its pending work has completed (legacy operations still wait for it).
+// A blocking stream created after a legacy operation also waits for it (its first
+// operation depends on the legacy tail), and a destroyed blocking stream keeps taking part
+// until its pending work has completed (legacy operations still wait for it): both
+// Recording 2 (docs/HARDWARE.md).
 // Non-blocking streams take no part.
 //
 // Note [Submit path]

@@ -62,9 +62,10 @@ TEST_F(StreamTest, BadEventArguments) {
   EXPECT_EQ(cu().cuEventSynchronize(nullptr), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(cu().cuStreamWaitEvent(s, nullptr, 0), CUDA_ERROR_INVALID_HANDLE);  // recorded
   EXPECT_EQ(cu().cuStreamWaitEvent(s, e, 0x10), CUDA_ERROR_INVALID_VALUE);      // recorded
-  // [inferred] WAIT_EXTERNAL / RECORD_EXTERNAL outside capture.
-  EXPECT_EQ(cu().cuStreamWaitEvent(s, e, CU_EVENT_WAIT_EXTERNAL), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(cu().cuEventRecordWithFlags(e, s, CU_EVENT_RECORD_EXTERNAL), CUDA_ERROR_INVALID_VALUE);
+  // WAIT_EXTERNAL / RECORD_EXTERNAL outside capture (Recording 2); unknown flags.
+  EXPECT_EQ(cu().cuStreamWaitEvent(s, e, CU_EVENT_WAIT_EXTERNAL), CUDA_ERROR_ILLEGAL_STATE);
+  EXPECT_EQ(cu().cuEventRecordWithFlags(e, s, CU_EVENT_RECORD_EXTERNAL), CUDA_ERROR_ILLEGAL_STATE);
+  EXPECT_EQ(cu().cuEventRecordWithFlags(e, s, 0x4), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cu().cuEventRecordWithFlags(e, s, 0), CUDA_SUCCESS);
   float ms = 0;
   EXPECT_EQ(cu().cuEventElapsedTime_v2(nullptr, e, e), CUDA_ERROR_INVALID_VALUE);

@@ -135,7 +135,7 @@ TEST_F(MockPeers, EnableAndDisableFollowTheDriversCodes) {
   EXPECT_EQ(cu().cuCtxDisablePeerAccess(ctx1), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
   EXPECT_EQ(cu().cuCtxEnablePeerAccess(ctx1, 0), CUDA_SUCCESS);
   EXPECT_EQ(cu().cuCtxEnablePeerAccess(ctx1, 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
-  EXPECT_EQ(cu().cuCtxEnablePeerAccess(ctx0, 0), CUDA_ERROR_INVALID_VALUE);  // [inferred] self
+  EXPECT_EQ(cu().cuCtxEnablePeerAccess(ctx0, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);  // self
   EXPECT_EQ(cu().cuCtxEnablePeerAccess(nullptr, 0), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(cu().cuCtxEnablePeerAccess(reinterpret_cast<CUcontext>(0x1234), 0),
             CUDA_ERROR_INVALID_CONTEXT);

@@ -59,6 +59,11 @@ foreach(facade IN ITEMS mockdev_cuda mockdev_nvml mockdev_level_zero)
     install(TARGETS ${facade} LIBRARY DESTINATION "${ACCEL_MOCKDEV_INSTALL_DIR}")
   endif()
 endforeach()
+# The CUDA 12 surface of the simulated driver (mockdev/CMakeLists.txt), one folder down; its
+# INSTALL_RPATH ($ORIGIN/../../..) reaches the same lib/.
+if(TARGET mockdev_cuda12)
+  install(TARGETS mockdev_cuda12 LIBRARY DESTINATION "${ACCEL_MOCKDEV_INSTALL_DIR}/cuda12")
+endif()
 
 if(TARGET accel)
   install(TARGETS accel RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")

@@ -353,5 +353,30 @@ TEST_F(Contexts, PrimaryResetFreesItsMemoryAndLaterReleasesStillSucceed) {
   ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cu().cuDevicePrimaryCtxReset_v2(device_count));
 }
 
+// CUDA 13's forms that name their context (cuda.h): NULL names the current one; a created
+// context answers for itself, current or not; a destroyed one is
+// CUDA_ERROR_CONTEXT_IS_DESTROYED [inferred: as every call naming it].
+TEST_F(Contexts, Cuda13FormsNameTheirContext) {
+  ACCEL_REQUIRE_SYMBOLS("cuCtxGetDevice_v2", "cuCtxSynchronize_v2", "cuCtxCreate_v2");
+  CUdevice dev = -1;
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuCtxGetDevice_v2(&dev, nullptr));
+  EXPECT_EQ(dev, device);
+  ACCEL_EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cu().cuCtxGetDevice_v2(nullptr, primary));
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize_v2(nullptr));
+  CUcontext created = nullptr;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxCreate_v2(&created, 0, device));
+  CUcontext popped = nullptr;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxPopCurrent_v2(&popped));
+  EXPECT_EQ(popped, created);
+  dev = -1;
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuCtxGetDevice_v2(&dev, created));
+  EXPECT_EQ(dev, device);
+  ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuCtxSynchronize_v2(created));
+  EXPECT_EQ(current(cu()), primary);
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuCtxDestroy_v2(created));
+  ACCEL_EXPECT_CU(CUDA_ERROR_CONTEXT_IS_DESTROYED, cu().cuCtxGetDevice_v2(&dev, created));
+  ACCEL_EXPECT_CU(CUDA_ERROR_CONTEXT_IS_DESTROYED, cu().cuCtxSynchronize_v2(created));
+}
+
 }  // namespace
 }  // namespace accel::driver_test

@@ -346,5 +346,30 @@ TEST_F(MemoryQueries, PinnedHostMemoryEdgeCases) {
   std::free(registered);
 }
 
+// Small allocations share a granule (Recording 2: the second 4 KiB allocation came right
+// after the first and cost nothing; a 3 MiB one took 4 MiB); [inferred] the granule goes
+// back when its last allocation is freed.
+TEST_F(MemoryQueries, SmallAllocationsShareAGranule) {
+  ACCEL_REQUIRE_SYMBOLS("cuMemGetInfo_v2");
+  auto free_now = [this] {
+    std::size_t free = 0, total = 0;
+    EXPECT_EQ(cu().cuMemGetInfo_v2(&free, &total), CUDA_SUCCESS);
+    return free;
+  };
+  const std::size_t before = free_now();
+  CUdeviceptr a = 0, b = 0, c = 0;
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAlloc_v2(&a, 4096));
+  const std::size_t after_a = free_now();
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAlloc_v2(&b, 4096));
+  const std::size_t after_b = free_now();
+  ACCEL_ASSERT_CU(CUDA_SUCCESS, cu().cuMemAlloc_v2(&c, 3 * kMiB));
+  EXPECT_EQ(before - after_a, 2 * kMiB);
+  EXPECT_EQ(after_a, after_b);
+  EXPECT_EQ(b, a + 4096);
+  EXPECT_EQ(after_b - free_now(), 4 * kMiB);
+  for (CUdeviceptr p : {a, b, c}) ACCEL_EXPECT_CU(CUDA_SUCCESS, cu().cuMemFree_v2(p));
+  EXPECT_EQ(free_now(), before);
+}
+
 }  // namespace
 }  // namespace accel::driver_test

@@ -145,11 +145,39 @@ std::byte* host_window(std::uint64_t address, std::uint64_t bytes)
 
 }  // namespace
 
+namespace {
+
+// Note [Small allocations]: the lowest offset of a granule with `span` bytes free, if any.
+std::optional<std::uint64_t> free_offset(const SharedGranule& g, std::uint64_t span) {
+  std::uint64_t at = 0;
+  for (const auto& [offset, block_span] : g.blocks) {
+    if (offset - at >= span) return at;
+    at = offset + block_span;
+  }
+  if (g.bytes - at >= span) return at;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes,
-                                      std::uint64_t context) {
+                                      std::uint64_t context, bool shared_granule) {
   MemoryState& m = memory();
   DeviceMemory& d = m.devices.at(static_cast<std::size_t>(device));
   if (bytes > detail::kHalfRange) return std::nullopt;  // also keeps round_up from wrapping
+  const bool small = shared_granule && bytes < d.granularity;
+  if (small) {
+    const std::uint64_t span = detail::round_up(bytes, kSmallBlockAlignment);
+    for (auto& [base, g] : m.granules) {
+      if (g.owner != owner || g.device != device || g.context != context) continue;
+      const std::optional<std::uint64_t> offset = free_offset(g, span);
+      if (!offset) continue;
+      if (!detail::admit(m, device, bytes, 0)) return std::nullopt;
+      g.blocks.emplace(*offset, span);
+      m.allocations.emplace(base + *offset, Allocation{owner, device, context, bytes, 0, base});
+      return base + *offset;
+    }
+  }
   const std::uint64_t rounded = detail::round_up(bytes, d.granularity);
   // Note [Device addresses]: never reused within the lower half of the device's window.
   if (rounded > detail::kHalfRange - d.next_offset) return std::nullopt;  // addresses spent
@@ -158,6 +186,13 @@ std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes
       (static_cast<std::uint64_t>(device) + 1) * detail::kRangeBytes + d.next_offset;
   d.next_offset += rounded;
   detail::charge(m, device, rounded);
+  if (small) {
+    SharedGranule g{owner, device, context, rounded, {}};
+    g.blocks.emplace(0, detail::round_up(bytes, kSmallBlockAlignment));
+    m.granules.emplace(address, std::move(g));
+    m.allocations.emplace(address, Allocation{owner, device, context, bytes, 0, address});
+    return address;
+  }
   m.allocations.emplace(address, Allocation{owner, device, context, bytes, rounded});
   return address;
 }
@@ -277,14 +312,33 @@ void copy_bytes(std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
 
 std::uint64_t backed_bytes() { return memory().pages.size() * kPageBytes; }
 
+namespace {
+
+// Frees the block at `address` of granule `granule`, and the granule once it is empty.
+void free_block(MemoryState& m, std::uint64_t address, std::uint64_t granule) {
+  auto g = m.granules.find(granule);
+  if (g == m.granules.end()) return;
+  g->second.blocks.erase(address - granule);
+  if (!g->second.blocks.empty()) return;
+  detail::drop_pages(m, granule, g->second.bytes);
+  m.devices[static_cast<std::size_t>(g->second.device)].allocation_bytes -= g->second.bytes;
+  m.granules.erase(g);
+}
+
+}  // namespace
+
 bool free_allocation(std::uint64_t address) {
   MemoryState& m = memory();
   auto it = m.allocations.find(address);
   if (it == m.allocations.end()) return false;
-  detail::drop_pages(m, it->first, it->second.bytes);
-  m.devices[static_cast<std::size_t>(it->second.device)].allocation_bytes -=
-      it->second.accounted_bytes;
+  const std::uint64_t granule = it->second.granule;
+  if (granule == 0) {
+    detail::drop_pages(m, it->first, it->second.bytes);
+    m.devices[static_cast<std::size_t>(it->second.device)].allocation_bytes -=
+        it->second.accounted_bytes;
+  }
   m.allocations.erase(it);
+  if (granule != 0) free_block(m, address, granule);
   return true;
 }
 
@@ -293,9 +347,21 @@ void free_device_allocations(Api owner, int device, std::uint64_t context) {
   for (auto it = m.allocations.begin(); it != m.allocations.end();) {
     const Allocation& a = it->second;
     if (a.owner == owner && a.device == device && a.context == context) {
-      detail::drop_pages(m, it->first, it->second.bytes);
-      m.devices[static_cast<std::size_t>(device)].allocation_bytes -= it->second.accounted_bytes;
+      if (a.granule == 0) {
+        detail::drop_pages(m, it->first, it->second.bytes);
+        m.devices[static_cast<std::size_t>(device)].allocation_bytes -= it->second.accounted_bytes;
+      }
       it = m.allocations.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = m.granules.begin(); it != m.granules.end();) {
+    const SharedGranule& g = it->second;
+    if (g.owner == owner && g.device == device && g.context == context) {
+      detail::drop_pages(m, it->first, g.bytes);
+      m.devices[static_cast<std::size_t>(device)].allocation_bytes -= g.bytes;
+      it = m.granules.erase(it);
     } else {
       ++it;
     }
@@ -373,6 +439,8 @@ void clear_memory_faults() {
     m.devices[i].capacity = e.machine.devices[i].memory_bytes;
   }
 }
+
+const std::map<std::uint64_t, SharedGranule>& shared_granules() { return memory().granules; }
 
 const std::map<std::uint64_t, Allocation>& allocations() { return memory().allocations; }
 

@@ -7,11 +7,12 @@
 // Note [Device addresses]
 // Device d owns the window [(d+1) << 44, (d+2) << 44). cuMemAlloc allocates in its lower
 // half with a bump pointer, each allocation aligned to and taking a whole number of the
-// device's granularity; the upper half holds address reservations (Note [Virtual
-// memory] in core/virtual_memory.h). Ranges are disjoint (an address names its device) and
-// an address is never reused, so a stale pointer is always recognised as invalid. An
-// allocation's bounds are the bytes asked for (a copy past them fails), its accounting the
-// rounded bytes.
+// device's granularity, except small allocations that share one (Note [Small
+// allocations]); the upper half holds address reservations (Note [Virtual memory] in
+// core/virtual_memory.h). Ranges are disjoint (an address names its device) and a granule's
+// address is never reused, so a stale pointer is recognised as invalid unless a later small
+// allocation took its place, as on a GPU. An allocation's bounds are the bytes asked for (a
+// copy past them fails), its accounting the rounded bytes.
 //
 // Note [Allocation granularity]
 // As the driver does, every device allocation (cuMemAlloc, cuMemCreate) is accounted in
@@ -23,13 +24,27 @@
 // allocation fails (OOM) when it does not fit in the free bytes, or when a memory fault
 // (mockdev/memory.h) fires; a failed attempt changes nothing but the fault counter.
 //
+// Note [Small allocations]
+// Recorded on an H100 (docs/HARDWARE.md, Recording 2): two 4 KiB cuMemAlloc allocations took
+// one 2 MiB granule between them, the second right after the first, while a 3 MiB one took
+// 4 MiB of its own. So an allocation asked with `shared_granule` and smaller than the
+// granularity is carved out of a granule of its owner, device and context (first fit,
+// lowest address first, blocks rounded up to kSmallBlockAlignment [inferred: the H100 showed
+// only that 4 KiB needs no more]); a new granule is taken, and accounted, when none has room,
+// and given back when its last block is freed [inferred]. A block is an allocation of its
+// own (its bounds are the bytes asked for; accounted_bytes 0, its granule holding the
+// charge), and its space is reused once freed: a new block there reads what the old one
+// left, as device memory does. A memory fault counts every attempt, blocks included.
+//
 // Note [Lazy backing]
 // Device memory holds real bytes, backed sparsely: 64 KiB pages created on the first write
 // that touches them, so an 80 GiB device costs nothing until it is used and untouched bytes
 // read as zero. Freeing an allocation drops the pages that lie wholly inside its range; a
-// page it shares with a neighbour stays, which is harmless because addresses are never
+// page it shares with a neighbour stays, which is harmless because granules are never
 // reused (the freed part is never read again, and the neighbour's part was never written
-// by the freed allocation). Writing zeros into an absent page creates nothing.
+// by the freed allocation); a small allocation's bytes go with its granule, and a block
+// reused inside a live granule holds what the freed one left. Writing zeros into an absent
+// page creates nothing.
 
 #include <cstdint>
 #include <map>
@@ -50,13 +65,27 @@ struct Allocation {
                                       // (CUDA: primary) context, else the key the adapter chose
   std::uint64_t bytes = 0;            // as asked for: the bounds
   std::uint64_t accounted_bytes = 0;  // rounded to the granularity (Note [Allocation granularity])
+  std::uint64_t granule = 0;          // a small allocation's shared granule (Note [Small
+                                      // allocations]); 0: the allocation is its own
 };
+
+// A granule shared by small allocations (Note [Small allocations]).
+struct SharedGranule {
+  Api owner = Api::kCuda;
+  int device = 0;  // physical
+  std::uint64_t context = 0;
+  std::uint64_t bytes = 0;                        // the granularity: what it is accounted
+  std::map<std::uint64_t, std::uint64_t> blocks;  // offset -> span of each live block
+};
+inline constexpr std::uint64_t kSmallBlockAlignment = 512;
 
 // `bytes` (> 0) on physical `device` for `owner`'s context `context` (Allocation::context):
 // its address, or nullopt when it does not fit (Note [Allocation granularity]), a memory
-// fault fires, or the address range is spent.
+// fault fires, or the address range is spent. With `shared_granule`, an allocation smaller
+// than the granularity shares a granule (Note [Small allocations]).
 std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes,
-                                      std::uint64_t context = 0) MOCKDEV_REQUIRES(g_engine_mutex);
+                                      std::uint64_t context = 0, bool shared_granule = false)
+    MOCKDEV_REQUIRES(g_engine_mutex);
 // The live allocation starting at `address`, or nullopt.
 std::optional<Allocation> find_allocation(std::uint64_t address) MOCKDEV_REQUIRES(g_engine_mutex);
 // Frees the live allocation starting at `address` (see find_allocation); false if none.
@@ -118,5 +147,7 @@ std::uint64_t backed_bytes() MOCKDEV_REQUIRES(g_engine_mutex);
 
 // Every live allocation by address, for leak reports.
 const std::map<std::uint64_t, Allocation>& allocations() MOCKDEV_REQUIRES(g_engine_mutex);
+// Every granule small allocations share, by address (Note [Small allocations]).
+const std::map<std::uint64_t, SharedGranule>& shared_granules() MOCKDEV_REQUIRES(g_engine_mutex);
 
 }  // namespace mockdev::core

@@ -40,6 +40,7 @@ struct MemoryState {
   std::uint64_t generation = 0;  // the machine generation this state belongs to
   std::vector<DeviceMemory> devices;
   std::map<std::uint64_t, Allocation> allocations;    // cuMemAlloc, by address
+  std::map<std::uint64_t, SharedGranule> granules;    // Note [Small allocations], by address
   std::map<std::uint64_t, Reservation> reservations;  // by base address
   std::map<std::uint64_t, Mapping> mappings;          // by base address
   std::map<std::uint64_t, PhysicalMemory> handles;    // by handle

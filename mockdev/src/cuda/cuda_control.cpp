@@ -41,9 +41,14 @@ LiveObjects live_objects() {
     live.descriptions.push_back("ctx dev=" + std::to_string(ctx->physical_device) +
                                 " created id=" + std::to_string(ctx->id));
   }
+  // As used_bytes counts them: each allocation's own granules, and the granules small
+  // allocations share (Note [Small allocations] in core/memory.h).
+  for (const auto& [address, granule] : core::shared_granules()) {
+    live.allocated_bytes += granule.bytes;
+  }
   for (const auto& [address, allocation] : core::allocations()) {
     ++live.allocations;
-    live.allocated_bytes += allocation.accounted_bytes;  // as used_bytes counts it
+    live.allocated_bytes += allocation.accounted_bytes;
     char line[96];
     std::snprintf(line, sizeof line, "alloc dev=%d ptr=0x%llx bytes=%llu", allocation.device,
                   static_cast<unsigned long long>(address),

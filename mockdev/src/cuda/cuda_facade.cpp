@@ -60,6 +60,14 @@ namespace {
 // every lookup answers CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND.
 // A per-thread entry (per_thread true) is the variant of the row of the same name whose
 // version it names in `row_version`; the others have row_version == version.
+// The surface this facade serves (mockdev_add_facade's MAX_VERSION): the rows introduced at
+// or before it. drivers/libcuda.so.1 serves every row; drivers/cuda12/libcuda.so.1 those of
+// CUDA 12.x, as a 12.x driver has no later entry point (its export list leaves them out too).
+#ifndef MOCKDEV_FACADE_MAX_VERSION
+#define MOCKDEV_FACADE_MAX_VERSION 2147483647
+#endif
+constexpr int kSurfaceVersion = MOCKDEV_FACADE_MAX_VERSION;
+
 struct ProcEntry {
   std::string_view name;
   int version;
@@ -95,7 +103,7 @@ CUresult resolve(const char* symbol, void** pfn, int cuda_version, cuuint64_t fl
   const ProcEntry* best = nullptr;
   bool known = false;
   for (const ProcEntry& e : kProcTable) {
-    if (e.name != symbol || e.per_thread) continue;
+    if (e.name != symbol || e.per_thread || e.version > kSurfaceVersion) continue;
     known = true;
     if (e.version <= cuda_version && (best == nullptr || e.version > best->version)) best = &e;
   }

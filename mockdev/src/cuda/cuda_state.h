@@ -110,7 +110,7 @@ void push_context(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
 CUctx_st* pop_context() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The settings a new (or reset) context starts with (Note [Context limits] in
 // cuda_state.cpp).
-ContextSettings default_context_settings(int physical);
+ContextSettings default_context_settings(int physical) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // A new context object for physical device `physical` and ordinal `dev`: registered, with
 // the next id and the default settings (the device's limits), refcount 0.
 CUctx_st* new_context(int physical, int dev, bool primary) MOCKDEV_REQUIRES(core::g_engine_mutex);

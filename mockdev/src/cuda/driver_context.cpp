@@ -70,6 +70,20 @@ WorkContext named_or_current(CUctx_st* ctx) {
   return {ctx, CUDA_SUCCESS};
 }
 
+namespace {
+
+// cuCtxSynchronize's work on `ctx`: the sticky error, the capture rule, then a host wait
+// for all work of the context, non-blocking and destroyed streams included.
+CUresult synchronize_context(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
+  // A capturing stream of the context cannot be waited for (Note [Capture rules]).
+  if (CUresult rc = capture::host_wait_on_context(ctx); rc != CUDA_SUCCESS) return rc;
+  const std::vector<core::OpId> ops = context_targets(ctx);
+  return host_wait(ops, "cuCtxSynchronize");
+}
+
+}  // namespace
+
 CUctx_st* primary_object(int physical, CUdevice dev) {
   CUctx_st*& primary = cuda_state().primary[static_cast<std::size_t>(physical)];
   if (primary == nullptr) primary = new_context(physical, dev, true);
@@ -189,16 +203,27 @@ CUresult cuCtxGetDevice(CUdevice* device) {
   return CUDA_SUCCESS;
 }
 
+// CUDA 13: the named context's device, NULL naming the current one (cuda.h).
+CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
+  if (ctx == nullptr) return cuCtxGetDevice(device);
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const WorkContext named = named_or_current(ctx);
+  if (named.ctx == nullptr) return named.error;
+  *device = named.ctx->ordinal;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuCtxSynchronize() {
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  CUctx_st* ctx = current.ctx;
-  if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
-  // A capturing stream of the context cannot be waited for (Note [Capture rules]).
-  if (CUresult rc = capture::host_wait_on_context(ctx); rc != CUDA_SUCCESS) return rc;
-  // Waits for all work of the context, non-blocking and destroyed streams included.
-  const std::vector<core::OpId> ops = context_targets(ctx);
-  return host_wait(ops, "cuCtxSynchronize");
+  return synchronize_context(current.ctx);
+}
+
+// CUDA 13: synchronises the named context, NULL naming the current one (cuda.h).
+CUresult cuCtxSynchronize_v2(CUcontext ctx) {
+  const WorkContext named = named_or_current(ctx);
+  if (named.ctx == nullptr) return named.error;
+  return synchronize_context(named.ctx);
 }
 
 }  // namespace impl

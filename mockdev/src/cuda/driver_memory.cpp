@@ -29,6 +29,8 @@ CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total_bytes) {
   return CUDA_SUCCESS;
 }
 
+// Small allocations share a granule, as the H100 did (Note [Small allocations] in
+// core/memory.h).
 CUresult cuMemAlloc_v2(CUdeviceptr* dptr, std::size_t bytes) {
   if (dptr == nullptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
@@ -36,7 +38,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr* dptr, std::size_t bytes) {
   CUctx_st* ctx = current.ctx;
   if (auto sticky = sticky_error(ctx->physical_device)) return *sticky;
   std::optional<std::uint64_t> address =
-      core::allocate(Api::kCuda, ctx->physical_device, bytes, memory_key(ctx));
+      core::allocate(Api::kCuda, ctx->physical_device, bytes, memory_key(ctx), true);
   if (!address) return CUDA_ERROR_OUT_OF_MEMORY;
   *dptr = *address;
   return CUDA_SUCCESS;

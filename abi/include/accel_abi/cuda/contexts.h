@@ -143,30 +143,55 @@ struct CUctxCreateParams {
 
 // The context stack and created contexts (cuda.h: cuCtxCreate is cuCtxCreate_v4 since
 // CUDA 12.5; _v2 and _v3 stay exported for programs built earlier), primary-context reset
-// and flags, and the current context's flags, limits and configuration. Not yet here: CUDA
-// 13's cuCtxGetDevice_v2 and cuCtxSynchronize_v2 (they name their context). Exported, they
-// would be found by bindings that probe for a `_v2` symbol and call it with the older
-// signature (Numba 0.56 does, as it would on a real CUDA 13 driver); they wait for exports
-// gated by the machine's driver version, so that a 12.x machine does not have them. None is legal
-// during a GLOBAL capture except the pure queries, as cuThreadExchangeStreamCaptureMode
-// lists no context call as safe [inferred: the queries answer from host state].
-#define ACCEL_CUDA_CONTEXT_ROWS_(R, P, X, E) \
-  R(X, E, cuCtxCreate, 3020, cuCtxCreate_v2, (CUcontext * pctx, unsigned int flags, CUdevice dev), (pctx, flags, dev), kNeedsInit) \
-  R(X, E, cuCtxCreate, 11040, cuCtxCreate_v3, (CUcontext * pctx, CUexecAffinityParam* params_array, int num_params, unsigned int flags, CUdevice dev), (pctx, params_array, num_params, flags, dev), kNeedsInit) \
-  R(X, E, cuCtxCreate, 12050, cuCtxCreate_v4, (CUcontext * pctx, CUctxCreateParams* ctx_create_params, unsigned int flags, CUdevice dev), (pctx, ctx_create_params, flags, dev), kNeedsInit) \
-  R(X, E, cuCtxDestroy, 4000, cuCtxDestroy_v2, (CUcontext ctx), (ctx), kNeedsInit) \
-  R(X, E, cuCtxPushCurrent, 4000, cuCtxPushCurrent_v2, (CUcontext ctx), (ctx), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxPopCurrent, 4000, cuCtxPopCurrent_v2, (CUcontext * pctx), (pctx), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxGetFlags, 7000, cuCtxGetFlags, (unsigned int* flags), (flags), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxSetFlags, 12010, cuCtxSetFlags, (unsigned int flags), (flags), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxGetApiVersion, 3020, cuCtxGetApiVersion, (CUcontext ctx, unsigned int* version), (ctx, version), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxGetId, 12000, cuCtxGetId, (CUcontext ctx, unsigned long long* ctx_id), (ctx, ctx_id), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxGetLimit, 3010, cuCtxGetLimit, (std::size_t * pvalue, CUlimit limit), (pvalue, limit), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxSetLimit, 3010, cuCtxSetLimit, (CUlimit limit, std::size_t value), (limit, value), kNeedsInit) \
-  R(X, E, cuCtxGetCacheConfig, 3020, cuCtxGetCacheConfig, (CUfunc_cache * pconfig), (pconfig), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxSetCacheConfig, 3020, cuCtxSetCacheConfig, (CUfunc_cache config), (config), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxGetSharedMemConfig, 4020, cuCtxGetSharedMemConfig, (CUsharedconfig * pconfig), (pconfig), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxSetSharedMemConfig, 4020, cuCtxSetSharedMemConfig, (CUsharedconfig config), (config), kNeedsInit | kLegalInCapture) \
-  R(X, E, cuCtxResetPersistingL2Cache, 11000, cuCtxResetPersistingL2Cache, (), (), kNeedsInit) \
-  R(X, E, cuDevicePrimaryCtxReset, 11000, cuDevicePrimaryCtxReset_v2, (CUdevice dev), (dev), kNeedsInit) \
-  R(X, E, cuDevicePrimaryCtxSetFlags, 11000, cuDevicePrimaryCtxSetFlags_v2, (CUdevice dev, unsigned int flags), (dev, flags), kNeedsInit | kLegalInCapture)
+// and flags, the current context's flags, limits and configuration, and CUDA 13's
+// cuCtxGetDevice_v2 and cuCtxSynchronize_v2, which name their context (cuGetProcAddress
+// serves them for 13000 and later, as the H100's driver 580 did: docs/HARDWARE.md,
+// Recording 2). The simulated CUDA 12 facade (drivers/cuda12/) leaves the 13000 rows out,
+// as a 12.x driver has none: bindings that probe for a `_v2` symbol and call it with the
+// older signature (Numba 0.56) run against that one. None is legal during a GLOBAL capture
+// except the pure queries, as cuThreadExchangeStreamCaptureMode lists no context call as
+// safe [inferred: the queries answer from host state].
+#define ACCEL_CUDA_CONTEXT_ROWS_(R, P, X, E)                                                       \
+  R(X, E, cuCtxGetDevice, 13000, cuCtxGetDevice_v2, (CUdevice * device, CUcontext ctx),            \
+    (device, ctx), kNeedsInit | kLegalInCapture)                                                   \
+  R(X, E, cuCtxSynchronize, 13000, cuCtxSynchronize_v2, (CUcontext ctx), (ctx),                    \
+    kNeedsInit | kTouchesDevice)                                                                   \
+  R(X, E, cuCtxCreate, 3020, cuCtxCreate_v2, (CUcontext * pctx, unsigned int flags, CUdevice dev), \
+    (pctx, flags, dev), kNeedsInit)                                                                \
+  R(X, E, cuCtxCreate, 11040, cuCtxCreate_v3,                                                      \
+    (CUcontext * pctx, CUexecAffinityParam * params_array, int num_params, unsigned int flags,     \
+     CUdevice dev),                                                                                \
+    (pctx, params_array, num_params, flags, dev), kNeedsInit)                                      \
+  R(X, E, cuCtxCreate, 12050, cuCtxCreate_v4,                                                      \
+    (CUcontext * pctx, CUctxCreateParams * ctx_create_params, unsigned int flags, CUdevice dev),   \
+    (pctx, ctx_create_params, flags, dev), kNeedsInit)                                             \
+  R(X, E, cuCtxDestroy, 4000, cuCtxDestroy_v2, (CUcontext ctx), (ctx), kNeedsInit)                 \
+  R(X, E, cuCtxPushCurrent, 4000, cuCtxPushCurrent_v2, (CUcontext ctx), (ctx),                     \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxPopCurrent, 4000, cuCtxPopCurrent_v2, (CUcontext * pctx), (pctx),                   \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxGetFlags, 7000, cuCtxGetFlags, (unsigned int* flags), (flags),                      \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxSetFlags, 12010, cuCtxSetFlags, (unsigned int flags), (flags),                      \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxGetApiVersion, 3020, cuCtxGetApiVersion, (CUcontext ctx, unsigned int* version),    \
+    (ctx, version), kNeedsInit | kLegalInCapture)                                                  \
+  R(X, E, cuCtxGetId, 12000, cuCtxGetId, (CUcontext ctx, unsigned long long* ctx_id),              \
+    (ctx, ctx_id), kNeedsInit | kLegalInCapture)                                                   \
+  R(X, E, cuCtxGetLimit, 3010, cuCtxGetLimit, (std::size_t * pvalue, CUlimit limit),               \
+    (pvalue, limit), kNeedsInit | kLegalInCapture)                                                 \
+  R(X, E, cuCtxSetLimit, 3010, cuCtxSetLimit, (CUlimit limit, std::size_t value), (limit, value),  \
+    kNeedsInit)                                                                                    \
+  R(X, E, cuCtxGetCacheConfig, 3020, cuCtxGetCacheConfig, (CUfunc_cache * pconfig), (pconfig),     \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxSetCacheConfig, 3020, cuCtxSetCacheConfig, (CUfunc_cache config), (config),         \
+    kNeedsInit | kLegalInCapture)                                                                  \
+  R(X, E, cuCtxGetSharedMemConfig, 4020, cuCtxGetSharedMemConfig, (CUsharedconfig * pconfig),      \
+    (pconfig), kNeedsInit | kLegalInCapture)                                                       \
+  R(X, E, cuCtxSetSharedMemConfig, 4020, cuCtxSetSharedMemConfig, (CUsharedconfig config),         \
+    (config), kNeedsInit | kLegalInCapture)                                                        \
+  R(X, E, cuCtxResetPersistingL2Cache, 11000, cuCtxResetPersistingL2Cache, (), (), kNeedsInit)     \
+  R(X, E, cuDevicePrimaryCtxReset, 11000, cuDevicePrimaryCtxReset_v2, (CUdevice dev), (dev),       \
+    kNeedsInit)                                                                                    \
+  R(X, E, cuDevicePrimaryCtxSetFlags, 11000, cuDevicePrimaryCtxSetFlags_v2,                        \
+    (CUdevice dev, unsigned int flags), (dev, flags), kNeedsInit | kLegalInCapture)

@@ -155,7 +155,7 @@ TEST_F(MockMemoryAccounting, UsageListsLiveAllocationsWithContextAndPeak) {
   EXPECT_EQ(u.allocations[0].kind, "cuMemAlloc");
   EXPECT_EQ(u.allocations[0].context, "ctx dev=1");
   EXPECT_EQ(u.allocations[1].address, b);
-  EXPECT_EQ(u.allocations[1].bytes, 2 * kMiB);
+  EXPECT_EQ(u.allocations[1].bytes, 0u);  // its shared granule holds the charge
   EXPECT_EQ(u.allocations[1].requested_bytes, 100u);
   EXPECT_TRUE(control::memory_usage(0).allocations.empty());
 
@@ -165,7 +165,9 @@ TEST_F(MockMemoryAccounting, UsageListsLiveAllocationsWithContextAndPeak) {
   EXPECT_EQ(u.peak_used_bytes, 6 * kMiB);  // the peak stays
   control::reset_memory_peak(1);
   EXPECT_EQ(control::memory_usage(1).peak_used_bytes, 2 * kMiB);
-  ASSERT_EQ(cu().cuMemAlloc_v2(&a, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuMemAlloc_v2(&a, 1), CUDA_SUCCESS);  // into b's granule: no new charge
+  EXPECT_EQ(control::memory_usage(1).peak_used_bytes, 2 * kMiB);
+  ASSERT_EQ(cu().cuMemAlloc_v2(&a, 2 * kMiB), CUDA_SUCCESS);
   EXPECT_EQ(control::memory_usage(1).peak_used_bytes, 4 * kMiB);
 }
 
@@ -206,7 +208,8 @@ TEST_F(MockMemoryAccounting, FailTheNthAllocationOnce) {
   EXPECT_EQ(cu().cuMemAlloc_v2(&p[2], 10), CUDA_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(p[2], 0u);
   EXPECT_EQ(cu().cuMemAlloc_v2(&p[3], 10), CUDA_SUCCESS);
-  EXPECT_EQ(control::memory_usage(0).used_bytes, 6 * kMiB);
+  // The three small allocations share one granule (Note [Small allocations]).
+  EXPECT_EQ(control::memory_usage(0).used_bytes, 2 * kMiB);
   EXPECT_EQ(control::memory_usage(0).allocations.size(), 3u);
 }
 
@@ -280,7 +283,10 @@ TEST_F(MockMemoryAccounting, MachineFileMemoryFaultsApplyFromInstallation) {
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 1), CUDA_ERROR_OUT_OF_MEMORY);             // the 2nd
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 8 * kMiB + 1), CUDA_ERROR_OUT_OF_MEMORY);  // above 8 MiB
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 8 * kMiB), CUDA_SUCCESS);  // 2 + 8 = 10 MiB: full
-  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 1), CUDA_ERROR_OUT_OF_MEMORY);
+  // A small allocation still fits in the first one's granule (Note [Small allocations]);
+  // one that needs a granule of its own does not.
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 1), CUDA_SUCCESS);
+  EXPECT_EQ(cu().cuMemAlloc_v2(&p, 2 * kMiB), CUDA_ERROR_OUT_OF_MEMORY);
   control::clear_faults();
   EXPECT_EQ(cu().cuMemAlloc_v2(&p, 100 * kMiB), CUDA_SUCCESS);
 }

@@ -117,5 +117,34 @@ TEST_F(MockProcAddress, OlderDriverRejectsNewerRequests) {
   EXPECT_EQ(control::call_count("cuGetProcAddress"), 1u);
 }
 
+// CUDA 13's context forms that name their context: the resolver serves them for 13000 and
+// later (as the H100's driver 580 did, docs/HARDWARE.md Recording 2) and the older forms
+// before; the CUDA 12 facade (drivers/cuda12/) neither exports nor serves them.
+TEST_F(MockProcAddress, Cuda13ContextFormsAndTheCuda12Facade) {
+  const char* const forms[][2] = {{"cuCtxGetDevice", "cuCtxGetDevice_v2"},
+                                  {"cuCtxSynchronize", "cuCtxSynchronize_v2"}};
+  void* cuda12 = dlopen(MOCKDEV_TEST_CUDA12_DRIVER, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(cuda12, nullptr) << dlerror();
+  using Resolver =
+      CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto resolve12 = reinterpret_cast<Resolver>(dlsym(cuda12, "cuGetProcAddress_v2"));
+  ASSERT_NE(resolve12, nullptr);
+  for (const auto& [name, v2] : forms) {
+    SCOPED_TRACE(name);
+    void* pfn = nullptr;
+    CUdriverProcAddressQueryResult status{};
+    ASSERT_EQ(cu().cuGetProcAddress_v2(name, &pfn, 13000, 0, &status), CUDA_SUCCESS);
+    EXPECT_EQ(pfn, dlsym(cu().handle, v2));
+    EXPECT_NE(pfn, nullptr);
+    ASSERT_EQ(cu().cuGetProcAddress_v2(name, &pfn, 12090, 0, &status), CUDA_SUCCESS);
+    EXPECT_EQ(pfn, dlsym(cu().handle, name));
+    EXPECT_EQ(dlsym(cuda12, v2), nullptr);
+    ASSERT_EQ(resolve12(name, &pfn, 13000, 0, &status), CUDA_SUCCESS);
+    EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
+    EXPECT_EQ(pfn, dlsym(cuda12, name));
+    EXPECT_NE(pfn, nullptr);
+  }
+}
+
 }  // namespace
 }  // namespace mockdev::testing

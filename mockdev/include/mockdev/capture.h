@@ -12,10 +12,11 @@ namespace mockdev::control {
 // Programming Guide, "CUDA Graphs") where it is marked [inferred]; each is on the hardware
 // "to check" list (docs/HARDWARE.md, "Capture and graphs").
 struct CaptureRules {
-  // Ongoing captures prohibit unsafe calls only on their own device (the Programming
-  // Guide's prohibited operations, after measurements third parties made); false: on every device
-  // of the process.
-  bool gate_per_device = true;
+  // Ongoing captures prohibit unsafe calls only on their own device; false (the default):
+  // on every device of the process, as cuda.h states the rule with no device qualifier
+  // (cuThreadExchangeStreamCaptureMode: "any other thread has a concurrent capture sequence
+  // initiated with CU_STREAM_CAPTURE_MODE_GLOBAL").
+  bool gate_per_device = false;
   // A wait that would merge two captures (902) invalidates both of them.
   bool merge_invalidates_both = true;
   // cuEventQuery / cuEventSynchronize on a captured event (907) also invalidates the capture

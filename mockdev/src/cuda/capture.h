@@ -63,8 +63,8 @@
 //   by T and begun GLOBAL or THREAD_LOCAL prohibits it; with m_T GLOBAL, a GLOBAL sequence
 //   on D owned by another thread prohibits it. Prohibited: 900, and the prohibiting
 //   sequences are invalidated (recorded for cuMemAlloc, cuStreamSynchronize/Query,
-//   cuCtxSynchronize). Captures count per device [inferred]; with
-//   CaptureRules::gate_per_device false they count on every device.
+//   cuCtxSynchronize). Captures count on every device, as cuda.h states the rule; with
+//   CaptureRules::gate_per_device they count on their own device only.
 // * After End, a member's next operation follows the last one enqueued before it entered
 //   the capture: captured operations never enter the stream's queue, so nothing is needed.
 

@@ -23,8 +23,17 @@
 // kernelParams and extra: CUDA_ERROR_INVALID_VALUE; `extra` alone: CUDA_ERROR_NOT_SUPPORTED
 // (the mock does not parse packed argument buffers); a null, unloaded or unknown module or
 // function: CUDA_ERROR_INVALID_HANDLE (400); a launch on a stream of another context than the
-// module's: CUDA_ERROR_INVALID_HANDLE (400); declared ranges outside every live allocation:
-// CUDA_ERROR_INVALID_VALUE (a real GPU would fault later, which the mock does not model).
+// module's: CUDA_ERROR_INVALID_HANDLE (400).
+//
+// Note [Illegal addresses]
+// A registered kernel whose declared accesses, or whose body's reads and writes, leave every
+// live allocation faults the way a GPU does: the launch succeeds, and when the kernel runs
+// it touches nothing (its body does not run, or its stray access is dropped) and leaves
+// CUDA_ERROR_ILLEGAL_ADDRESS (700) sticky on its device: the host wait that completed it
+// answers 700, and so does every later call that touches the device (cuda.h: "any further
+// CUDA work will return the same error"; the simulation keeps it per device, and a test may
+// clear it with control::clear_faults). [inferred] The wait reports it whichever device's
+// work it waited for.
 
 #include <cinttypes>
 #include <cstdio>
@@ -116,9 +125,18 @@ std::set<std::string, std::less<>> declared_entries(const char* text) {
 // A body's view of device memory: the engine's bytes, within live allocations. Runs from
 // the timeline's completion of the launch (ActionKind::kLockedCall), with the engine lock
 // held, which the analysis cannot see through the function pointer.
+// Note [Illegal addresses]: the device's sticky error, once.
+void fault_illegal_address(int device) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  for (const core::ActiveSticky& s : core::engine().sticky) {
+    if (s.api == Api::kCuda && s.device == device && s.code == CUDA_ERROR_ILLEGAL_ADDRESS) return;
+  }
+  core::engine().sticky.push_back(
+      core::ActiveSticky{Api::kCuda, device, CUDA_ERROR_ILLEGAL_ADDRESS, 0, 0});
+}
+
 class EngineDeviceMemory final : public kernels::DeviceMemory {
  public:
-  explicit EngineDeviceMemory(const std::string& kernel) : kernel_(kernel) {}
+  EngineDeviceMemory(const std::string& kernel, int device) : kernel_(kernel), device_(device) {}
   MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
   void read(std::uint64_t address, void* dst, std::uint64_t bytes) override {
     if (bytes == 0 || !inside(address, bytes, "read")) return;
@@ -136,21 +154,31 @@ class EngineDeviceMemory final : public kernels::DeviceMemory {
     if (core::find_containing(address, bytes, nullptr)) return true;
     std::fprintf(stderr,
                  "mockdev: kernel %s: %s of [0x%" PRIx64 ", +%" PRIu64
-                 " bytes) is outside every allocation; ignored\n",
+                 " bytes) is outside every allocation: an illegal address (700)\n",
                  kernel_.c_str(), what, address, bytes);
+    fault_illegal_address(device_);
     return false;
   }
   const std::string& kernel_;
+  int device_;
 };
 
 struct KernelRun {
   std::shared_ptr<const kernels::KernelSpec> spec;
   kernels::Launch launch;
+  int device = 0;        // physical
+  bool faults = false;   // a declared access leaves every allocation (Note [Illegal addresses])
 };
 
+MOCKDEV_NO_THREAD_SAFETY_ANALYSIS  // runs with the engine lock held (see EngineDeviceMemory)
 void run_kernel(std::uintptr_t run, std::uintptr_t, std::uintptr_t) {
   const auto* k = reinterpret_cast<const KernelRun*>(run);
-  EngineDeviceMemory memory(k->spec->name);
+  if (k->faults) {
+    fault_illegal_address(k->device);
+    return;
+  }
+  if (!k->spec->body) return;
+  EngineDeviceMemory memory(k->spec->name, k->device);
   try {
     k->spec->body(k->launch, memory);
   } catch (const std::exception& e) {
@@ -265,21 +293,24 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, 
         return CUDA_ERROR_INVALID_VALUE;
       }
     }
+    run->device = r.stream->ctx->physical_device;
     for (const auto* list : {&accesses.reads, &accesses.writes}) {
       for (const kernels::Range& range : *list) {
         if (range.bytes != 0 && !core::find_containing(range.begin, range.bytes, nullptr)) {
-          return CUDA_ERROR_INVALID_VALUE;
+          run->faults = true;  // Note [Illegal addresses]: at run time, not here
         }
       }
     }
-    for (const kernels::Range& range : accesses.reads) {
-      if (range.bytes != 0) desc.more_reads.push_back({range.begin, range.bytes, false});
-    }
-    for (const kernels::Range& range : accesses.writes) {
-      if (range.bytes != 0) desc.more_writes.push_back({range.begin, range.bytes, false});
+    if (!run->faults) {
+      for (const kernels::Range& range : accesses.reads) {
+        if (range.bytes != 0) desc.more_reads.push_back({range.begin, range.bytes, false});
+      }
+      for (const kernels::Range& range : accesses.writes) {
+        if (range.bytes != 0) desc.more_writes.push_back({range.begin, range.bytes, false});
+      }
     }
     if (spec->duration_ns != 0) desc.duration_ns = spec->duration_ns;
-    if (spec->body) {
+    if (spec->body || run->faults) {
       desc.action.kind = core::ActionKind::kLockedCall;
       desc.action.call = run_kernel;
       desc.action.args[0] = reinterpret_cast<std::uintptr_t>(run.get());

@@ -156,8 +156,17 @@ Submitted submit(CUstream_st* stream, core::OpDesc&& desc, std::span<const core:
 }
 
 CUresult host_wait(std::span<const core::OpId> ops, const char* caller) {
+  const std::size_t sticky_before = core::engine().sticky.size();
   if (core::wait_for(ops, caller) != core::WaitResult::kDone) return kDeadlockResult;
   pools_after_host_wait();  // Note [Pool release] in pool_model.h
+  // A kernel that faulted while this wait completed it (Note [Illegal addresses] in
+  // driver_module.cpp): the wait reports its sticky error.
+  const std::vector<core::ActiveSticky>& sticky = core::engine().sticky;
+  for (std::size_t i = sticky_before; i < sticky.size(); ++i) {
+    if (sticky[i].api == Api::kCuda && sticky[i].after_calls == 0) {
+      return static_cast<CUresult>(sticky[i].code);
+    }
+  }
   return CUDA_SUCCESS;
 }
 

@@ -166,12 +166,13 @@ class EngineDeviceMemory final : public kernels::DeviceMemory {
 struct KernelRun {
   std::shared_ptr<const kernels::KernelSpec> spec;
   kernels::Launch launch;
-  int device = 0;        // physical
-  bool faults = false;   // a declared access leaves every allocation (Note [Illegal addresses])
+  int device = 0;       // physical
+  bool faults = false;  // a declared access leaves every allocation (Note [Illegal addresses])
 };
 
 MOCKDEV_NO_THREAD_SAFETY_ANALYSIS  // runs with the engine lock held (see EngineDeviceMemory)
-void run_kernel(std::uintptr_t run, std::uintptr_t, std::uintptr_t) {
+    void
+    run_kernel(std::uintptr_t run, std::uintptr_t, std::uintptr_t) {
   const auto* k = reinterpret_cast<const KernelRun*>(run);
   if (k->faults) {
     fault_illegal_address(k->device);

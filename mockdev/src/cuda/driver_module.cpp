@@ -170,9 +170,9 @@ struct KernelRun {
   bool faults = false;  // a declared access leaves every allocation (Note [Illegal addresses])
 };
 
-MOCKDEV_NO_THREAD_SAFETY_ANALYSIS  // runs with the engine lock held (see EngineDeviceMemory)
-    void
-    run_kernel(std::uintptr_t run, std::uintptr_t, std::uintptr_t) {
+// Runs with the engine lock held, which the analysis cannot see (see EngineDeviceMemory).
+MOCKDEV_NO_THREAD_SAFETY_ANALYSIS void run_kernel(std::uintptr_t run, std::uintptr_t,
+                                                  std::uintptr_t) {
   const auto* k = reinterpret_cast<const KernelRun*>(run);
   if (k->faults) {
     fault_illegal_address(k->device);

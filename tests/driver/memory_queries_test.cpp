@@ -351,7 +351,7 @@ TEST_F(MemoryQueries, PinnedHostMemoryEdgeCases) {
 // back when its last allocation is freed.
 TEST_F(MemoryQueries, SmallAllocationsShareAGranule) {
   ACCEL_REQUIRE_SYMBOLS("cuMemGetInfo_v2");
-  auto free_now = [this] {
+  auto free_now = [] {
     std::size_t free = 0, total = 0;
     EXPECT_EQ(cu().cuMemGetInfo_v2(&free, &total), CUDA_SUCCESS);
     return free;

@@ -5,21 +5,16 @@
 
 #include <cuda.h>
 
+#include "client_check.h"
+
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
 namespace {
 
-int g_failures = 0;
-
-CUresult check(const char* what, CUresult rc, CUresult expected = CUDA_SUCCESS) {
-  const char* name = nullptr;
-  if (cuGetErrorName(rc, &name) != CUDA_SUCCESS) name = "(unknown code)";
-  std::printf("%s: %s\n", what, name);
-  if (rc != expected) ++g_failures;
-  return rc;
-}
+using client::check;
+using client::g_failures;
 
 void print_image(const char* title, const unsigned char* bytes, size_t width, size_t height,
                  size_t pitch) {

@@ -6,20 +6,15 @@
 
 #include <cuda.h>
 
+#include "client_check.h"
+
 #include <cstdint>
 #include <cstdio>
 
 namespace {
 
-int g_failures = 0;
-
-CUresult check(const char* what, CUresult rc, CUresult expected = CUDA_SUCCESS) {
-  const char* name = nullptr;
-  if (cuGetErrorName(rc, &name) != CUDA_SUCCESS) name = "(unknown code)";
-  std::printf("%s: %s\n", what, name);
-  if (rc != expected) ++g_failures;
-  return rc;
-}
+using client::check;
+using client::g_failures;
 
 void print_pool(const char* when, CUmemoryPool pool) {
   cuuint64_t reserved = 0, reserved_high = 0, used = 0, used_high = 0;

@@ -6,6 +6,8 @@
 
 #include <cuda.h>
 
+#include "client_check.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,16 +15,8 @@
 
 namespace {
 
-int g_failures = 0;
-
-// Prints "<what>: <code name>" and remembers a code other than `expected`.
-CUresult check(const char* what, CUresult rc, CUresult expected = CUDA_SUCCESS) {
-  const char* name = nullptr;
-  if (cuGetErrorName(rc, &name) != CUDA_SUCCESS) name = "(unknown code)";
-  std::printf("%s: %s\n", what, name);
-  if (rc != expected) ++g_failures;
-  return rc;
-}
+using client::check;
+using client::g_failures;
 
 void list_devices(int count) {
   for (int i = 0; i < count; ++i) {

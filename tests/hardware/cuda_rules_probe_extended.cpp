@@ -53,6 +53,18 @@ std::string rc_value(CUresult rc, long long value) {
 
 void noop_callback(CUstream, CUresult, void*) {}
 
+// Records an event on `s` and says whether it is still pending ("yes") or complete ("no"),
+// then synchronises the context and destroys the event.
+std::string still_pending(CUstream s) {
+  CUevent mark = nullptr;
+  cu.cuEventCreate(&mark, 0);
+  cu.cuEventRecord(mark, s);
+  const bool pending = cu.cuEventQuery(mark) != CUDA_SUCCESS;
+  cu.cuCtxSynchronize();
+  cu.cuEventDestroy_v2(mark);
+  return pending ? "yes" : "no";
+}
+
 // ---- streams, events and copies ------------------------------------------------------
 
 void streams_and_events() {
@@ -87,26 +99,15 @@ void streams_and_events() {
   block(nullptr);
   CUstream late = nullptr;
   cu.cuStreamCreate(&late, 0);
-  CUevent mark = nullptr;
-  cu.cuEventCreate(&mark, 0);
-  cu.cuEventRecord(mark, late);
-  line("extended.stream.blocking_created_after_legacy_work_waits_for_it",
-       cu.cuEventQuery(mark) == CUDA_SUCCESS ? "no" : "yes");
-  cu.cuCtxSynchronize();
-  cu.cuEventDestroy_v2(mark);
+  line("extended.stream.blocking_created_after_legacy_work_waits_for_it", still_pending(late));
   cu.cuStreamDestroy_v2(late);
   // A destroyed blocking stream with pending work: does the legacy stream still wait for it?
   CUstream doomed = nullptr;
   cu.cuStreamCreate(&doomed, 0);
   block(doomed);
   cu.cuStreamDestroy_v2(doomed);
-  CUevent legacy_mark = nullptr;
-  cu.cuEventCreate(&legacy_mark, 0);
-  cu.cuEventRecord(legacy_mark, nullptr);
   line("extended.stream.destroyed_blocking_stream_still_in_legacy_barrier",
-       cu.cuEventQuery(legacy_mark) == CUDA_SUCCESS ? "no" : "yes");
-  cu.cuCtxSynchronize();
-  cu.cuEventDestroy_v2(legacy_mark);
+       still_pending(nullptr));
   cu.cuEventDestroy_v2(e);
   cu.cuStreamDestroy_v2(s);
 }

@@ -45,6 +45,15 @@ CUresult record(CUevent event, CUstream stream, const char* name)
   return CUDA_SUCCESS;
 }
 
+// The EXTERNAL record and wait flags on `stream` (resolved): CUDA_ERROR_ILLEGAL_STATE outside
+// capture (Recording 2), CUDA_ERROR_NOT_SUPPORTED during one [inferred: external event
+// nodes are not modelled].
+CUresult external_flag_answer(const CUstream_st* stream) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  return capture::status_of(capture::ref_of(stream).key) == CU_STREAM_CAPTURE_STATUS_NONE
+             ? CUDA_ERROR_ILLEGAL_STATE
+             : CUDA_ERROR_NOT_SUPPORTED;
+}
+
 }  // namespace
 
 // Recorded on the H200: flag 0x10 -> 1, INTERPROCESS without DISABLE_TIMING -> 1.
@@ -79,9 +88,7 @@ CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned int fla
     if (flags != CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
     const ResolvedStream r = resolve_stream(stream);
     if (r.stream == nullptr) return r.error;
-    return capture::status_of(capture::ref_of(r.stream).key) == CU_STREAM_CAPTURE_STATUS_NONE
-               ? CUDA_ERROR_ILLEGAL_STATE
-               : CUDA_ERROR_NOT_SUPPORTED;
+    return external_flag_answer(r.stream);
   }
   return record(event, stream, "cuEventRecordWithFlags");
 }
@@ -154,11 +161,7 @@ CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags) {
   if (!is_live_event(event)) return CUDA_ERROR_INVALID_HANDLE;
   const ResolvedStream r = resolve_stream(stream);
   if (r.stream == nullptr) return r.error;
-  if (flags == CU_EVENT_WAIT_EXTERNAL) {
-    return capture::status_of(capture::ref_of(r.stream).key) == CU_STREAM_CAPTURE_STATUS_NONE
-               ? CUDA_ERROR_ILLEGAL_STATE
-               : CUDA_ERROR_NOT_SUPPORTED;
-  }
+  if (flags == CU_EVENT_WAIT_EXTERNAL) return external_flag_answer(r.stream);
   if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
   // Capture hook: fork, join, merge (902) and isolation (905) (Note [Capture rules]).
   bool handled = false;

@@ -18,8 +18,7 @@
 //      mock serves the 1.4 tables)
 //   M  the mock serves it, the backend does not call it (regular lists and queues, shared
 //      memory, the remaining property queries the real clients and the driver's tests use)
-// Not served, so refused in a fault: zeDeviceGetRootDevice (spec 1.7),
-// zeDeviceGetImageProperties, zeDeviceGetExternalMemoryProperties, the IPC handle calls.
+// Not served, so refused in a fault: zeDeviceGetRootDevice (spec 1.7), the IPC handle calls.
 // The rows are grouped by dispatch table (ACCEL_ZE_<TABLE>_ENTRY_POINTS), in the order of
 // ACCEL_ZE_ENTRY_POINTS. A new entry point is one row in its table's group (and, for the
 // mock, its implementation under the entry point's name beside that table's fill function:
@@ -55,14 +54,18 @@
   ROW(F, M, zeDeviceGetMemoryAccessProperties, pfnGetMemoryAccessProperties, (1, 0))           \
   ROW(F, M, zeDeviceGetP2PProperties, pfnGetP2PProperties, (1, 0))                             \
   ROW(F, M, zeDeviceGetStatus, pfnGetStatus, (1, 0))                                           \
+  ROW(F, M, zeDeviceGetImageProperties, pfnGetImageProperties, (1, 0))                         \
+  ROW(F, M, zeDeviceGetExternalMemoryProperties, pfnGetExternalMemoryProperties, (1, 0))       \
   ROW(F, B, zeDeviceCanAccessPeer, pfnCanAccessPeer, (1, 0))                                   \
   ROW(F, B, zeDeviceGetGlobalTimestamps, pfnGetGlobalTimestamps, (1, 1))
 
 // ze_context_dditable_t.
-#define ACCEL_ZE_CONTEXT_ENTRY_POINTS(ROW, F)         \
-  ROW(F, B, zeContextCreate, pfnCreate, (1, 0))       \
-  ROW(F, B, zeContextDestroy, pfnDestroy, (1, 0))     \
-  ROW(F, M, zeContextGetStatus, pfnGetStatus, (1, 0))
+#define ACCEL_ZE_CONTEXT_ENTRY_POINTS(ROW, F)                           \
+  ROW(F, B, zeContextCreate, pfnCreate, (1, 0))                         \
+  ROW(F, B, zeContextDestroy, pfnDestroy, (1, 0))                       \
+  ROW(F, M, zeContextGetStatus, pfnGetStatus, (1, 0))                   \
+  ROW(F, M, zeContextMakeMemoryResident, pfnMakeMemoryResident, (1, 0)) \
+  ROW(F, M, zeContextEvictMemory, pfnEvictMemory, (1, 0))
 
 // ze_mem_dditable_t.
 #define ACCEL_ZE_MEM_ENTRY_POINTS(ROW, F)                           \
@@ -96,19 +99,33 @@
   ROW(F, M, zeCommandQueueSynchronize, pfnSynchronize, (1, 0))
 
 // ze_command_list_dditable_t.
-#define ACCEL_ZE_COMMAND_LIST_ENTRY_POINTS(ROW, F)                                          \
-  ROW(F, M, zeCommandListCreate, pfnCreate, (1, 0))                                         \
-  ROW(F, B, zeCommandListCreateImmediate, pfnCreateImmediate, (1, 0))                       \
-  ROW(F, B, zeCommandListDestroy, pfnDestroy, (1, 0))                                       \
-  ROW(F, M, zeCommandListClose, pfnClose, (1, 0))                                           \
-  ROW(F, M, zeCommandListReset, pfnReset, (1, 0))                                           \
-  ROW(F, B, zeCommandListAppendMemoryCopy, pfnAppendMemoryCopy, (1, 0))                     \
-  ROW(F, B, zeCommandListAppendMemoryFill, pfnAppendMemoryFill, (1, 0))                     \
-  ROW(F, B, zeCommandListAppendBarrier, pfnAppendBarrier, (1, 0))                           \
-  ROW(F, B, zeCommandListAppendSignalEvent, pfnAppendSignalEvent, (1, 0))                   \
-  ROW(F, B, zeCommandListAppendWaitOnEvents, pfnAppendWaitOnEvents, (1, 0))                 \
-  ROW(F, B, zeCommandListAppendEventReset, pfnAppendEventReset, (1, 0))                     \
-  ROW(F, M, zeCommandListAppendWriteGlobalTimestamp, pfnAppendWriteGlobalTimestamp, (1, 0))
+#define ACCEL_ZE_COMMAND_LIST_ENTRY_POINTS(ROW, F)                                            \
+  ROW(F, M, zeCommandListCreate, pfnCreate, (1, 0))                                           \
+  ROW(F, B, zeCommandListCreateImmediate, pfnCreateImmediate, (1, 0))                         \
+  ROW(F, B, zeCommandListDestroy, pfnDestroy, (1, 0))                                         \
+  ROW(F, M, zeCommandListClose, pfnClose, (1, 0))                                             \
+  ROW(F, M, zeCommandListReset, pfnReset, (1, 0))                                             \
+  ROW(F, B, zeCommandListAppendMemoryCopy, pfnAppendMemoryCopy, (1, 0))                       \
+  ROW(F, B, zeCommandListAppendMemoryFill, pfnAppendMemoryFill, (1, 0))                       \
+  ROW(F, B, zeCommandListAppendBarrier, pfnAppendBarrier, (1, 0))                             \
+  ROW(F, B, zeCommandListAppendSignalEvent, pfnAppendSignalEvent, (1, 0))                     \
+  ROW(F, B, zeCommandListAppendWaitOnEvents, pfnAppendWaitOnEvents, (1, 0))                   \
+  ROW(F, B, zeCommandListAppendEventReset, pfnAppendEventReset, (1, 0))                       \
+  ROW(F, M, zeCommandListAppendWriteGlobalTimestamp, pfnAppendWriteGlobalTimestamp, (1, 0))   \
+  ROW(F, M, zeCommandListAppendMemoryRangesBarrier, pfnAppendMemoryRangesBarrier, (1, 0))     \
+  ROW(F, M, zeCommandListAppendMemoryCopyRegion, pfnAppendMemoryCopyRegion, (1, 0))           \
+  ROW(F, M, zeCommandListAppendMemoryCopyFromContext, pfnAppendMemoryCopyFromContext, (1, 0)) \
+  ROW(F, M, zeCommandListAppendMemoryPrefetch, pfnAppendMemoryPrefetch, (1, 0))               \
+  ROW(F, M, zeCommandListAppendMemAdvise, pfnAppendMemAdvise, (1, 0))                         \
+  ROW(F, M, zeCommandListAppendQueryKernelTimestamps, pfnAppendQueryKernelTimestamps, (1, 0))
+
+// ze_fence_dditable_t (fences of command queues).
+#define ACCEL_ZE_FENCE_ENTRY_POINTS(ROW, F)                     \
+  ROW(F, M, zeFenceCreate, pfnCreate, (1, 0))                   \
+  ROW(F, M, zeFenceDestroy, pfnDestroy, (1, 0))                 \
+  ROW(F, M, zeFenceHostSynchronize, pfnHostSynchronize, (1, 0)) \
+  ROW(F, M, zeFenceQueryStatus, pfnQueryStatus, (1, 0))         \
+  ROW(F, M, zeFenceReset, pfnReset, (1, 0))
 
 // ze_event_pool_dditable_t.
 #define ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)    \
@@ -161,6 +178,7 @@
   ACCEL_ZE_PHYSICAL_MEM_ENTRY_POINTS(ROW, F)  \
   ACCEL_ZE_COMMAND_QUEUE_ENTRY_POINTS(ROW, F) \
   ACCEL_ZE_COMMAND_LIST_ENTRY_POINTS(ROW, F)  \
+  ACCEL_ZE_FENCE_ENTRY_POINTS(ROW, F)         \
   ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)    \
   ACCEL_ZE_EVENT_ENTRY_POINTS(ROW, F)         \
   ACCEL_ZE_SYSMAN_GLOBAL_ENTRY_POINTS(ROW, F) \

@@ -53,6 +53,12 @@ struct LevelZeroDeviceSpec {
   int copy_queues = 7;                     // numQueues of group 1 (COPY)
   std::uint64_t copy_fill_pattern_limit = 1;  // maxMemoryFillPatternSize of group 1
   bool fp64 = true;                        // double precision (dtypes of the runtime)
+  // zeDeviceGetImageProperties: false answers every limit 0 (a device without images, as
+  // Intel's driver answers for one); true answers the limits Intel's driver reports.
+  bool images = false;
+  // zeDeviceGetExternalMemoryProperties: the ze_external_memory_type_flags_t bits (0x1
+  // OPAQUE_FD, 0x2 DMA_BUF) allocations may be imported from and exported to; 0: none.
+  std::uint32_t external_memory_types = 0;
 };
 
 struct DeviceSpec {

@@ -1,4 +1,4 @@
-# The mock Level Zero driver: contexts, memory, virtual memory, command lists, events
+# The mock Level Zero driver: contexts, memory, virtual memory, command lists, fences, events
 # (ze_objects.h; submission of commands to the engine in ze_submit.cpp).
 target_sources(mockdev PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ze_context.cpp
@@ -6,4 +6,5 @@ target_sources(mockdev PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ze_virtual_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_command_lists.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_submit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_fences.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_events.cpp)

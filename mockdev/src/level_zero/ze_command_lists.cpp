@@ -9,6 +9,7 @@
 // engine queue [inferred: lists sharing an (ordinal, index) are not serialised with each
 // other].
 
+#include <memory>
 #include <string>
 
 #include "core/engine.h"
@@ -300,6 +301,220 @@ ze_result_t zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t han
                 });
 }
 
+// A memory ranges barrier orders like a barrier: without wait events everything appended
+// before it completes first, and everything after waits for it (the ranges only narrow which
+// writes become visible, which the mock does not model).
+ze_result_t zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t handle,
+                                                   std::uint32_t range_count,
+                                                   const std::size_t* range_sizes,
+                                                   const void** ranges, ze_event_handle_t signal,
+                                                   std::uint32_t wait_count,
+                                                   ze_event_handle_t* waits) {
+  return append("zeCommandListAppendMemoryRangesBarrier", handle, signal, wait_count, waits,
+                [&](_ze_command_list_handle_t&, Command& c) {
+                  (void)range_count;
+                  if (range_sizes == nullptr || ranges == nullptr) {
+                    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  }
+                  c.kind = CommandKind::kBarrier;
+                  return ZE_RESULT_SUCCESS;
+                });
+}
+
+// One side of a region copy: the offset of its first row from `base`, or false when rows or
+// slices of the box would overlap one another [inferred: the specification gives no code;
+// INVALID_ARGUMENT, as for memory outside the context].
+bool first_row(const ze_copy_region_t& r, const RegionBox& box, std::uint64_t pitch,
+               std::uint64_t slice_pitch, std::uint64_t* offset) {
+  if (box.height > 1 && std::uint64_t{r.originX} + box.width > pitch) return false;
+  if (box.depth > 1 && box.height > 0 &&
+      (std::uint64_t{r.originY} + box.height - 1) * pitch + r.originX + box.width > slice_pitch) {
+    return false;
+  }
+  const std::uint64_t z = r.depth == 0 ? 0 : r.originZ;  // a 2D copy ignores the slices
+  *offset = z * slice_pitch + std::uint64_t{r.originY} * pitch + r.originX;
+  return true;
+}
+
+// Whether any row of the destination shares a byte with any row of the source. Rows of each
+// side are disjoint and ascending (first_row), so one merge walk decides.
+bool rows_overlap(const RegionBox& box, std::uint64_t dst, std::uint64_t src) {
+  const std::uint64_t dst_end =
+      dst + (box.depth - 1) * box.dst_slice_pitch + (box.height - 1) * box.dst_pitch + box.width;
+  const std::uint64_t src_end =
+      src + (box.depth - 1) * box.src_slice_pitch + (box.height - 1) * box.src_pitch + box.width;
+  if (dst_end <= src || src_end <= dst) return false;
+  std::uint64_t di = 0, si = 0;
+  const std::uint64_t rows = box.height * box.depth;
+  auto row = [&](std::uint64_t base, std::uint64_t i, std::uint64_t pitch, std::uint64_t slice) {
+    return base + (i / box.height) * slice + (i % box.height) * pitch;
+  };
+  while (di < rows && si < rows) {
+    const std::uint64_t d = row(dst, di, box.dst_pitch, box.dst_slice_pitch);
+    const std::uint64_t r = row(src, si, box.src_pitch, box.src_slice_pitch);
+    if (d < r + box.width && r < d + box.width) return true;
+    if (d < r) {
+      ++di;
+    } else {
+      ++si;
+    }
+  }
+  return false;
+}
+
+// Regions of equal width, height and depth (depth 0: a 2D copy); each side's rows lie in
+// memory of the list's context (or plain host memory); the two boxes may not share a byte
+// (OVERLAPPING_REGIONS).
+ze_result_t zeCommandListAppendMemoryCopyRegion(
+    ze_command_list_handle_t handle, void* dst, const ze_copy_region_t* dst_region,
+    std::uint32_t dst_pitch, std::uint32_t dst_slice_pitch, const void* src,
+    const ze_copy_region_t* src_region, std::uint32_t src_pitch, std::uint32_t src_slice_pitch,
+    ze_event_handle_t signal, std::uint32_t wait_count, ze_event_handle_t* waits) {
+  return append(
+      "zeCommandListAppendMemoryCopyRegion", handle, signal, wait_count, waits,
+      [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+        if (dst == nullptr || src == nullptr || dst_region == nullptr || src_region == nullptr) {
+          return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+        }
+        if (dst_region->width != src_region->width || dst_region->height != src_region->height ||
+            dst_region->depth != src_region->depth) {
+          return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // [inferred] "must be same"
+        }
+        auto box = std::make_shared<RegionBox>();
+        box->width = src_region->width;
+        box->height = src_region->height;
+        box->depth = src_region->depth == 0 ? 1 : src_region->depth;
+        const bool three_d = src_region->depth != 0;
+        box->dst_pitch = dst_pitch;
+        box->src_pitch = src_pitch;
+        box->dst_slice_pitch = three_d ? dst_slice_pitch : 0;
+        box->src_slice_pitch = three_d ? src_slice_pitch : 0;
+        std::uint64_t dst_first = 0, src_first = 0;
+        if (!first_row(*dst_region, *box, box->dst_pitch, box->dst_slice_pitch, &dst_first) ||
+            !first_row(*src_region, *box, box->src_pitch, box->src_slice_pitch, &src_first)) {
+          return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        }
+        const std::uint64_t dst_address = reinterpret_cast<std::uintptr_t>(dst) + dst_first;
+        const std::uint64_t src_address = reinterpret_cast<std::uintptr_t>(src) + src_first;
+        std::uint64_t dst_extent = 0, src_extent = 0;
+        if (box->bytes() != 0) {
+          dst_extent = (box->depth - 1) * box->dst_slice_pitch +
+                       (box->height - 1) * box->dst_pitch + box->width;
+          src_extent = (box->depth - 1) * box->src_slice_pitch +
+                       (box->height - 1) * box->src_pitch + box->width;
+          if (rows_overlap(*box, dst_address, src_address)) {
+            return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
+          }
+        }
+        if (!resolve_endpoint(*list.context, reinterpret_cast<const void*>(dst_address), dst_extent,
+                              &c.dst) ||
+            !resolve_endpoint(*list.context, reinterpret_cast<const void*>(src_address), src_extent,
+                              &c.src)) {
+          return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // not memory of this context
+        }
+        c.kind = CommandKind::kRegionCopy;
+        c.bytes = box->bytes();
+        c.region = std::move(box);
+        return ZE_RESULT_SUCCESS;
+      });
+}
+
+// The source is memory of `hcontext_src` (or plain host memory), the destination memory of
+// the list's context; otherwise as zeCommandListAppendMemoryCopy.
+ze_result_t zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t handle, void* dst,
+                                                     ze_context_handle_t hcontext_src,
+                                                     const void* src, std::size_t size,
+                                                     ze_event_handle_t signal,
+                                                     std::uint32_t wait_count,
+                                                     ze_event_handle_t* waits) {
+  return append("zeCommandListAppendMemoryCopyFromContext", handle, signal, wait_count, waits,
+                [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+                  _ze_context_handle_t* source = find_handle(hcontext_src, HandleKind::kContext);
+                  if (source == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+                  if (dst == nullptr || src == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  c.kind = CommandKind::kCopy;
+                  c.bytes = size;
+                  if (!resolve_endpoint(*list.context, dst, size, &c.dst) ||
+                      !resolve_endpoint(*source, src, size, &c.src)) {
+                    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+                  }
+                  return ZE_RESULT_SUCCESS;
+                });
+}
+
+// Prefetch and advice are hints: any allocation of the list's context takes them (an ordering-only
+// operation; the mock moves no pages). A pointer in no allocation, plain host memory included,
+// is INVALID_ARGUMENT: the devices report no shared-system allocations
+// (sharedSystemAllocCapabilities 0), and that is Intel's answer without them.
+bool in_allocation(const _ze_command_list_handle_t& list, const void* ptr) MOCKDEV_ZE_LOCKED {
+  return containing_allocation(*list.context, reinterpret_cast<std::uintptr_t>(ptr), 1, nullptr) !=
+         nullptr;
+}
+
+ze_result_t zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t handle, const void* ptr,
+                                              std::size_t size) {
+  return append("zeCommandListAppendMemoryPrefetch", handle, nullptr, 0, nullptr,
+                [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+                  (void)size;
+                  if (ptr == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (!in_allocation(list, ptr)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+                  c.kind = CommandKind::kHint;
+                  return ZE_RESULT_SUCCESS;
+                });
+}
+
+ze_result_t zeCommandListAppendMemAdvise(ze_command_list_handle_t handle,
+                                         ze_device_handle_t hdevice, const void* ptr,
+                                         std::size_t size, ze_memory_advice_t advice) {
+  return append("zeCommandListAppendMemAdvise", handle, nullptr, 0, nullptr,
+                [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+                  (void)size;
+                  if (core_device(hdevice) == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+                  if (ptr == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (advice > ZE_MEMORY_ADVICE_BIAS_UNCACHED) {
+                    return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+                  }
+                  if (!in_allocation(list, ptr)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+                  c.kind = CommandKind::kHint;
+                  return ZE_RESULT_SUCCESS;
+                });
+}
+
+// One ze_kernel_timestamp_result_t per event, at dst + offsets[i] or packed in event order; the
+// events must be of the list's context. Written when the command runs: an event not signalled
+// by then leaves its result as it was (the specification: undefined).
+ze_result_t zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t handle,
+                                                     std::uint32_t count, ze_event_handle_t* events,
+                                                     void* dst, const std::size_t* offsets,
+                                                     ze_event_handle_t signal,
+                                                     std::uint32_t wait_count,
+                                                     ze_event_handle_t* waits) {
+  return append("zeCommandListAppendQueryKernelTimestamps", handle, signal, wait_count, waits,
+                [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+                  if (events == nullptr || dst == nullptr)
+                    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  auto query = std::make_shared<TimestampQuery>();
+                  constexpr std::uint64_t kResult = sizeof(ze_kernel_timestamp_result_t);
+                  for (std::uint32_t i = 0; i < count; ++i) {
+                    _ze_event_handle_t* e = find_handle(events[i], HandleKind::kEvent);
+                    if (e == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+                    if (e->pool->context != list.context) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+                    const std::uint64_t offset = offsets != nullptr ? offsets[i] : i * kResult;
+                    Endpoint where;
+                    const auto address = reinterpret_cast<std::uintptr_t>(dst) + offset;
+                    if (!resolve_endpoint(*list.context, reinterpret_cast<const void*>(address),
+                                          kResult, &where)) {
+                      return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+                    }
+                    query->events.push_back(e);
+                    query->destinations.push_back(where);
+                  }
+                  c.kind = count == 0 ? CommandKind::kHint : CommandKind::kQueryTimestamps;
+                  c.query = std::move(query);
+                  return ZE_RESULT_SUCCESS;
+                });
+}
+
 ze_result_t zeCommandQueueCreate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
                                  const ze_command_queue_desc_t* desc,
                                  ze_command_queue_handle_t* out) {
@@ -331,16 +546,23 @@ ze_result_t zeCommandQueueDestroy(ze_command_queue_handle_t handle) {
 }
 
 // Lists run in the order given, each after the previous one completed (a barrier
-// between them), every command of a list as its flags order it. Fences are not modelled.
+// between them), every command of a list as its flags order it. A fence is signalled when
+// the last barrier completes (Note [Level Zero fences]); it must be one made on this queue
+// [inferred: INVALID_ARGUMENT otherwise; the specification only says it must be].
 ze_result_t zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t handle, std::uint32_t count,
                                               ze_command_list_handle_t* lists,
-                                              ze_fence_handle_t fence) {
+                                              ze_fence_handle_t hfence) {
   return call("zeCommandQueueExecuteCommandLists", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_queue_handle_t* queue = find_handle(handle, HandleKind::kCommandQueue);
     if (queue == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (lists == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
-    if (fence != nullptr) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    _ze_fence_handle_t* fence = nullptr;
+    if (hfence != nullptr) {
+      fence = find_handle(hfence, HandleKind::kFence);
+      if (fence == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+      if (fence->queue != queue) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
     std::vector<_ze_command_list_handle_t*> checked;
     for (std::uint32_t i = 0; i < count; ++i) {
       _ze_command_list_handle_t* list = find_handle(lists[i], HandleKind::kCommandList);
@@ -354,12 +576,21 @@ ze_result_t zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t handle, 
     Stream& s = queue->stream;
     const bool queue_in_order = s.in_order;
     ze_result_t code = ZE_RESULT_SUCCESS;
+    if (fence != nullptr) {
+      fence->signalled = false;
+      fence->awaited = ++fence->executions;
+      fence->op = 0;
+    }
     for (_ze_command_list_handle_t* list : checked) {
       s.in_order = queue_in_order || list->in_order;
       for (const Command& c : list->recorded) submit(s, c, &code);
       Command end;
       end.kind = CommandKind::kBarrier;
       end.name = "end of command list";
+      if (fence != nullptr && list == checked.back()) {
+        end.fence = fence;
+        end.fence_submission = fence->awaited;
+      }
       submit(s, end, &code);
     }
     s.in_order = queue_in_order;
@@ -390,6 +621,8 @@ void destroy_list(_ze_command_list_handle_t* list) {
 }
 
 void destroy_queue(_ze_command_queue_handle_t* queue) {
+  for (_ze_fence_handle_t* fence : queue->fences) destroy_fence(fence);
+  queue->fences.clear();
   core::destroy_queue(queue->stream.queue);
   forget_stream(queue->stream);
   queue->stream.deferred.clear();

@@ -1,5 +1,5 @@
-// Contexts of the mock Level Zero driver (zeContextCreate, zeContextDestroy), the objects
-// state and handle kinds of ze_objects.h, and the context and fence tables.
+// Contexts of the mock Level Zero driver (zeContextCreate, zeContextDestroy, residency), the
+// objects state and handle kinds of ze_objects.h, and the context table.
 //
 // A context covers every device of the one driver (the backend makes one per driver).
 // zeContextDestroy frees what was made in it: its allocations (device memory returns to
@@ -83,7 +83,8 @@ void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
       case HandleKind::kPhysicalMem:
       case HandleKind::kContext:
       case HandleKind::kEvent:
-        break;  // physical memory goes with the virtual memory below
+      case HandleKind::kFence:
+        break;  // physical memory goes with the virtual memory below, fences with their queue
     }
   }
   free_context_virtual_memory(*context);
@@ -129,6 +130,37 @@ ze_result_t zeContextGetStatus(ze_context_handle_t handle) {
   });
 }
 
+// Residency (zeContextMakeMemoryResident, zeContextEvictMemory): the range must lie in one
+// allocation of the context (any kind), else INVALID_ARGUMENT, as Intel's driver answers for
+// memory it did not allocate; plain host memory is refused the same way, as by a device
+// without shared-system allocations. The mock keeps every allocation resident: nothing else
+// changes [inferred: no eviction is modelled, so a later access never faults].
+ze_result_t check_residency(ze_context_handle_t hcontext, ze_device_handle_t hdevice, void* ptr,
+                            std::size_t size) MOCKDEV_ZE_LOCKED {
+  _ze_context_handle_t* context = find_handle(hcontext, HandleKind::kContext);
+  if (context == nullptr || core_device(hdevice) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  if (ptr == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+  if (containing_allocation(*context, address, size, nullptr) == nullptr) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zeContextMakeMemoryResident(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
+                                        void* ptr, std::size_t size) {
+  return call("zeContextMakeMemoryResident", CallKind::kCore,
+              [&]() MOCKDEV_ZE_LOCKED { return check_residency(hcontext, hdevice, ptr, size); });
+}
+
+ze_result_t zeContextEvictMemory(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
+                                 void* ptr, std::size_t size) {
+  return call("zeContextEvictMemory", CallKind::kCore,
+              [&]() MOCKDEV_ZE_LOCKED { return check_residency(hcontext, hdevice, ptr, size); });
+}
+
 }  // namespace
 
 void drop_all_objects() {
@@ -138,10 +170,5 @@ void drop_all_objects() {
 }
 
 MOCKDEV_ZE_FILL_FUNCTION(fill_context_table, ze_context_dditable_t, ACCEL_ZE_CONTEXT_ENTRY_POINTS)
-
-// Fences are not modelled (the runtime and the clients never use them): the table stays
-// empty, so the loader answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, and
-// zeCommandQueueExecuteCommandLists refuses a non-null fence with the same code.
-void fill_fence_table(ze_api_version_t /*version*/, ze_fence_dditable_t* /*table*/) {}
 
 }  // namespace mockdev::level_zero

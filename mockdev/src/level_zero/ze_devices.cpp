@@ -331,6 +331,48 @@ ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_handle_t devi
   });
 }
 
+// The machine file's `images` (DeviceSpec::level_zero): without images every limit is 0, which is
+// how Intel's driver answers for a device without them; with images, Intel's limits.
+ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t device,
+                                                  ze_device_image_properties_t* p) {
+  return call("zeDeviceGetImageProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    MOCKDEV_ZE_DEVICE(d, device);
+    if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    const DeviceSpec& spec = spec_of(*d);
+    const bool images = spec.level_zero.images;
+    std::uint64_t max_alloc = spec.level_zero.max_mem_alloc_bytes;
+    if (max_alloc == 0) {
+      max_alloc = spec.tiles > 0 ? spec.memory_bytes / static_cast<std::uint64_t>(spec.tiles)
+                                 : spec.memory_bytes;
+    }
+    p->maxImageDims1D = images ? 16384 : 0;
+    p->maxImageDims2D = images ? 16384 : 0;
+    p->maxImageDims3D = images ? 2048 : 0;
+    p->maxImageBufferSize = images ? max_alloc / 4 : 0;  // [inferred]
+    p->maxImageArraySlices = images ? 2048 : 0;
+    p->maxSamplers = images ? 16 : 0;
+    p->maxReadImageArgs = images ? 128 : 0;
+    p->maxWriteImageArgs = images ? 128 : 0;
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
+// The machine file's `external_memory` for allocations (default none); images import and
+// export nothing.
+ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(
+    ze_device_handle_t device, ze_device_external_memory_properties_t* p) {
+  return call("zeDeviceGetExternalMemoryProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    MOCKDEV_ZE_DEVICE(d, device);
+    if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    const std::uint32_t types = spec_of(*d).level_zero.external_memory_types;
+    p->memoryAllocationImportTypes = types;
+    p->memoryAllocationExportTypes = types;
+    p->imageImportTypes = 0;
+    p->imageExportTypes = 0;
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
 ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t device, std::uint32_t* count,
                                                   ze_device_cache_properties_t* p) {
   return call("zeDeviceGetCacheProperties", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {

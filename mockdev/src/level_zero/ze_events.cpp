@@ -170,26 +170,31 @@ ze_result_t zeEventQueryKernelTimestamp(ze_event_handle_t handle,
     if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (result == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (!is_signalled(*event)) return ZE_RESULT_NOT_READY;
-    std::uint64_t start_ns = event->host_signal_ns;
-    std::uint64_t end_ns = event->host_signal_ns;
-    ZeDevice* device = event->pool->device;
-    if (!event->host_signalled) {
-      end_ns = core::end_time(event->signal_op);
-      start_ns = end_ns - event->signal_duration_ns;
-      device = event->signal_device;
-    }
-    if (device == nullptr) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    const int bits = core::engine()
-                         .machine.devices.at(static_cast<std::size_t>(device->card))
-                         .level_zero.kernel_timestamp_valid_bits;
-    result->global.kernelStart = device_ticks(device->card, start_ns, bits);
-    result->global.kernelEnd = device_ticks(device->card, end_ns, bits);
-    result->context = result->global;
-    return ZE_RESULT_SUCCESS;
+    return kernel_timestamp(*event, result) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
   });
 }
 
 }  // namespace
+
+bool kernel_timestamp(const _ze_event_handle_t& event, ze_kernel_timestamp_result_t* result) {
+  if (!is_signalled(event)) return false;
+  std::uint64_t start_ns = event.host_signal_ns;
+  std::uint64_t end_ns = event.host_signal_ns;
+  ZeDevice* device = event.pool->device;
+  if (!event.host_signalled) {
+    end_ns = core::end_time(event.signal_op);
+    start_ns = end_ns - event.signal_duration_ns;
+    device = event.signal_device;
+  }
+  if (device == nullptr) return false;
+  const int bits = core::engine()
+                       .machine.devices.at(static_cast<std::size_t>(device->card))
+                       .level_zero.kernel_timestamp_valid_bits;
+  result->global.kernelStart = device_ticks(device->card, start_ns, bits);
+  result->global.kernelEnd = device_ticks(device->card, end_ns, bits);
+  result->context = result->global;
+  return true;
+}
 
 bool is_signalled(const _ze_event_handle_t& event) {
   return event.host_signalled || (event.signal_op != 0 && core::is_complete(event.signal_op));

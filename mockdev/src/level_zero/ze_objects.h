@@ -72,13 +72,40 @@ struct ZeMapping {
 };
 
 // A copy, fill, barrier, ... as appended: replayed by a command queue (regular lists) or
-// submitted at once (immediate lists) through submit().
-enum class CommandKind { kCopy, kFill, kBarrier, kSignal, kWaitEvents, kEventReset, kTimestamp };
+// submitted at once (immediate lists) through submit(). kRegionCopy: a pitched box
+// (zeCommandListAppendMemoryCopyRegion); kHint: a prefetch or memory advice (ordering only,
+// no accesses: the mock moves no pages); kQueryTimestamps: kernel timestamps of events copied
+// to memory (zeCommandListAppendQueryKernelTimestamps).
+enum class CommandKind {
+  kCopy,
+  kFill,
+  kBarrier,
+  kSignal,
+  kWaitEvents,
+  kEventReset,
+  kTimestamp,
+  kRegionCopy,
+  kHint,
+  kQueryTimestamps
+};
 struct Endpoint {
   bool device = false;  // device address (core memory) or host pointer
   bool pinned = false;  // host: inside a host/shared allocation
   std::uint64_t address = 0;
   int card = -1;        // device: physical device
+};
+// A region copy's box: `depth` slices of `height` rows of `width` bytes; row (z, y) of a side
+// starts at its endpoint's address (the box's first row) + z * slice_pitch + y * pitch.
+struct RegionBox {
+  std::uint64_t width = 0, height = 0, depth = 0;
+  std::uint64_t dst_pitch = 0, dst_slice_pitch = 0;
+  std::uint64_t src_pitch = 0, src_slice_pitch = 0;
+  std::uint64_t bytes() const { return width * height * depth; }
+};
+// The events a timestamp query reads and where each result goes.
+struct TimestampQuery {
+  std::vector<_ze_event_handle_t*> events;
+  std::vector<Endpoint> destinations;  // one ze_kernel_timestamp_result_t each
 };
 struct Command {
   CommandKind kind = CommandKind::kBarrier;
@@ -89,6 +116,12 @@ struct Command {
   std::vector<_ze_event_handle_t*> waits;
   _ze_event_handle_t* signal = nullptr;  // hSignalEvent (kSignal: the event it signals)
   _ze_event_handle_t* target = nullptr;  // kEventReset: the event it resets
+  std::shared_ptr<const RegionBox> region;      // kRegionCopy
+  std::shared_ptr<const TimestampQuery> query;  // kQueryTimestamps
+  // The last command of an execution with a fence: its operation signals `fence` if the
+  // fence still waits for execution number `fence_submission` (Note [Level Zero fences]).
+  _ze_fence_handle_t* fence = nullptr;
+  std::uint64_t fence_submission = 0;
 };
 
 // Ordering state of an engine queue (Note [Level Zero streams]).
@@ -129,6 +162,25 @@ struct _ze_command_queue_handle_t {
   _ze_context_handle_t* context = nullptr;
   std::uint32_t ordinal = 0;
   mockdev::level_zero::Stream stream;
+  std::vector<_ze_fence_handle_t*> fences;  // live fences made on it: destroyed with it
+};
+
+// Note [Level Zero fences]
+// A fence belongs to the queue it was made on. zeCommandQueueExecuteCommandLists with a fence
+// starts execution number n of it (not signalled) and hands the fence to the execution's last
+// command, the barrier that ends its last list, which depends on everything the queue ran
+// before; when that command is enqueued (at once, or later when it was deferred) its operation
+// becomes the fence's, and the fence is signalled when that operation completes in virtual
+// time. A reset or a later execution makes a pending command of an older execution leave the
+// fence alone. Host waits follow Note [Level Zero virtual time]; a fence that no execution
+// carries (never submitted, or reset since) answers NOT_READY at once whatever the timeout,
+// as Intel's driver does.
+struct _ze_fence_handle_t {
+  _ze_command_queue_handle_t* queue = nullptr;
+  bool signalled = false;        // ZE_FENCE_FLAG_SIGNALED at creation (until a reset)
+  std::uint64_t executions = 0;  // executions that carried it, ever (numbers them)
+  std::uint64_t awaited = 0;     // the execution it waits for (0: none since create or reset)
+  mockdev::core::OpId op = 0;    // that execution's last operation (0: not enqueued yet)
 };
 
 struct _ze_event_pool_handle_t {
@@ -159,7 +211,15 @@ struct _ze_physical_mem_handle_t {
 
 namespace mockdev::level_zero {
 
-enum class HandleKind { kContext, kCommandList, kCommandQueue, kEventPool, kEvent, kPhysicalMem };
+enum class HandleKind {
+  kContext,
+  kCommandList,
+  kCommandQueue,
+  kEventPool,
+  kEvent,
+  kPhysicalMem,
+  kFence
+};
 
 // The objects of the installed machine (reset when the generation changes).
 struct ObjectsState {
@@ -221,6 +281,9 @@ void forget_stream(Stream& stream) MOCKDEV_ZE_LOCKED;
 void destroy_list(_ze_command_list_handle_t* list) MOCKDEV_ZE_LOCKED;
 void destroy_queue(_ze_command_queue_handle_t* queue) MOCKDEV_ZE_LOCKED;
 
+// ze_fences.cpp: the fence is dropped (its queue is destroyed).
+void destroy_fence(_ze_fence_handle_t* fence) MOCKDEV_ZE_LOCKED;
+
 // ze_events.cpp
 // Whether the event is signalled now (host signal, or its signalling operation completed).
 bool is_signalled(const _ze_event_handle_t& event) MOCKDEV_ZE_LOCKED;
@@ -232,6 +295,10 @@ void attach_signal(_ze_event_handle_t& event, core::OpId op, std::uint64_t durat
                    ZeDevice* device) MOCKDEV_ZE_LOCKED;
 // The event goes back to not signalled (host or device reset).
 void reset_event(_ze_event_handle_t& event) MOCKDEV_ZE_LOCKED;
+// zeEventQueryKernelTimestamp's answer for a signalled event (false: not signalled, or no
+// device to read ticks from; `result` untouched).
+bool kernel_timestamp(const _ze_event_handle_t& event,
+                      ze_kernel_timestamp_result_t* result) MOCKDEV_ZE_LOCKED;
 void destroy_pool(_ze_event_pool_handle_t* pool) MOCKDEV_ZE_LOCKED;
 
 // A host wait on `ops` with Level Zero timeout semantics (Note [Level Zero virtual time]).

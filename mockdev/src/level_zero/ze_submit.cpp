@@ -84,6 +84,72 @@ void run_timestamp(std::uintptr_t job_address, std::uintptr_t, std::uintptr_t) {
   }
 }
 
+// A region copy's box (RegionBox), moved row by row when the operation completes. A device side
+// that is no longer inside live memory moves nothing (Note [Freed memory] in core/timeline.h).
+struct RegionJob {
+  Endpoint dst, src;
+  std::shared_ptr<const RegionBox> box;
+};
+
+// The bytes from a side's first row to the end of its last row.
+std::uint64_t box_extent(const RegionBox& box, std::uint64_t pitch, std::uint64_t slice_pitch) {
+  if (box.bytes() == 0) return 0;
+  return (box.depth - 1) * slice_pitch + (box.height - 1) * pitch + box.width;
+}
+
+MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
+void run_region_copy(std::uintptr_t job_address, std::uintptr_t, std::uintptr_t) {
+  const auto& job = *reinterpret_cast<const RegionJob*>(job_address);
+  const RegionBox& box = *job.box;
+  if (job.dst.device &&
+      !core::find_containing(job.dst.address, box_extent(box, box.dst_pitch, box.dst_slice_pitch),
+                             nullptr)) {
+    return;
+  }
+  if (job.src.device &&
+      !core::find_containing(job.src.address, box_extent(box, box.src_pitch, box.src_slice_pitch),
+                             nullptr)) {
+    return;
+  }
+  for (std::uint64_t z = 0; z < box.depth; ++z) {
+    for (std::uint64_t y = 0; y < box.height; ++y) {
+      const std::uint64_t dst = job.dst.address + z * box.dst_slice_pitch + y * box.dst_pitch;
+      const std::uint64_t src = job.src.address + z * box.src_slice_pitch + y * box.src_pitch;
+      if (job.dst.device && job.src.device) {
+        core::copy_bytes(dst, src, box.width);
+      } else if (job.dst.device) {
+        core::write_bytes(dst, reinterpret_cast<const void*>(src), box.width);
+      } else if (job.src.device) {
+        core::read_bytes(src, reinterpret_cast<void*>(dst), box.width);
+      } else {
+        std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), box.width);
+      }
+    }
+  }
+}
+
+// Kernel timestamps of events, as zeEventQueryKernelTimestamp answers them when the command
+// runs; an event not signalled then (or destroyed) leaves its destination as it was (the
+// specification leaves the value undefined).
+MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
+void run_timestamp_query(std::uintptr_t job_address, std::uintptr_t, std::uintptr_t) {
+  const auto& job = *reinterpret_cast<const TimestampQuery*>(job_address);
+  for (std::size_t i = 0; i < job.events.size(); ++i) {
+    ze_kernel_timestamp_result_t value{};
+    if (!is_handle(job.events[i], HandleKind::kEvent) ||
+        !kernel_timestamp(*job.events[i], &value)) {
+      continue;
+    }
+    const Endpoint& dst = job.destinations[i];
+    if (dst.device) {
+      if (!core::find_containing(dst.address, sizeof value, nullptr)) continue;
+      core::write_bytes(dst.address, &value, sizeof value);
+    } else {
+      std::memcpy(reinterpret_cast<void*>(dst.address), &value, sizeof value);
+    }
+  }
+}
+
 bool waits_reachable(const Command& command) MOCKDEV_ZE_LOCKED {
   return std::all_of(command.waits.begin(), command.waits.end(),
                      [](const _ze_event_handle_t* e) MOCKDEV_ZE_LOCKED { return is_reachable(*e); });
@@ -93,6 +159,80 @@ bool waits_reachable(const Command& command) MOCKDEV_ZE_LOCKED {
 void prune(std::vector<core::OpId>& ops) MOCKDEV_ZE_LOCKED {
   if (ops.size() < 64) return;
   std::erase_if(ops, [](core::OpId op) MOCKDEV_ZE_LOCKED { return core::is_complete(op); });
+}
+
+// How long moving `bytes` between the two endpoints takes (the machine's timing model).
+std::uint64_t copy_duration_ns(const Endpoint& dst, const Endpoint& src,
+                               std::uint64_t bytes) MOCKDEV_ZE_LOCKED {
+  const StreamSettings::Timing& timing = core::engine().machine.streams.timing;
+  if (src.device && dst.device) {
+    return core::transfer_ns(bytes,
+                             src.card == dst.card ? timing.dtod_gb_per_s : timing.peer_gb_per_s);
+  }
+  if (src.device) return core::transfer_ns(bytes, timing.dtoh_gb_per_s);
+  return core::transfer_ns(bytes, timing.htod_gb_per_s);
+}
+
+// The ranges one side of a box touches: its rows, contiguous rows merged; a side of more than
+// kMaxBoxRanges separate rows is declared as its whole extent [inferred: the race detector may
+// then report a race in the gaps between rows].
+constexpr std::size_t kMaxBoxRanges = 4096;
+std::vector<core::AccessRange> box_ranges(const RegionBox& box, const Endpoint& side,
+                                          std::uint64_t pitch, std::uint64_t slice_pitch) {
+  std::vector<core::AccessRange> ranges;
+  for (std::uint64_t z = 0; z < box.depth; ++z) {
+    for (std::uint64_t y = 0; y < box.height; ++y) {
+      const std::uint64_t begin = side.address + z * slice_pitch + y * pitch;
+      if (!ranges.empty() && ranges.back().begin + ranges.back().bytes == begin) {
+        ranges.back().bytes += box.width;
+        continue;
+      }
+      if (ranges.size() == kMaxBoxRanges) {
+        return {core::AccessRange{side.address, box_extent(box, pitch, slice_pitch), !side.device}};
+      }
+      ranges.push_back(core::AccessRange{begin, box.width, !side.device});
+    }
+  }
+  return ranges;
+}
+
+// A region copy: one operation declaring the rows it reads and writes.
+void describe_region_copy(const Command& c, core::OpDesc& desc) MOCKDEV_ZE_LOCKED {
+  desc.kind = core::OpKind::kCopy;
+  const RegionBox& box = *c.region;
+  if (box.bytes() == 0) return;
+  std::vector<core::AccessRange> reads = box_ranges(box, c.src, box.src_pitch, box.src_slice_pitch);
+  std::vector<core::AccessRange> writes =
+      box_ranges(box, c.dst, box.dst_pitch, box.dst_slice_pitch);
+  desc.read = reads.front();
+  desc.write = writes.front();
+  desc.more_reads.assign(reads.begin() + 1, reads.end());
+  desc.more_writes.assign(writes.begin() + 1, writes.end());
+  desc.duration_ns = copy_duration_ns(c.dst, c.src, box.bytes());
+  auto job = std::make_shared<RegionJob>(RegionJob{c.dst, c.src, c.region});
+  desc.action.kind = core::ActionKind::kLockedCall;
+  desc.action.call = run_region_copy;
+  desc.action.args[0] = reinterpret_cast<std::uintptr_t>(job.get());
+  desc.action.keep = std::move(job);
+}
+
+// The writes of a timestamp query (one result per event).
+void describe_timestamp_query(const Command& c, core::OpDesc& desc) MOCKDEV_ZE_LOCKED {
+  desc.kind = core::OpKind::kMemset;
+  const TimestampQuery& q = *c.query;
+  for (std::size_t i = 0; i < q.destinations.size(); ++i) {
+    const core::AccessRange range{q.destinations[i].address, sizeof(ze_kernel_timestamp_result_t),
+                                  !q.destinations[i].device};
+    if (i == 0) {
+      desc.write = range;
+    } else {
+      desc.more_writes.push_back(range);
+    }
+  }
+  desc.action.kind = core::ActionKind::kLockedCall;
+  desc.action.call = run_timestamp_query;
+  desc.action.args[0] = reinterpret_cast<std::uintptr_t>(c.query.get());
+  desc.action.keep = std::const_pointer_cast<TimestampQuery>(c.query);
 }
 
 // The copy's engine operation: host endpoints are read or written when it executes.
@@ -191,6 +331,15 @@ core::OpId enqueue_command(Stream& s, const Command& c, ze_result_t* code) MOCKD
       desc.action.args[1] = c.target->signal_op;
       ++c.target->pending_resets;
       break;
+    case CommandKind::kRegionCopy:
+      describe_region_copy(c, desc);
+      break;
+    case CommandKind::kHint:
+      desc.kind = core::OpKind::kBarrier;  // ordering only: no pages move in the mock
+      break;
+    case CommandKind::kQueryTimestamps:
+      describe_timestamp_query(c, desc);
+      break;
     case CommandKind::kTimestamp: {
       // An ordering-only marker whose end time is the timestamp, then the write.
       core::OpDesc marker;
@@ -222,6 +371,10 @@ core::OpId enqueue_command(Stream& s, const Command& c, ze_result_t* code) MOCKD
     prune(s.since_fence);
   }
   if (c.signal != nullptr) attach_signal(*c.signal, op, duration, s.device);
+  if (c.fence != nullptr && is_handle(c.fence, HandleKind::kFence) &&
+      c.fence->awaited == c.fence_submission) {
+    c.fence->op = op;  // Note [Level Zero fences]
+  }
   if (s.synchronous) {  // every append completes before it returns
     const core::OpId ops[] = {op};
     if (core::wait_for(ops, c.name) == core::WaitResult::kDeadlock) {

@@ -10,7 +10,7 @@
 // entries the headers this mock was built with declare; leave everything else untouched
 // (the loader zero-fills). Tables the mock does not implement stay empty. The getter itself
 // checks the null table (INVALID_ARGUMENT) and the major version (UNSUPPORTED_VERSION).
-// Every fill function but the fence table's is generated from the entry-point list (Note
+// Every fill function is generated from the entry-point list (Note
 // [Fill functions from the entry-point list]).
 
 #include <level_zero/ze_ddi.h>

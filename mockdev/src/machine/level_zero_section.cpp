@@ -79,12 +79,12 @@ void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
                             LevelZeroDeviceSpec& z) {
   if (!node.IsMap())
     reader.fail(node, path, "a mapping of Level Zero device properties", YamlReader::shown(node));
-  reader.check_keys(node, path,
-                    {"device_id", "timer_resolution_ns", "timestamp_valid_bits",
-                     "kernel_timestamp_valid_bits", "timestamp_start_ticks", "core_clock_mhz",
-                     "num_slices", "subslices_per_slice", "eus_per_subslice", "threads_per_eu",
-                     "simd_width", "max_mem_alloc", "compute_queues", "copy_queues",
-                     "copy_fill_pattern_limit", "fp64"});
+  reader.check_keys(
+      node, path,
+      {"device_id", "timer_resolution_ns", "timestamp_valid_bits", "kernel_timestamp_valid_bits",
+       "timestamp_start_ticks", "core_clock_mhz", "num_slices", "subslices_per_slice",
+       "eus_per_subslice", "threads_per_eu", "simd_width", "max_mem_alloc", "compute_queues",
+       "copy_queues", "copy_fill_pattern_limit", "fp64", "images", "external_memory"});
   auto field = [&](std::string_view key) { return YamlReader::join(path, key); };
   auto small = [&](std::string_view key, int min, int max, int& out) {
     if (YAML::Node v = node[std::string(key)])
@@ -151,6 +151,26 @@ void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
     z.copy_fill_pattern_limit = value;
   }
   if (YAML::Node v = node["fp64"]) z.fp64 = read_bool(reader, v, field("fp64"));
+  if (YAML::Node v = node["images"]) z.images = read_bool(reader, v, field("images"));
+  if (YAML::Node v = node["external_memory"]) {
+    // The external memory types of allocations, each once: [opaque_fd, dma_buf].
+    constexpr std::string_view kWhat = "a list of external memory types: opaque_fd, dma_buf";
+    const std::string list_path = field("external_memory");
+    if (!v.IsSequence()) reader.fail(v, list_path, kWhat, YamlReader::shown(v));
+    std::uint32_t types = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string item_path = list_path + "[" + std::to_string(i) + "]";
+      const std::string text = reader.scalar(v[i], item_path, kWhat);
+      std::uint32_t bit = 0;
+      if (text == "opaque_fd") bit = 0x1;
+      if (text == "dma_buf") bit = 0x2;
+      if (bit == 0 || (types & bit) != 0) {
+        reader.fail(v[i], item_path, "opaque_fd or dma_buf, each at most once", text);
+      }
+      types |= bit;
+    }
+    z.external_memory_types = types;
+  }
 }
 
 void read_level_zero_driver(const YamlReader& reader, const YAML::Node& node, MachineSpec& spec) {

@@ -25,7 +25,7 @@ step record
 timeout 150 bash tests/hardware/record_nvidia_machine.sh "${pack}/bin" "${r}/record" \
   > "${r}/record.log" 2>&1 || status=1
 step "driver conformance"
-ACCEL_DRIVER_PROFILE=cuda_real timeout 150 "${pack}/bin/accel_driver_conformance" \
+ACCEL_KERNEL_IMAGES="${pack}/kernel_images" ACCEL_DRIVER_PROFILE=cuda_real timeout 150 "${pack}/bin/accel_driver_conformance" \
   --gtest_color=no > "${r}/driver_conformance.txt" 2>&1
 tail -n 3 "${r}/driver_conformance.txt"
 step "runtime conformance"
@@ -34,8 +34,8 @@ ACCEL_CONFORMANCE_PROFILE=cuda_real timeout 150 "${pack}/bin/accel_conformance_t
 tail -n 3 "${r}/conformance.txt"
 step clients
 for c in device_query accel_cuda_contexts_client accel_cuda_copies_client \
-         accel_cuda_pools_client accel_driver_api_client; do
-  timeout 40 "${pack}/bin/${c}" > "${r}/client_${c}.txt" 2>&1
+         accel_cuda_pools_client accel_driver_api_client accel_cuda_modules_client; do
+  ACCEL_KERNEL_IMAGES="${pack}/kernel_images" timeout 40 "${pack}/bin/${c}" > "${r}/client_${c}.txt" 2>&1
   echo "${c} exit $?" | tee -a "${r}/clients.txt"
 done
 step done

@@ -9,8 +9,9 @@
 // operation completes, and the race detector sees its declared ranges. A kernel that a
 // module declares but nobody registered runs as an opaque, timed operation with unknown
 // accesses (the race detector reports it when it is unordered with other work on its
-// device). Module images, names and error codes: docs/decisions/061-kernels-are-registered-
-// host-code.md to 064-kernel-body-never-calls-driver.md.
+// device). Kernel names come from the module's image or a registration: docs/decisions/
+// 061-kernels-are-registered-host-code.md, 063-064 and 204-module-images-are-read.md. A
+// registration whose parameter sizes contradict the image's is refused at launch.
 //
 // Registrations belong to the process, not to the machine: they survive control::reset, as
 // a program's kernels survive a GPU reset. Thread-safe (each call takes the engine lock);

@@ -66,6 +66,13 @@ inline std::size_t managed_mapping_bytes(std::size_t bytes) {
   return (bytes + kManagedPageBytes - 1) / kManagedPageBytes * kManagedPageBytes;
 }
 
+// Managed memory of `bytesize` bytes in `ctx` (driver_managed.cpp): what cuMemAllocManaged
+// does once its arguments and context are checked, and how a module's __managed__
+// variables are allocated. CUDA_ERROR_NOT_SUPPORTED where the device has no managed memory.
+accel::cuda_abi::CUresult allocate_managed(CUctx_st* ctx, std::size_t bytesize, unsigned flags,
+                                           accel::cuda_abi::CUdeviceptr* dptr)
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
+
 struct CudaState {
   std::uint64_t generation = 0;  // the core machine generation this state belongs to
   bool initialized = false;      // cuInit succeeded (in init_pid)

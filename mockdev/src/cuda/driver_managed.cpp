@@ -181,14 +181,8 @@ CUresult range_attribute(void* data, std::size_t data_size, CUmem_range_attribut
 
 }  // namespace
 
-namespace impl {
-
-CUresult cuMemAllocManaged(CUdeviceptr* dptr, std::size_t bytesize, unsigned int flags) {
-  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
-  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
-  const WorkContext current = context_for_work();
-  if (current.ctx == nullptr) return current.error;
-  const int device = current.ctx->physical_device;
+CUresult allocate_managed(CUctx_st* ctx, std::size_t bytesize, unsigned flags, CUdeviceptr* dptr) {
+  const int device = ctx->physical_device;
   if (auto sticky = sticky_error(device)) return *sticky;
   const DeviceSpec& spec = core::engine().machine.devices.at(static_cast<std::size_t>(device));
   if (device_attribute_value(spec, device, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) == 0) {
@@ -206,10 +200,20 @@ CUresult cuMemAllocManaged(CUdeviceptr* dptr, std::size_t bytesize, unsigned int
   range.managed = true;
   range.flags = flags;
   range.device = device;
-  range.context = memory_key(current.ctx);
+  range.context = memory_key(ctx);
   core::add_pinned(range);
   *dptr = reinterpret_cast<std::uintptr_t>(memory);
   return CUDA_SUCCESS;
+}
+
+namespace impl {
+
+CUresult cuMemAllocManaged(CUdeviceptr* dptr, std::size_t bytesize, unsigned int flags) {
+  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  return allocate_managed(current.ctx, bytesize, flags, dptr);
 }
 
 CUresult cuMemPrefetchAsync(CUdeviceptr dev_ptr, std::size_t count, CUdevice dst_device,

@@ -1,47 +1,36 @@
-// Modules and kernel launches of the simulated driver (declared in driver_api.h):
-// cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, over the kernels
-// tests register (mockdev/kernels.h, core/kernel_registry.h) and the submit path
-// (stream_objects.h).
+// Modules of the simulated driver (declared in driver_api.h): cuModuleLoad, cuModuleLoadData,
+// cuModuleLoadDataEx, cuModuleLoadFatBinary, cuModuleUnload, cuModuleGetFunction,
+// cuModuleGetGlobal_v2, cuModuleGetFunctionCount, cuModuleEnumerateFunctions,
+// cuModuleGetLoadingMode, and what the library, linker, function and launch files share
+// (modules.h). Images are read by module_image.h.
 //
-// Note [Module images]
-// The mock cannot load GPU code, so an image is only a list of names. Any non-null image is
-// accepted. Read as NUL-terminated text (PTX is; CUDA requires it for text images), it
-// declares every name that follows a `.entry` directive. cuModuleGetFunction finds a name
-// when a kernel of that name is registered (registered kernels are linked into every
-// module, as if the test had compiled them in) or when the image declares it; anything else
-// is CUDA_ERROR_NOT_FOUND (500). A binary image (cubin, fatbin: it starts with bytes that end
-// the text at once) declares nothing, so only registered kernels are found in it.
-// A declared but unregistered kernel launches as an opaque operation: timed by the
-// machine's kernel duration, no effect on memory, unknown accesses (the race detector
-// reports it when it is unordered with other work on its device). Its parameters are not
-// read, because their sizes are unknown: the mock cannot check them, and accepts the launch
-// as the real driver would. A registered kernel's parameters are read with its declared
-// sizes, so a null kernelParams (or a null entry) where it declares parameters is
-// CUDA_ERROR_INVALID_VALUE.
-// Codes [inferred unless recorded]: null output or image, dims of 0, more than 1024
-// threads per block, a block dimension above 1024 (z: 64) or grid y/z above 65535, both
-// kernelParams and extra: CUDA_ERROR_INVALID_VALUE; `extra` alone: CUDA_ERROR_NOT_SUPPORTED
-// (the mock does not parse packed argument buffers); a null, unloaded or unknown module or
-// function: CUDA_ERROR_INVALID_HANDLE (400); a launch on a stream of another context than the
-// module's: CUDA_ERROR_INVALID_HANDLE (400).
-//
-// Note [Illegal addresses]
-// A registered kernel whose declared accesses, or whose body's reads and writes, leave every
-// live allocation faults the way a GPU does: the launch succeeds, and when the kernel runs
-// it touches nothing (its body does not run, or its stray access is dropped) and leaves
-// CUDA_ERROR_ILLEGAL_ADDRESS (700) sticky on its device: the host wait that completed it
-// answers 700, and so does every later call that touches the device (cuda.h: "any further
-// CUDA work will return the same error"; the simulation keeps it per device, and a test may
-// clear it with control::clear_faults). [inferred] The wait reports it whichever device's
-// work it waited for.
+// Note [Loading modules]
+// A module is an image loaded into one context: the code chosen for the context's device
+// (Note [Module images] in module_image.h), its kernels, and its global variables, each in
+// memory of that context (device memory; managed memory for a __managed__ one), holding
+// the image's initial bytes, so cuModuleGetGlobal_v2 answers an address every copy works
+// on. Globals count in the device's used memory, as the driver's do; unloading frees them
+// (after the work still pending completes, as cuMemFree does), and so does destroying the
+// context. Kernels are found by name: the ones the code declares, and every kernel a test
+// registered (mockdev/kernels.h: registered kernels are linked into every module, as if the
+// test had compiled them in, so an image that declares nothing still finds them).
+// Codes: a null output or image, CUDA_ERROR_INVALID_VALUE; then the codes of load_module
+// (modules.h); a name the module lacks, CUDA_ERROR_NOT_FOUND; an unloaded module,
+// CUDA_ERROR_INVALID_HANDLE. cuModuleLoadDataEx takes any CU_JIT_* option and writes the
+// logs it is given room for (an empty info log; the error log says why a load failed), and
+// CU_JIT_WALL_TIME as 0 ms. Modules load eagerly whatever CUDA_MODULE_LOADING says
+// (loading costs no time here, so nothing observable changes but cuFuncIsLoaded, which
+// answers LOADED); cuModuleGetLoadingMode reports the variable's choice (LAZY unless it is
+// EAGER, the default since CUDA 12.2), and any other value of it is an error naming it.
 
-#include <cinttypes>
 #include <cstdio>
-#include <map>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
-#include <vector>
 
 #include "core/engine.h"
 #include "core/keep_forever.h"
@@ -50,43 +39,11 @@
 #include "cuda/contexts.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
+#include "cuda/modules.h"
 #include "cuda/stream_objects.h"
 
-struct accel::cuda_abi::CUfunc_st {
-  CUmod_st* module = nullptr;
-  std::string name;
-  const char* op_name = "";  // "kernel <name>": static text for the timeline
-};
-
-struct accel::cuda_abi::CUmod_st {
-  CUctx_st* ctx = nullptr;
-  std::set<std::string, std::less<>> entries;                // declared by the image
-  std::map<std::string, CUfunc_st*, std::less<>> functions;  // handed out, by name
-};
 namespace mockdev::cuda {
 namespace {
-
-using accel::cuda_abi::CUfunc_st;
-using accel::cuda_abi::CUmod_st;
-
-// Live module and function handles of the installed machine: objects are never freed
-// (handles stay safe to compare), an unloaded or earlier machine's handle is rejected.
-struct ModuleRegistry {
-  std::uint64_t generation = 0;
-  std::set<const CUmod_st*> modules;
-  std::set<const CUfunc_st*> functions;
-};
-
-ModuleRegistry& module_registry() MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  static ModuleRegistry* registry = new ModuleRegistry();  // never deleted: Note [Leaky state]
-  const std::uint64_t generation = core::engine().generation;
-  if (registry->generation != generation) {
-    registry->modules.clear();
-    registry->functions.clear();
-    registry->generation = generation;
-  }
-  return *registry;
-}
 
 // "kernel <name>" as static text (OpDesc::name must outlive the operation).
 const char* kernel_op_name(const std::string& name) MOCKDEV_REQUIRES(core::g_engine_mutex) {
@@ -94,111 +51,182 @@ const char* kernel_op_name(const std::string& name) MOCKDEV_REQUIRES(core::g_eng
   return names->insert("kernel " + name).first->c_str();
 }
 
-bool is_identifier_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '$' || c == '%';
+CUresult fail(const char* entry_point, CUresult code, const std::string& why) {
+  std::fprintf(stderr, "mockdev: %s: %s\n", entry_point, why.c_str());
+  return code;
 }
 
-// Note [Module images]: the names after `.entry` in the NUL-terminated text.
-std::set<std::string, std::less<>> declared_entries(const char* text) {
-  std::set<std::string, std::less<>> names;
-  const std::string_view image(text);
-  constexpr std::string_view kEntry = ".entry";
-  for (std::size_t at = image.find(kEntry); at != std::string_view::npos;
-       at = image.find(kEntry, at + 1)) {
-    std::size_t i = at + kEntry.size();
-    if (i >= image.size() ||
-        (image[i] != ' ' && image[i] != '\t' && image[i] != '\n' && image[i] != '\r')) {
-      continue;
+// The last load's error, for cuModuleLoadDataEx's CU_JIT_ERROR_LOG_BUFFER.
+std::string& last_load_error() MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  static auto* text = new std::string();  // never deleted
+  return *text;
+}
+
+CUresult load_failed(const char* entry_point, CUresult code, const std::string& why)
+    MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  last_load_error() = why;
+  return fail(entry_point, code, why);
+}
+
+// Writes `text` into a log buffer option pair, truncated to its size; the size option is
+// updated to the bytes written (cuda.h: "OUT: Amount of log buffer filled with messages").
+void write_log(void** values, int buffer_at, int size_at, const std::string& text) {
+  if (buffer_at < 0 || size_at < 0) return;
+  auto* buffer = static_cast<char*>(values[buffer_at]);
+  const auto room = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(values[size_at]));
+  if (buffer == nullptr || room == 0) return;
+  const std::size_t n = std::min<std::size_t>(text.size(), room - 1);
+  std::memcpy(buffer, text.data(), n);
+  buffer[n] = '\0';
+  values[size_at] = reinterpret_cast<void*>(static_cast<std::uintptr_t>(n));
+}
+
+void free_globals(CUmod_st* module) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  for (const auto& [name, global] : module->globals) {
+    if (global.managed) {
+      impl::cuMemFree_v2(global.address);
+    } else {
+      core::free_allocation(global.address);
     }
-    while (i < image.size() &&
-           (image[i] == ' ' || image[i] == '\t' || image[i] == '\n' || image[i] == '\r')) {
-      ++i;
-    }
-    const std::size_t begin = i;
-    while (i < image.size() && is_identifier_char(image[i])) ++i;
-    if (i > begin) names.emplace(image.substr(begin, i - begin));
   }
-  return names;
-}
-
-// A body's view of device memory: the engine's bytes, within live allocations. Runs from
-// the timeline's completion of the launch (ActionKind::kLockedCall), with the engine lock
-// held, which the analysis cannot see through the function pointer.
-// Note [Illegal addresses]: the device's sticky error, once.
-void fault_illegal_address(int device) MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  for (const core::ActiveSticky& s : core::engine().sticky) {
-    if (s.api == Api::kCuda && s.device == device && s.code == CUDA_ERROR_ILLEGAL_ADDRESS) return;
-  }
-  core::engine().sticky.push_back(
-      core::ActiveSticky{Api::kCuda, device, CUDA_ERROR_ILLEGAL_ADDRESS, 0, 0});
-}
-
-class EngineDeviceMemory final : public kernels::DeviceMemory {
- public:
-  EngineDeviceMemory(const std::string& kernel, int device) : kernel_(kernel), device_(device) {}
-  MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
-  void read(std::uint64_t address, void* dst, std::uint64_t bytes) override {
-    if (bytes == 0 || !inside(address, bytes, "read")) return;
-    core::read_bytes(address, dst, bytes);
-  }
-  MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
-  void write(std::uint64_t address, const void* src, std::uint64_t bytes) override {
-    if (bytes == 0 || !inside(address, bytes, "write")) return;
-    core::write_bytes(address, src, bytes);
-  }
-
- private:
-  MOCKDEV_NO_THREAD_SAFETY_ANALYSIS
-  bool inside(std::uint64_t address, std::uint64_t bytes, const char* what) {
-    if (core::find_containing(address, bytes, nullptr)) return true;
-    std::fprintf(stderr,
-                 "mockdev: kernel %s: %s of [0x%" PRIx64 ", +%" PRIu64
-                 " bytes) is outside every allocation: an illegal address (700)\n",
-                 kernel_.c_str(), what, address, bytes);
-    fault_illegal_address(device_);
-    return false;
-  }
-  const std::string& kernel_;
-  int device_;
-};
-
-struct KernelRun {
-  std::shared_ptr<const kernels::KernelSpec> spec;
-  kernels::Launch launch;
-  int device = 0;       // physical
-  bool faults = false;  // a declared access leaves every allocation (Note [Illegal addresses])
-};
-
-// Runs with the engine lock held, which the analysis cannot see (see EngineDeviceMemory).
-MOCKDEV_NO_THREAD_SAFETY_ANALYSIS void run_kernel(std::uintptr_t run, std::uintptr_t,
-                                                  std::uintptr_t) {
-  const auto* k = reinterpret_cast<const KernelRun*>(run);
-  if (k->faults) {
-    fault_illegal_address(k->device);
-    return;
-  }
-  if (!k->spec->body) return;
-  EngineDeviceMemory memory(k->spec->name, k->device);
-  try {
-    k->spec->body(k->launch, memory);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mockdev: kernel %s: the body threw: %s\n", k->spec->name.c_str(),
-                 e.what());
-  } catch (...) {
-    std::fprintf(stderr, "mockdev: kernel %s: the body threw\n", k->spec->name.c_str());
-  }
-}
-
-bool valid_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
-  if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return false;
-  if (bx > 1024 || by > 1024 || bz > 64 || gy > 65535 || gz > 65535) return false;
-  return static_cast<std::uint64_t>(bx) * by * bz <= 1024;
+  module->globals.clear();
 }
 
 }  // namespace
 
+ModuleRegistry& module_registry() {
+  static ModuleRegistry* registry = new ModuleRegistry();  // never deleted: Note [Leaky state]
+  const std::uint64_t generation = core::engine().generation;
+  if (registry->generation != generation) {
+    *registry = ModuleRegistry{};
+    registry->generation = generation;
+  }
+  return *registry;
+}
+
+int max_ptx_version(int driver_version) {
+  // CUDA's release notes: the PTX ISA version each toolkit introduced.
+  const int major = driver_version / 1000;
+  const int minor = driver_version % 1000 / 10;
+  if (major >= 13) return 90 + minor;
+  if (major == 12) {
+    if (minor >= 9) return 88;
+    if (minor >= 8) return 87;
+    return 80 + std::min(minor, 5);
+  }
+  if (major == 11) return 70 + std::min(minor, 8);
+  return 63;
+}
+
+bool read_file(const char* path, std::vector<std::byte>& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+  out.resize(bytes.size());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  out.push_back(std::byte{0});  // text images end at a NUL
+  return true;
+}
+
+CUresult load_code(const image::Image& image, CUctx_st* ctx, const char* entry_point,
+                   CUmod_st** out) {
+  const DeviceSpec& device =
+      core::engine().machine.devices.at(static_cast<std::size_t>(ctx->physical_device));
+  std::string why;
+  const image::Code* chosen = image::select_code(image, device.cc_major, device.cc_minor, &why);
+  if (chosen == nullptr) {
+    bool compressed_only = why.find("compressed") != std::string::npos;
+    return load_failed(entry_point,
+                       compressed_only ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_NO_BINARY_FOR_GPU,
+                       why);
+  }
+  const int driver_version = core::engine().machine.driver_version;
+  if (chosen->kind == image::CodeKind::kPtx &&
+      chosen->ptx_version > max_ptx_version(driver_version)) {
+    return load_failed(entry_point, CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+                       "PTX ISA " + std::to_string(chosen->ptx_version / 10) + "." +
+                           std::to_string(chosen->ptx_version % 10) + " is newer than driver " +
+                           std::to_string(driver_version) + " accepts (" +
+                           std::to_string(max_ptx_version(driver_version) / 10) + "." +
+                           std::to_string(max_ptx_version(driver_version) % 10) + ")");
+  }
+  auto code = std::make_shared<image::Code>(*chosen);
+  code->payloads.clear();
+  auto* module = new CUmod_st();  // never freed (see ModuleRegistry)
+  core::keep_forever(module);
+  module->ctx = ctx;
+  module->code = code;
+  for (const image::Global& g : code->globals) {
+    if (g.size == 0 || module->globals.count(g.name) != 0) continue;
+    ModuleGlobal global;
+    global.bytes = g.size;
+    global.managed = g.managed;
+    if (g.managed) {
+      CUresult r = allocate_managed(ctx, g.size, CU_MEM_ATTACH_GLOBAL, &global.address);
+      if (r != CUDA_SUCCESS) {
+        free_globals(module);
+        return load_failed(entry_point, r, "no managed memory for the variable " + g.name);
+      }
+      if (!g.init.empty()) {
+        std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(global.address)),
+                    g.init.data(), g.init.size());
+      }
+    } else {
+      std::optional<std::uint64_t> address =
+          core::allocate(Api::kCuda, ctx->physical_device, g.size, memory_key(ctx), true);
+      if (!address) {
+        free_globals(module);
+        return load_failed(entry_point, CUDA_ERROR_OUT_OF_MEMORY,
+                           "no device memory for the " + std::to_string(g.size) +
+                               " bytes of the variable " + g.name);
+      }
+      global.address = *address;
+      if (!g.init.empty()) core::write_bytes(*address, g.init.data(), g.init.size());
+    }
+    module->globals.emplace(g.name, global);
+  }
+  module_registry().modules.insert(module);
+  *out = module;
+  return CUDA_SUCCESS;
+}
+
+CUresult load_module(const void* bytes, std::size_t size, CUctx_st* ctx, const char* entry_point,
+                     CUmod_st** out) {
+  image::ReadResult read = image::read_image(bytes, size);
+  if (!read.ok) {
+    return load_failed(
+        entry_point, read.image.format == "PTX" ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_INVALID_IMAGE,
+        "cannot load " + read.error);
+  }
+  return load_code(read.image, ctx, entry_point, out);
+}
+
+void unload_module(CUmod_st* module) {
+  ModuleRegistry& r = module_registry();
+  for (const auto& [name, function] : module->functions) r.functions.erase(function);
+  free_globals(module);
+  r.modules.erase(module);
+}
+
+CUfunc_st* module_function(CUmod_st* module, std::string_view name) {
+  auto known = module->functions.find(name);
+  if (known != module->functions.end()) return known->second;
+  const image::Kernel* kernel = module->code ? image::find_kernel(*module->code, name) : nullptr;
+  if (kernel == nullptr && core::find_kernel(name) == nullptr) return nullptr;
+  auto* created = new CUfunc_st();
+  created->module = module;
+  created->name = std::string(name);
+  created->op_name = kernel_op_name(created->name);
+  created->kernel = kernel;
+  module->functions.emplace(created->name, created);
+  module_registry().functions.insert(created);
+  core::keep_forever(created);
+  return created;
+}
+
 void drop_context_modules(const CUctx_st* ctx) {
+  // The context's memory goes with it (end_context), globals included.
   ModuleRegistry& r = module_registry();
   for (auto it = r.modules.begin(); it != r.modules.end();) {
     if ((*it)->ctx != ctx) {
@@ -216,112 +244,130 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
   if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  auto* created = new CUmod_st();  // never freed (see ModuleRegistry)
-  core::keep_forever(created);
-  created->ctx = current.ctx;
-  created->entries = declared_entries(static_cast<const char*>(image));
-  module_registry().modules.insert(created);
-  *module = created;
-  return CUDA_SUCCESS;
+  return load_module(image, 0, current.ctx, "cuModuleLoadData", module);
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fat_cubin) {
+  if (module == nullptr || fat_cubin == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  return load_module(fat_cubin, 0, current.ctx, "cuModuleLoadFatBinary", module);
+}
+
+CUresult cuModuleLoad(CUmodule* module, const char* fname) {
+  if (module == nullptr || fname == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  std::vector<std::byte> bytes;
+  if (!read_file(fname, bytes)) {
+    return fail("cuModuleLoad", CUDA_ERROR_FILE_NOT_FOUND, std::string("cannot open ") + fname);
+  }
+  return load_module(bytes.data(), bytes.size(), current.ctx, "cuModuleLoad", module);
+}
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int num_options,
+                            CUjit_option* options, void** option_values) {
+  if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (num_options > 0 && (options == nullptr || option_values == nullptr)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  int info_buffer = -1, info_size = -1, error_buffer = -1, error_size = -1;
+  for (unsigned i = 0; i < num_options; ++i) {
+    switch (options[i]) {
+      case CU_JIT_INFO_LOG_BUFFER:
+        info_buffer = static_cast<int>(i);
+        break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+        info_size = static_cast<int>(i);
+        break;
+      case CU_JIT_ERROR_LOG_BUFFER:
+        error_buffer = static_cast<int>(i);
+        break;
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+        error_size = static_cast<int>(i);
+        break;
+      case CU_JIT_WALL_TIME: {
+        const float none = 0.0F;
+        std::memcpy(&option_values[i], &none, sizeof none);
+        break;
+      }
+      default:
+        if (options[i] < 0 || options[i] >= CU_JIT_NUM_OPTIONS) return CUDA_ERROR_INVALID_VALUE;
+        break;
+    }
+  }
+  const WorkContext current = context_for_work();
+  if (current.ctx == nullptr) return current.error;
+  last_load_error().clear();
+  const CUresult r = load_module(image, 0, current.ctx, "cuModuleLoadDataEx", module);
+  write_log(option_values, info_buffer, info_size, "");
+  write_log(option_values, error_buffer, error_size, last_load_error());
+  return r;
 }
 
 CUresult cuModuleUnload(CUmodule module) {
   ModuleRegistry& r = module_registry();
-  if (r.modules.erase(module) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  for (const auto& [name, function] : module->functions) r.functions.erase(function);
+  if (r.modules.count(module) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  if (!module->globals.empty() &&
+      core::wait_for(all_work(), "cuModuleUnload", false) != core::WaitResult::kDone) {
+    return kDeadlockResult;
+  }
+  unload_module(module);
   return CUDA_SUCCESS;
 }
 
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
   if (function == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  ModuleRegistry& r = module_registry();
-  if (r.modules.count(module) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  const std::string_view wanted(name);
-  auto known = module->functions.find(wanted);
-  if (known != module->functions.end()) {
-    *function = known->second;
-    return CUDA_SUCCESS;
-  }
-  if (core::find_kernel(wanted) == nullptr && module->entries.count(wanted) == 0) {
-    return CUDA_ERROR_NOT_FOUND;
-  }
-  auto* created = new CUfunc_st{module, std::string(wanted), kernel_op_name(std::string(wanted))};
-  module->functions.emplace(created->name, created);
-  r.functions.insert(created);
-  core::keep_forever(created);
-  *function = created;
+  if (module_registry().modules.count(module) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  CUfunc_st* found = module_function(module, name);
+  if (found == nullptr) return CUDA_ERROR_NOT_FOUND;
+  *function = found;
   return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
-                        unsigned int block_x, unsigned int block_y, unsigned int block_z,
-                        unsigned int shared_bytes, CUstream stream, void** params, void** extra) {
-  if (module_registry().functions.count(f) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  if (!valid_dims(grid_x, grid_y, grid_z, block_x, block_y, block_z)) {
-    return CUDA_ERROR_INVALID_VALUE;
-  }
-  if (params != nullptr && extra != nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (extra != nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const ResolvedStream r = resolve_stream(stream);
-  if (r.stream == nullptr) return r.error;
-  if (r.stream->ctx != f->module->ctx) return CUDA_ERROR_INVALID_HANDLE;
+CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, std::size_t* bytes, CUmodule module,
+                              const char* name) {
+  if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (module_registry().modules.count(module) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  auto global = module->globals.find(std::string_view(name));
+  if (global == module->globals.end()) return CUDA_ERROR_NOT_FOUND;
+  // cuda.h: "Both parameters dptr and bytes are optional."
+  if (dptr != nullptr) *dptr = global->second.address;
+  if (bytes != nullptr) *bytes = global->second.bytes;
+  return CUDA_SUCCESS;
+}
 
-  core::OpDesc desc;
-  desc.kind = core::OpKind::kKernel;
-  desc.name = f->op_name;
-  const auto& timing = core::engine().machine.streams.timing;
-  desc.duration_ns = timing.kernel_ns;
-  if (std::shared_ptr<const kernels::KernelSpec> spec = core::find_kernel(f->name)) {
-    auto run = std::make_shared<KernelRun>();
-    run->spec = spec;
-    kernels::Launch& launch = run->launch;
-    launch.grid[0] = grid_x, launch.grid[1] = grid_y, launch.grid[2] = grid_z;
-    launch.block[0] = block_x, launch.block[1] = block_y, launch.block[2] = block_z;
-    launch.shared_bytes = shared_bytes;
-    if (!spec->param_sizes.empty() && params == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    for (std::size_t i = 0; i < spec->param_sizes.size(); ++i) {
-      if (params[i] == nullptr) return CUDA_ERROR_INVALID_VALUE;
-      const auto* bytes = static_cast<const std::byte*>(params[i]);
-      launch.args.emplace_back(bytes, bytes + spec->param_sizes[i]);
-    }
-    kernels::Accesses accesses;
-    if (spec->accesses) {
-      try {
-        accesses = spec->accesses(launch);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "mockdev: kernel %s: the access function threw: %s\n",
-                     spec->name.c_str(), e.what());
-        return CUDA_ERROR_INVALID_VALUE;
-      }
-    }
-    run->device = r.stream->ctx->physical_device;
-    for (const auto* list : {&accesses.reads, &accesses.writes}) {
-      for (const kernels::Range& range : *list) {
-        if (range.bytes != 0 && !core::find_containing(range.begin, range.bytes, nullptr)) {
-          run->faults = true;  // Note [Illegal addresses]: at run time, not here
-        }
-      }
-    }
-    if (!run->faults) {
-      for (const kernels::Range& range : accesses.reads) {
-        if (range.bytes != 0) desc.more_reads.push_back({range.begin, range.bytes, false});
-      }
-      for (const kernels::Range& range : accesses.writes) {
-        if (range.bytes != 0) desc.more_writes.push_back({range.begin, range.bytes, false});
-      }
-    }
-    if (spec->duration_ns != 0) desc.duration_ns = spec->duration_ns;
-    if (spec->body || run->faults) {
-      desc.action.kind = core::ActionKind::kLockedCall;
-      desc.action.call = run_kernel;
-      desc.action.args[0] = reinterpret_cast<std::uintptr_t>(run.get());
-      desc.action.keep = std::move(run);
-    }
-  } else {
-    desc.unknown_accesses = true;  // Note [Module images]
+CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule module) {
+  if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (module_registry().modules.count(module) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  *count = module->code ? static_cast<unsigned>(module->code->kernels.size()) : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned int num_functions,
+                                    CUmodule module) {
+  if (functions == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (module_registry().modules.count(module) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  const std::size_t count = module->code ? module->code->kernels.size() : 0;
+  if (num_functions < count) return CUDA_ERROR_INVALID_VALUE;
+  for (std::size_t i = 0; i < count; ++i) {
+    functions[i] = module_function(module, module->code->kernels[i].name);
   }
-  if (auto sticky = sticky_error(r.stream->ctx->physical_device)) return *sticky;
-  return submit(r.stream, std::move(desc)).code;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) {
+  if (mode == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const char* setting = std::getenv("CUDA_MODULE_LOADING");
+  if (setting == nullptr || *setting == '\0' || std::strcmp(setting, "LAZY") == 0) {
+    *mode = CU_MODULE_LAZY_LOADING;
+  } else if (std::strcmp(setting, "EAGER") == 0) {
+    *mode = CU_MODULE_EAGER_LOADING;
+  } else {
+    return fail("cuModuleGetLoadingMode", CUDA_ERROR_INVALID_VALUE,
+                std::string("CUDA_MODULE_LOADING=") + setting + " is neither EAGER nor LAZY");
+  }
+  return CUDA_SUCCESS;
 }
 
 }  // namespace impl

@@ -18,7 +18,7 @@ constexpr std::uint64_t kPage = 2ULL << 20;
 
 constexpr const char* kPtx =
     ".version 8.0\n.target sm_90\n.address_size 64\n"
-    ".visible .entry fill(\n  .param .u64 p\n)\n{\n  ret;\n}\n";
+    ".visible .entry fill(\n  .param .u64 p,\n  .param .u64 n,\n  .param .u32 v\n)\n{\n  ret;\n}\n";
 
 // fill(ptr, n, value): writes `value` to n bytes at ptr; declares that write.
 kernels::KernelSpec fill_kernel() {

@@ -113,7 +113,8 @@ TEST_F(MockContexts, ModulesDieWithTheirContext) {
   CUcontext ctx = nullptr;
   ASSERT_EQ(cu().cuCtxCreate_v2(&ctx, 0, 0), CUDA_SUCCESS);
   CUmodule module = nullptr;
-  ASSERT_EQ(cu().cuModuleLoadData(&module, ".entry k\n"), CUDA_SUCCESS);
+  ASSERT_EQ(cu().cuModuleLoadData(&module, ".version 8.0\n.target sm_90\n.entry k()\n{ ret; }\n"),
+            CUDA_SUCCESS);
   ASSERT_EQ(cu().cuCtxDestroy_v2(ctx), CUDA_SUCCESS);
   EXPECT_EQ(cu().cuModuleUnload(module), CUDA_ERROR_INVALID_HANDLE);
 }

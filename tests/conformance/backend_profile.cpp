@@ -154,12 +154,6 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.has_primary_contexts = false;
   profile.visibility_rows = level_zero_visibility_rows();
   profile.visibility_accepts_uuids = false;
-  if (on_mock) {
-    profile.known_mock_defects["negative_is_skipped"] =
-        "the mock's mask parser (mockdev/src/level_zero/ze_affinity.cpp parse_number) rejects "
-        "a signed entry as malformed and hides every device, where strtoul (D-8) reads -1 as "
-        "an out-of-range index that is skipped and PyTorch skips negatives (§3.6)";
-  }
   profile.environment.push_back({"ACCEL_BACKEND", "xpu"});
   if (on_mock) {
     // Two 2-tile Data Center GPU Max 1550 cards; FLAT by default: 4 devices.

@@ -117,7 +117,11 @@
   ROW(F, M, zeCommandListAppendMemoryCopyFromContext, pfnAppendMemoryCopyFromContext, (1, 0)) \
   ROW(F, M, zeCommandListAppendMemoryPrefetch, pfnAppendMemoryPrefetch, (1, 0))               \
   ROW(F, M, zeCommandListAppendMemAdvise, pfnAppendMemAdvise, (1, 0))                         \
-  ROW(F, M, zeCommandListAppendQueryKernelTimestamps, pfnAppendQueryKernelTimestamps, (1, 0))
+  ROW(F, M, zeCommandListAppendQueryKernelTimestamps, pfnAppendQueryKernelTimestamps, (1, 0)) \
+  ROW(F, M, zeCommandListAppendLaunchKernel, pfnAppendLaunchKernel, (1, 0))                   \
+  ROW(F, M, zeCommandListAppendLaunchKernelIndirect, pfnAppendLaunchKernelIndirect, (1, 0))   \
+  ROW(F, M, zeCommandListAppendLaunchMultipleKernelsIndirect,                                 \
+      pfnAppendLaunchMultipleKernelsIndirect, (1, 0))
 
 // ze_fence_dditable_t (fences of command queues).
 #define ACCEL_ZE_FENCE_ENTRY_POINTS(ROW, F)                     \
@@ -126,6 +130,31 @@
   ROW(F, M, zeFenceHostSynchronize, pfnHostSynchronize, (1, 0)) \
   ROW(F, M, zeFenceQueryStatus, pfnQueryStatus, (1, 0))         \
   ROW(F, M, zeFenceReset, pfnReset, (1, 0))
+
+// ze_module_dditable_t (modules from SPIR-V; no dynamic linking, no native binaries).
+#define ACCEL_ZE_MODULE_ENTRY_POINTS(ROW, F)                       \
+  ROW(F, M, zeModuleCreate, pfnCreate, (1, 0))                     \
+  ROW(F, M, zeModuleDestroy, pfnDestroy, (1, 0))                   \
+  ROW(F, M, zeModuleGetGlobalPointer, pfnGetGlobalPointer, (1, 0)) \
+  ROW(F, M, zeModuleGetKernelNames, pfnGetKernelNames, (1, 0))     \
+  ROW(F, M, zeModuleGetProperties, pfnGetProperties, (1, 0))
+
+// ze_module_build_log_dditable_t.
+#define ACCEL_ZE_MODULE_BUILD_LOG_ENTRY_POINTS(ROW, F)   \
+  ROW(F, M, zeModuleBuildLogDestroy, pfnDestroy, (1, 0)) \
+  ROW(F, M, zeModuleBuildLogGetString, pfnGetString, (1, 0))
+
+// ze_kernel_dditable_t.
+#define ACCEL_ZE_KERNEL_ENTRY_POINTS(ROW, F)                         \
+  ROW(F, M, zeKernelCreate, pfnCreate, (1, 0))                       \
+  ROW(F, M, zeKernelDestroy, pfnDestroy, (1, 0))                     \
+  ROW(F, M, zeKernelSetGroupSize, pfnSetGroupSize, (1, 0))           \
+  ROW(F, M, zeKernelSuggestGroupSize, pfnSuggestGroupSize, (1, 0))   \
+  ROW(F, M, zeKernelSetArgumentValue, pfnSetArgumentValue, (1, 0))   \
+  ROW(F, M, zeKernelSetIndirectAccess, pfnSetIndirectAccess, (1, 0)) \
+  ROW(F, M, zeKernelGetIndirectAccess, pfnGetIndirectAccess, (1, 0)) \
+  ROW(F, M, zeKernelGetProperties, pfnGetProperties, (1, 0))         \
+  ROW(F, M, zeKernelGetName, pfnGetName, (1, 0))
 
 // ze_event_pool_dditable_t.
 #define ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)    \
@@ -168,23 +197,26 @@
   ROW(F, P, zeCommandListHostSynchronize, none, none)
 
 // Every row, in this order.
-#define ACCEL_ZE_ENTRY_POINTS(ROW, F)         \
-  ACCEL_ZE_GLOBAL_ENTRY_POINTS(ROW, F)        \
-  ACCEL_ZE_DRIVER_ENTRY_POINTS(ROW, F)        \
-  ACCEL_ZE_DEVICE_ENTRY_POINTS(ROW, F)        \
-  ACCEL_ZE_CONTEXT_ENTRY_POINTS(ROW, F)       \
-  ACCEL_ZE_MEM_ENTRY_POINTS(ROW, F)           \
-  ACCEL_ZE_VIRTUAL_MEM_ENTRY_POINTS(ROW, F)   \
-  ACCEL_ZE_PHYSICAL_MEM_ENTRY_POINTS(ROW, F)  \
-  ACCEL_ZE_COMMAND_QUEUE_ENTRY_POINTS(ROW, F) \
-  ACCEL_ZE_COMMAND_LIST_ENTRY_POINTS(ROW, F)  \
-  ACCEL_ZE_FENCE_ENTRY_POINTS(ROW, F)         \
-  ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)    \
-  ACCEL_ZE_EVENT_ENTRY_POINTS(ROW, F)         \
-  ACCEL_ZE_SYSMAN_GLOBAL_ENTRY_POINTS(ROW, F) \
-  ACCEL_ZE_SYSMAN_DRIVER_ENTRY_POINTS(ROW, F) \
-  ACCEL_ZE_SYSMAN_DEVICE_ENTRY_POINTS(ROW, F) \
-  ACCEL_ZE_SYSMAN_MEMORY_ENTRY_POINTS(ROW, F) \
+#define ACCEL_ZE_ENTRY_POINTS(ROW, F)            \
+  ACCEL_ZE_GLOBAL_ENTRY_POINTS(ROW, F)           \
+  ACCEL_ZE_DRIVER_ENTRY_POINTS(ROW, F)           \
+  ACCEL_ZE_DEVICE_ENTRY_POINTS(ROW, F)           \
+  ACCEL_ZE_CONTEXT_ENTRY_POINTS(ROW, F)          \
+  ACCEL_ZE_MEM_ENTRY_POINTS(ROW, F)              \
+  ACCEL_ZE_VIRTUAL_MEM_ENTRY_POINTS(ROW, F)      \
+  ACCEL_ZE_PHYSICAL_MEM_ENTRY_POINTS(ROW, F)     \
+  ACCEL_ZE_COMMAND_QUEUE_ENTRY_POINTS(ROW, F)    \
+  ACCEL_ZE_COMMAND_LIST_ENTRY_POINTS(ROW, F)     \
+  ACCEL_ZE_FENCE_ENTRY_POINTS(ROW, F)            \
+  ACCEL_ZE_MODULE_ENTRY_POINTS(ROW, F)           \
+  ACCEL_ZE_MODULE_BUILD_LOG_ENTRY_POINTS(ROW, F) \
+  ACCEL_ZE_KERNEL_ENTRY_POINTS(ROW, F)           \
+  ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)       \
+  ACCEL_ZE_EVENT_ENTRY_POINTS(ROW, F)            \
+  ACCEL_ZE_SYSMAN_GLOBAL_ENTRY_POINTS(ROW, F)    \
+  ACCEL_ZE_SYSMAN_DRIVER_ENTRY_POINTS(ROW, F)    \
+  ACCEL_ZE_SYSMAN_DEVICE_ENTRY_POINTS(ROW, F)    \
+  ACCEL_ZE_SYSMAN_MEMORY_ENTRY_POINTS(ROW, F)    \
   ACCEL_ZE_UNSERVED_ENTRY_POINTS(ROW, F)
 
 // The selections: one macro per kind and selection, expanding to X(name) or to nothing.

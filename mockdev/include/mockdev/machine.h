@@ -59,6 +59,11 @@ struct LevelZeroDeviceSpec {
   // zeDeviceGetExternalMemoryProperties: the ze_external_memory_type_flags_t bits (0x1
   // OPAQUE_FD, 0x2 DMA_BUF) allocations may be imported from and exported to; 0: none.
   std::uint32_t external_memory_types = 0;
+  // zeVirtualMemQueryPageSize: a reservation or physical allocation of fewer than
+  // `large_page_bytes` bytes gets `small_page_bytes` pages, a larger one `large_page_bytes`
+  // pages (Intel's driver: 64 KiB and 2 MiB); its size must be a multiple of its page.
+  std::uint64_t small_page_bytes = std::uint64_t{64} << 10;
+  std::uint64_t large_page_bytes = std::uint64_t{2} << 20;
 };
 
 struct DeviceSpec {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -10,18 +11,20 @@
 namespace mockdev::level_zero {
 namespace {
 
-// One number as strtoul reads it in base 0, the whole text consumed; nullopt when
-// the text is not a number.
+// One number as strtoul reads it in base 0, the whole text consumed (Note [Affinity mask
+// grammar]: a sign negates in unsigned arithmetic, an overflow is the largest value, both out
+// of every range); nullopt when the text is not a number.
 std::optional<unsigned long long> parse_number(std::string_view text) {
   std::string copy(text);
   while (!copy.empty() && std::isspace(static_cast<unsigned char>(copy.back()))) copy.pop_back();
   std::size_t first = 0;
   while (first < copy.size() && std::isspace(static_cast<unsigned char>(copy[first]))) ++first;
-  if (first == copy.size() || copy[first] == '-' || copy[first] == '+') return std::nullopt;
+  if (first == copy.size()) return std::nullopt;
   errno = 0;
   char* end = nullptr;
-  unsigned long long value = std::strtoull(copy.c_str() + first, &end, 0);
-  if (errno != 0 || end == copy.c_str() + first || *end != '\0') return std::nullopt;
+  const unsigned long long value = std::strtoull(copy.c_str() + first, &end, 0);
+  if (end == copy.c_str() + first || *end != '\0') return std::nullopt;
+  if (errno == ERANGE) return ULLONG_MAX;
   return value;
 }
 

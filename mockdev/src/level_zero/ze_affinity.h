@@ -8,7 +8,9 @@
 // Note [Affinity mask grammar]
 // Entries are split on ','; blanks before an entry are skipped ("spaces after commas");
 // empty entries are ignored. An entry is `N` or `N.M`; each number is read as C's strtoul
-// reads base 0 (`0x1` and `010` are numbers). Out-of-range entries are skipped, and so
+// reads base 0 (`0x1` and `010` are numbers; a sign is part of the number, so `-1` is the
+// largest unsigned value and `+1` is 1; a value too large for strtoul is its largest value).
+// Out-of-range entries are skipped, a negative one included (`1,-1,0` is `1,0`), and so
 // is every `N.M` in FLAT and COMBINED. Entries never reorder devices: the result
 // is in the driver's order. What Intel's driver leaves unspecified or aborts on (a
 // non-numeric entry, a three-level `N.M.K`) makes the whole mask invalid here: zeInit then

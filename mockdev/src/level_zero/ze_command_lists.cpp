@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "level_zero/ze_kernels.h"
 #include "level_zero/ze_objects.h"
 #include "level_zero/ze_tables.h"
 
@@ -126,7 +127,10 @@ ze_result_t zeCommandListCreate(ze_context_handle_t hcontext, ze_device_handle_t
 ze_result_t zeCommandListDestroy(ze_command_list_handle_t handle) {
   return call("zeCommandListDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_list_handle_t* list = find_handle(handle, HandleKind::kCommandList);
-    if (list == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (list == nullptr) {
+      return destroy_orphan(handle, HandleKind::kCommandList) ? ZE_RESULT_SUCCESS
+                                                              : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
     remove_child(list->context, list);
     destroy_list(list);
     return ZE_RESULT_SUCCESS;
@@ -515,6 +519,80 @@ ze_result_t zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t ha
                 });
 }
 
+// Launches (Note [Level Zero launches] in ze_kernels.h; checks in ze_launch.cpp).
+ze_result_t zeCommandListAppendLaunchKernel(ze_command_list_handle_t handle,
+                                            ze_kernel_handle_t hkernel,
+                                            const ze_group_count_t* counts,
+                                            ze_event_handle_t signal, std::uint32_t wait_count,
+                                            ze_event_handle_t* waits) {
+  return append("zeCommandListAppendLaunchKernel", handle, signal, wait_count, waits,
+                [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+                  _ze_kernel_handle_t* kernel = find_handle(hkernel, HandleKind::kKernel);
+                  if (kernel == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+                  if (counts == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  return build_launch(list, {kernel}, counts, c);
+                });
+}
+
+// The group counts (and the kernel count) are read from memory of the list's context when the
+// command runs: they must lie in it (INVALID_ARGUMENT otherwise, as for a copy).
+ze_result_t indirect_buffers(_ze_command_list_handle_t& list, Command& c, const void* counts,
+                             std::size_t kernels, const std::uint32_t* count) MOCKDEV_ZE_LOCKED {
+  auto job = std::const_pointer_cast<LaunchJob>(c.launch);
+  job->indirect = true;
+  if (!resolve_endpoint(*list.context, counts, kernels * sizeof(ze_group_count_t), &job->counts)) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  if (count != nullptr) {
+    job->multiple = true;
+    if (!resolve_endpoint(*list.context, count, sizeof *count, &job->count)) {
+      return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t zeCommandListAppendLaunchKernelIndirect(
+    ze_command_list_handle_t handle, ze_kernel_handle_t hkernel, const ze_group_count_t* counts,
+    ze_event_handle_t signal, std::uint32_t wait_count, ze_event_handle_t* waits) {
+  return append("zeCommandListAppendLaunchKernelIndirect", handle, signal, wait_count, waits,
+                [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+                  _ze_kernel_handle_t* kernel = find_handle(hkernel, HandleKind::kKernel);
+                  if (kernel == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+                  if (counts == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  if (ze_result_t r = build_launch(list, {kernel}, nullptr, c);
+                      r != ZE_RESULT_SUCCESS) {
+                    return r;
+                  }
+                  return indirect_buffers(list, c, counts, 1, nullptr);
+                });
+}
+
+// Up to `kernel_count` kernels; how many run is the uint32_t at `count` when the command runs,
+// each with its ze_group_count_t of the array at `counts`. One operation runs them in order.
+ze_result_t zeCommandListAppendLaunchMultipleKernelsIndirect(
+    ze_command_list_handle_t handle, std::uint32_t kernel_count, ze_kernel_handle_t* hkernels,
+    const std::uint32_t* count, const ze_group_count_t* counts, ze_event_handle_t signal,
+    std::uint32_t wait_count, ze_event_handle_t* waits) {
+  return append("zeCommandListAppendLaunchMultipleKernelsIndirect", handle, signal, wait_count,
+                waits, [&](_ze_command_list_handle_t& list, Command& c) MOCKDEV_ZE_LOCKED {
+                  if (hkernels == nullptr || count == nullptr || counts == nullptr) {
+                    return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+                  }
+                  std::vector<_ze_kernel_handle_t*> kernels;
+                  for (std::uint32_t i = 0; i < kernel_count; ++i) {
+                    _ze_kernel_handle_t* kernel = find_handle(hkernels[i], HandleKind::kKernel);
+                    if (kernel == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+                    kernels.push_back(kernel);
+                  }
+                  if (ze_result_t r = build_launch(list, kernels, nullptr, c);
+                      r != ZE_RESULT_SUCCESS) {
+                    return r;
+                  }
+                  return indirect_buffers(list, c, counts, kernel_count, count);
+                });
+}
+
 ze_result_t zeCommandQueueCreate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
                                  const ze_command_queue_desc_t* desc,
                                  ze_command_queue_handle_t* out) {
@@ -538,7 +616,11 @@ ze_result_t zeCommandQueueCreate(ze_context_handle_t hcontext, ze_device_handle_
 ze_result_t zeCommandQueueDestroy(ze_command_queue_handle_t handle) {
   return call("zeCommandQueueDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_command_queue_handle_t* queue = find_handle(handle, HandleKind::kCommandQueue);
-    if (queue == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (queue == nullptr) {
+      return destroy_orphan(handle, HandleKind::kCommandQueue)
+                 ? ZE_RESULT_SUCCESS
+                 : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
     remove_child(queue->context, queue);
     destroy_queue(queue);
     return ZE_RESULT_SUCCESS;

@@ -4,8 +4,9 @@
 // A context covers every device of the one driver (the backend makes one per driver).
 // zeContextDestroy frees what was made in it: its allocations (device memory returns to
 // the device), lists, queues (their queued work still runs in virtual time), event pools
-// and events, reservations and physical memory; every such handle is rejected
-// afterwards.
+// and events, modules and kernels, reservations and physical memory; every such handle is
+// rejected afterwards, except by the one destroy Intel's driver allows (Note [Objects after
+// their context] in ze_objects.h).
 
 #include <cstdio>
 #include <string>
@@ -50,6 +51,14 @@ void remove_handle(const void* handle) {
   objects().kinds.erase(handle);
 }
 
+bool destroy_orphan(const void* handle, HandleKind kind) {
+  auto& orphans = objects().orphans;
+  auto it = orphans.find(handle);
+  if (it == orphans.end() || it->second != kind) return false;
+  orphans.erase(it);
+  return true;
+}
+
 bool is_handle(const void* handle, HandleKind kind) {
   if (handle == nullptr || !is_live(handle)) return false;
   const auto& kinds = objects().kinds;
@@ -64,7 +73,28 @@ void report(const std::string& text) {
 
 namespace {
 
+// The kinds whose objects outlive their context for one destroy (Note [Objects after their
+// context] in ze_objects.h).
+bool outlives_context(HandleKind kind) {
+  switch (kind) {
+    case HandleKind::kCommandList:
+    case HandleKind::kCommandQueue:
+    case HandleKind::kEventPool:
+    case HandleKind::kEvent:
+    case HandleKind::kFence:
+    case HandleKind::kModule:
+    case HandleKind::kKernel:
+      return true;
+    case HandleKind::kContext:
+    case HandleKind::kPhysicalMem:
+    case HandleKind::kBuildLog:
+      return false;
+  }
+  return false;
+}
+
 void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
+  const std::map<const void*, HandleKind> before = objects().kinds;
   // Children first: lists and queues stop taking work, pools take their events along.
   for (void* child : context->children) {
     auto& kinds = objects().kinds;
@@ -80,10 +110,15 @@ void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
       case HandleKind::kEventPool:
         destroy_pool(static_cast<_ze_event_pool_handle_t*>(child));
         break;
+      case HandleKind::kModule:
+      case HandleKind::kKernel:
+        remove_handle(child);  // a module's globals are memory of the context, freed below
+        break;
       case HandleKind::kPhysicalMem:
       case HandleKind::kContext:
       case HandleKind::kEvent:
       case HandleKind::kFence:
+      case HandleKind::kBuildLog:
         break;  // physical memory goes with the virtual memory below, fences with their queue
     }
   }
@@ -91,6 +126,12 @@ void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
   free_context_memory(*context);
   context->children.clear();
   remove_handle(context);
+  // What went with the context and may still be destroyed once (events of its pools, fences of
+  // its queues included).
+  const auto& after = objects().kinds;
+  for (const auto& [handle, kind] : before) {
+    if (outlives_context(kind) && after.count(handle) == 0) objects().orphans[handle] = kind;
+  }
   auto& live = objects().contexts;
   std::erase(live, context);
 }

@@ -243,10 +243,10 @@ ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t device,
     (void)d;
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     // Reported only (Intel Xe-HPC values).
-    p->maxTotalGroupSize = 1024;
-    p->maxGroupSizeX = 1024;
-    p->maxGroupSizeY = 1024;
-    p->maxGroupSizeZ = 1024;
+    p->maxTotalGroupSize = kMaxTotalGroupSize;
+    p->maxGroupSizeX = kMaxGroupSize;
+    p->maxGroupSizeY = kMaxGroupSize;
+    p->maxGroupSizeZ = kMaxGroupSize;
     p->maxGroupCountX = 0xffffffffu;
     p->maxGroupCountY = 0xffffffffu;
     p->maxGroupCountZ = 0xffffffffu;
@@ -297,14 +297,18 @@ ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t device, st
     p->maxClockRate = 3200;
     p->maxBusWidth = 8192;
     p->totalSize = device_memory_bytes(*d);
-    copy_name(p->name, "HBM");
+    // Intel's driver names device memory "DDR" unless the product says otherwise; the Xe-HP
+    // and Xe-HPC products (Data Center GPU Max) say "HBM". An integrated GPU uses the
+    // system's memory: "DDR", LPDDR4 in the extension [inferred: the laptop's memory kind].
+    const bool integrated = spec_of(*d).integrated;
+    copy_name(p->name, integrated ? "DDR" : "HBM");
     // Walk the chain, fill the links known, skip the rest, never touch
     // stype/pNext.
     for (auto* link = static_cast<ze_base_properties_t*>(p->pNext); link != nullptr;
          link = static_cast<ze_base_properties_t*>(link->pNext)) {
       if (link->stype == ZE_STRUCTURE_TYPE_DEVICE_MEMORY_EXT_PROPERTIES) {
         auto* ext = reinterpret_cast<ze_device_memory_ext_properties_t*>(link);
-        ext->type = ZE_DEVICE_MEMORY_EXT_TYPE_HBM2;
+        ext->type = integrated ? ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR4 : ZE_DEVICE_MEMORY_EXT_TYPE_HBM2;
         ext->physicalSize = device_memory_bytes(*d);
         ext->readBandwidth = 1600;
         ext->writeBandwidth = 1600;

@@ -10,6 +10,11 @@
 
 namespace mockdev::level_zero {
 
+// The most work-items of a group in each dimension and in all (zeDeviceGetComputeProperties'
+// maxGroupSize{X,Y,Z} and maxTotalGroupSize; kernels check group sizes against them).
+inline constexpr std::uint32_t kMaxGroupSize = 1024;
+inline constexpr std::uint32_t kMaxTotalGroupSize = 1024;
+
 // Builds s.devices (and their sub-devices, roots) from the machine's Intel cards under
 // ZE_FLAT_DEVICE_HIERARCHY, ZE_AFFINITY_MASK and ZE_ENABLE_PCI_ID_DEVICE_ORDER, read now
 // (once, at initialisation). Returns false with `why` set when the mask is invalid

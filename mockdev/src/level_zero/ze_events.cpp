@@ -64,7 +64,10 @@ ze_result_t zeEventPoolCreate(ze_context_handle_t hcontext, const ze_event_pool_
 ze_result_t zeEventPoolDestroy(ze_event_pool_handle_t handle) {
   return call("zeEventPoolDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_pool_handle_t* pool = find_handle(handle, HandleKind::kEventPool);
-    if (pool == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pool == nullptr) {
+      return destroy_orphan(handle, HandleKind::kEventPool) ? ZE_RESULT_SUCCESS
+                                                            : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
     remove_child(pool->context, pool);
     destroy_pool(pool);
     return ZE_RESULT_SUCCESS;
@@ -100,7 +103,10 @@ void destroy_event(_ze_event_handle_t* event) MOCKDEV_ZE_LOCKED {
 ze_result_t zeEventDestroy(ze_event_handle_t handle) {
   return call("zeEventDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_event_handle_t* event = find_handle(handle, HandleKind::kEvent);
-    if (event == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (event == nullptr) {
+      return destroy_orphan(handle, HandleKind::kEvent) ? ZE_RESULT_SUCCESS
+                                                        : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
     destroy_event(event);
     return ZE_RESULT_SUCCESS;
   });

@@ -66,9 +66,10 @@ MOCKDEV_ZE_GETTER(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t,
 MOCKDEV_ZE_GETTER(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t,
                   lz::fill_virtual_mem_table)
 MOCKDEV_ZE_EMPTY_GETTER(zeGetImageProcAddrTable, ze_image_dditable_t)
-MOCKDEV_ZE_EMPTY_GETTER(zeGetKernelProcAddrTable, ze_kernel_dditable_t)
-MOCKDEV_ZE_EMPTY_GETTER(zeGetModuleProcAddrTable, ze_module_dditable_t)
-MOCKDEV_ZE_EMPTY_GETTER(zeGetModuleBuildLogProcAddrTable, ze_module_build_log_dditable_t)
+MOCKDEV_ZE_GETTER(zeGetKernelProcAddrTable, ze_kernel_dditable_t, lz::fill_kernel_table)
+MOCKDEV_ZE_GETTER(zeGetModuleProcAddrTable, ze_module_dditable_t, lz::fill_module_table)
+MOCKDEV_ZE_GETTER(zeGetModuleBuildLogProcAddrTable, ze_module_build_log_dditable_t,
+                  lz::fill_module_build_log_table)
 MOCKDEV_ZE_EMPTY_GETTER(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
 // Core: optional Exp tables.
 MOCKDEV_ZE_EMPTY_GETTER(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)

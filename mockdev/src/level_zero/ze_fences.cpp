@@ -31,7 +31,10 @@ ze_result_t zeFenceCreate(ze_command_queue_handle_t hqueue, const ze_fence_desc_
 ze_result_t zeFenceDestroy(ze_fence_handle_t handle) {
   return call("zeFenceDestroy", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
     _ze_fence_handle_t* fence = find_handle(handle, HandleKind::kFence);
-    if (fence == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (fence == nullptr) {
+      return destroy_orphan(handle, HandleKind::kFence) ? ZE_RESULT_SUCCESS
+                                                        : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
     std::erase(fence->queue->fences, fence);
     destroy_fence(fence);
     return ZE_RESULT_SUCCESS;

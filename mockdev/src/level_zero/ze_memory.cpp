@@ -218,6 +218,7 @@ ze_result_t zeMemFree(ze_context_handle_t hcontext, void* pointer) {
     if (pointer == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     auto it = context->allocations.find(reinterpret_cast<std::uintptr_t>(pointer));
     if (it == context->allocations.end()) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (it->second.module_global) return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // the module's
     release(it->second, it->second.device);
     context->allocations.erase(it);
     return ZE_RESULT_SUCCESS;
@@ -290,6 +291,27 @@ const ZeAllocation* containing_allocation(const _ze_context_handle_t& context,
   if (offset >= it->second.bytes || bytes > it->second.bytes - offset) return nullptr;
   if (base != nullptr) *base = it->first;
   return &it->second;
+}
+
+std::optional<std::uint64_t> allocate_global(_ze_context_handle_t& context, ZeDevice& device,
+                                             std::uint64_t bytes) {
+  std::optional<std::uint64_t> storage = core::allocate(Api::kLevelZero, device.card, bytes);
+  if (!storage) return std::nullopt;
+  ZeAllocation a;
+  a.kind = MemKind::kDevice;
+  a.bytes = bytes;
+  a.device = &device;
+  a.storage = *storage;
+  a.page_bytes = core::granularity(device.card);
+  a.module_global = true;
+  return record(context, *storage, a);
+}
+
+void free_global(_ze_context_handle_t& context, std::uint64_t address) {
+  auto it = context.allocations.find(address);
+  if (it == context.allocations.end() || !it->second.module_global) return;
+  release(it->second, it->second.device);
+  context.allocations.erase(it);
 }
 
 void free_context_memory(_ze_context_handle_t& context) {

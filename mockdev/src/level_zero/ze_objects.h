@@ -33,14 +33,15 @@
 // signal) is a deadlock: one stderr line "mockdev: deadlock: ..." and
 // ZE_RESULT_ERROR_DEVICE_LOST (Intel's code for a detected hang), never a hang.
 
+#include <level_zero/ze_api.h>
+
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <level_zero/ze_api.h>
 
 #include "core/engine_lock.h"
 #include "core/timeline.h"
@@ -63,6 +64,7 @@ struct ZeAllocation {
   std::uint64_t storage = 0;       // device: the core allocation; host/shared: what malloc gave
   std::uint64_t tile_bytes = 0;    // charged to the tile, 0 unless `device` is a tile
   std::uint64_t page_bytes = 0;    // pageSize
+  bool module_global = false;      // a module's global (ze_kernels.h): zeMemFree refuses it
 };
 
 // A reservation's mapped range and its access (zeVirtualMemGetAccessAttribute).
@@ -86,8 +88,10 @@ enum class CommandKind {
   kTimestamp,
   kRegionCopy,
   kHint,
-  kQueryTimestamps
+  kQueryTimestamps,
+  kLaunch
 };
+struct LaunchJob;  // ze_kernels.h
 struct Endpoint {
   bool device = false;  // device address (core memory) or host pointer
   bool pinned = false;  // host: inside a host/shared allocation
@@ -118,6 +122,7 @@ struct Command {
   _ze_event_handle_t* target = nullptr;  // kEventReset: the event it resets
   std::shared_ptr<const RegionBox> region;      // kRegionCopy
   std::shared_ptr<const TimestampQuery> query;  // kQueryTimestamps
+  std::shared_ptr<const LaunchJob> launch;      // kLaunch
   // The last command of an execution with a fence: its operation signals `fence` if the
   // fence still waits for execution number `fence_submission` (Note [Level Zero fences]).
   _ze_fence_handle_t* fence = nullptr;
@@ -218,7 +223,10 @@ enum class HandleKind {
   kEventPool,
   kEvent,
   kPhysicalMem,
-  kFence
+  kFence,
+  kModule,
+  kBuildLog,
+  kKernel
 };
 
 // The objects of the installed machine (reset when the generation changes).
@@ -230,6 +238,9 @@ struct ObjectsState {
   std::uint64_t next_allocation_id = 1;
   std::vector<Stream*> stalled;  // streams with deferred commands
   std::vector<std::uint64_t> retired_host;  // freed host blocks kept while work was pending
+  // Objects of a destroyed context that Intel's driver still lets the caller destroy (Note
+  // [Objects after their context]): out of `kinds`, so every other use is refused.
+  std::map<const void*, HandleKind> orphans;
 };
 ObjectsState& objects() MOCKDEV_ZE_LOCKED;
 
@@ -242,6 +253,19 @@ void add_child(_ze_context_handle_t* context, void* object, HandleKind kind) MOC
 void remove_child(_ze_context_handle_t* context, void* object) MOCKDEV_ZE_LOCKED;
 // Whether `handle` is a live handle of `kind` (never dereferences it otherwise).
 bool is_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
+// Note [Objects after their context]
+// zeContextDestroy destroys what was made in the context: its memory is freed, its lists and
+// queues take no more work (what they queued still runs), and every later use of those handles
+// is ZE_RESULT_ERROR_INVALID_NULL_HANDLE, the specification's one code for a handle that is not
+// valid ("handle argument is not valid"; there is no other code for a non-null stale handle).
+// Intel's driver frees only the context object itself (ContextImp::destroy), so a program
+// that destroys its lists, queues, event pools, events, fences, modules, kernels and build logs
+// after the context keeps working there; the mock allows exactly those destroys, once each
+// (SUCCESS), and refuses everything else. Physical memory, whose destroy names the context, is
+// gone with it.
+// Whether `handle` is an orphan of `kind`; if so it is forgotten (its one destroy succeeds).
+bool destroy_orphan(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
+
 template <typename T>
 T* find_handle(T* handle, HandleKind kind) MOCKDEV_ZE_LOCKED {
   return is_handle(handle, kind) ? handle : nullptr;
@@ -260,6 +284,11 @@ const ZeAllocation* containing_allocation(const _ze_context_handle_t& context,
                                           std::uint64_t* base) MOCKDEV_ZE_LOCKED;
 // Frees every allocation of `context` (its device memory returns to the device).
 void free_context_memory(_ze_context_handle_t& context) MOCKDEV_ZE_LOCKED;
+// A module global of `bytes` on `device`, an allocation of `context` (its address), or nullopt
+// when the device is full; free_global frees it (nothing when it is gone already).
+std::optional<std::uint64_t> allocate_global(_ze_context_handle_t& context, ZeDevice& device,
+                                             std::uint64_t bytes) MOCKDEV_ZE_LOCKED;
+void free_global(_ze_context_handle_t& context, std::uint64_t address) MOCKDEV_ZE_LOCKED;
 // What a copy or fill endpoint names: a device range of `context` (or mapped
 // memory), a host or shared allocation, or plain host memory. False for a device-space
 // address that is not wholly inside device memory of the context.

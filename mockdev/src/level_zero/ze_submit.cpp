@@ -9,6 +9,7 @@
 
 #include "core/engine.h"
 #include "core/memory.h"
+#include "level_zero/ze_kernels.h"
 #include "level_zero/ze_objects.h"
 
 namespace mockdev::level_zero {
@@ -339,6 +340,9 @@ core::OpId enqueue_command(Stream& s, const Command& c, ze_result_t* code) MOCKD
       break;
     case CommandKind::kQueryTimestamps:
       describe_timestamp_query(c, desc);
+      break;
+    case CommandKind::kLaunch:
+      describe_launch(c, desc);
       break;
     case CommandKind::kTimestamp: {
       // An ordering-only marker whose end time is the timestamp, then the write.

@@ -192,10 +192,11 @@ ze_result_t ZE_APICALL zesMemoryGetProperties(zes_mem_handle_t handle, zes_mem_p
     if (m == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     const DeviceSpec& spec = core::engine().machine.devices[static_cast<std::size_t>(m->card)];
-    p->type = ZES_MEM_TYPE_HBM;
+    // An integrated GPU's memory is the system's (zeDeviceGetMemoryProperties names it DDR).
+    p->type = spec.integrated ? ZES_MEM_TYPE_LPDDR4 : ZES_MEM_TYPE_HBM;
     p->onSubdevice = m->tile >= 0 ? 1 : 0;
     p->subdeviceId = m->tile >= 0 ? static_cast<std::uint32_t>(m->tile) : 0;
-    p->location = ZES_MEM_LOC_DEVICE;
+    p->location = spec.integrated ? ZES_MEM_LOC_SYSTEM : ZES_MEM_LOC_DEVICE;
     p->physicalSize = m->tile < 0 ? spec.memory_bytes
                                   : spec.memory_bytes / static_cast<std::uint64_t>(spec.tiles);
     p->busWidth = -1;

@@ -90,6 +90,10 @@ void fill_command_queue_table(ze_api_version_t version, ze_command_queue_dditabl
 void fill_event_pool_table(ze_api_version_t version, ze_event_pool_dditable_t* table);
 void fill_event_table(ze_api_version_t version, ze_event_dditable_t* table);
 void fill_fence_table(ze_api_version_t version, ze_fence_dditable_t* table);
+// ze_modules.cpp (modules, build logs, kernels; launches are command-list entries)
+void fill_module_table(ze_api_version_t version, ze_module_dditable_t* table);
+void fill_module_build_log_table(ze_api_version_t version, ze_module_build_log_dditable_t* table);
+void fill_kernel_table(ze_api_version_t version, ze_kernel_dditable_t* table);
 
 // What a context-level reset needs from the objects' files: every object of
 // every context is dropped (called when the state is rebuilt for a new generation and by

@@ -2,9 +2,10 @@
 // over core/virtual_memory (Note [Virtual memory]), as the CUDA adapter's driver_vmm.cpp
 // uses it.
 //
-// Page size = the device's allocation granularity. A reservation is made in the address
-// window of the context's first device (Level Zero reservations belong to the context,
-// not to a device); sizes must be multiples of the page size (UNSUPPORTED_SIZE otherwise).
+// Page size: what the device's level_zero small_page / large_page give for the size asked
+// about (page_bytes). A reservation is made in the address window of the context's first
+// device (Level Zero reservations belong to the context, not to a device); reservation and
+// physical sizes must be multiples of the page their size gets (UNSUPPORTED_SIZE otherwise).
 // Physical memory is engine memory of its device (capacity, faults: OUT_OF_DEVICE_MEMORY);
 // a mapping covers a whole physical object at offset 0 (the engine maps whole handles:
 // anything else is UNSUPPORTED_SIZE) and starts with the requested access. Read-write
@@ -30,6 +31,14 @@ int reservation_card() MOCKDEV_ZE_LOCKED {
   return s.devices.empty() ? 0 : s.devices.front()->card;
 }
 
+// The page of a reservation or physical allocation of `bytes` on `card` [inferred: Intel's
+// driver picks 64 KiB pages below 2 MiB and 2 MiB pages from 2 MiB up].
+std::uint64_t page_bytes(int card, std::uint64_t bytes) MOCKDEV_ZE_LOCKED {
+  const LevelZeroDeviceSpec& z =
+      core::engine().machine.devices.at(static_cast<std::size_t>(card)).level_zero;
+  return bytes < z.large_page_bytes ? z.small_page_bytes : z.large_page_bytes;
+}
+
 ze_result_t zeVirtualMemQueryPageSize(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
                                       std::size_t size, std::size_t* page) {
   return call("zeVirtualMemQueryPageSize", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
@@ -39,7 +48,7 @@ ze_result_t zeVirtualMemQueryPageSize(ze_context_handle_t hcontext, ze_device_ha
     }
     if (page == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (size == 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
-    *page = core::granularity(device->card);
+    *page = page_bytes(device->card, size);
     return ZE_RESULT_SUCCESS;
   });
 }
@@ -52,7 +61,7 @@ ze_result_t zeVirtualMemReserve(ze_context_handle_t hcontext, const void* /*star
     if (context == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     const int card = reservation_card();
-    if (size == 0 || size % core::granularity(card) != 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+    if (size == 0 || size % page_bytes(card, size) != 0) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
     std::optional<std::uint64_t> base = core::reserve_address(card, size, 0);
     if (!base) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     context->reservations[*base] = size;
@@ -92,7 +101,7 @@ ze_result_t zePhysicalMemCreate(ze_context_handle_t hcontext, ze_device_handle_t
     if (context == nullptr || device == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (desc->flags != 0) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (desc->size == 0 || desc->size % core::granularity(device->card) != 0) {
+    if (desc->size == 0 || desc->size % page_bytes(device->card, desc->size) != 0) {
       return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
     }
     std::optional<std::uint64_t> handle =

@@ -79,12 +79,27 @@ void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
                             LevelZeroDeviceSpec& z) {
   if (!node.IsMap())
     reader.fail(node, path, "a mapping of Level Zero device properties", YamlReader::shown(node));
-  reader.check_keys(
-      node, path,
-      {"device_id", "timer_resolution_ns", "timestamp_valid_bits", "kernel_timestamp_valid_bits",
-       "timestamp_start_ticks", "core_clock_mhz", "num_slices", "subslices_per_slice",
-       "eus_per_subslice", "threads_per_eu", "simd_width", "max_mem_alloc", "compute_queues",
-       "copy_queues", "copy_fill_pattern_limit", "fp64", "images", "external_memory"});
+  reader.check_keys(node, path,
+                    {"device_id",
+                     "timer_resolution_ns",
+                     "timestamp_valid_bits",
+                     "kernel_timestamp_valid_bits",
+                     "timestamp_start_ticks",
+                     "core_clock_mhz",
+                     "num_slices",
+                     "subslices_per_slice",
+                     "eus_per_subslice",
+                     "threads_per_eu",
+                     "simd_width",
+                     "max_mem_alloc",
+                     "compute_queues",
+                     "copy_queues",
+                     "copy_fill_pattern_limit",
+                     "fp64",
+                     "images",
+                     "external_memory",
+                     "small_page",
+                     "large_page"});
   auto field = [&](std::string_view key) { return YamlReader::join(path, key); };
   auto small = [&](std::string_view key, int min, int max, int& out) {
     if (YAML::Node v = node[std::string(key)])
@@ -170,6 +185,24 @@ void read_level_zero_device(const YamlReader& reader, const YAML::Node& node,
       types |= bit;
     }
     z.external_memory_types = types;
+  }
+  // Virtual memory pages: powers of two, 4 KiB <= small_page <= large_page <= 1 GiB.
+  auto page = [&](std::string_view key, std::uint64_t least, std::uint64_t& out) {
+    YAML::Node v = node[std::string(key)];
+    if (!v) return;
+    const std::uint64_t bytes = reader.size(v, field(key));
+    if (bytes < least || bytes > (std::uint64_t{1} << 30) || (bytes & (bytes - 1)) != 0) {
+      reader.fail(v, field(key), "a power of two from " + std::to_string(least) + " bytes to 1GiB",
+                  v.Scalar());
+    }
+    out = bytes;
+  };
+  page("small_page", 4096, z.small_page_bytes);
+  page("large_page", z.small_page_bytes, z.large_page_bytes);
+  if (z.small_page_bytes > z.large_page_bytes) {
+    reader.fail(node["small_page"], field("small_page"),
+                "at most large_page (" + std::to_string(z.large_page_bytes) + " bytes)",
+                node["small_page"].Scalar());
   }
 }
 

@@ -17,7 +17,9 @@ add_executable(ze_objects_test
   ze_events_test.cpp
   ze_ordering_test.cpp
   ze_fences_test.cpp
-  ze_copy_surface_test.cpp)
+  ze_copy_surface_test.cpp
+  ze_modules_test.cpp
+  ze_virtual_pages_test.cpp)
 target_link_libraries(ze_objects_test PRIVATE
   ${ACCEL_ZE_LOADER_LIBRARY} mockdev accel_level_zero_headers GTest::gtest_main
   accel_build_flags)
@@ -26,7 +28,7 @@ mockdev_environment(_ze_objects_env none BACKEND xpu)
 accel_add_gtest(ze_objects_test LABELS unit level_zero ENVIRONMENT ${_ze_objects_env})
 unset(_ze_objects_env)
 
-# Fences and the copy surface again under the validation layer, which answers the argument
+# Fences, the copy surface, modules and kernels again under the validation layer, which answers the argument
 # checks itself: the codes must be the same. (Not under the loader's intercept mode: its
 # handle translation dereferences the null and destroyed handles these tests pass.)
 mockdev_environment(_ze_objects_env none BACKEND xpu)
@@ -35,7 +37,12 @@ foreach(_test
     FencesTest.TimeoutsRunInVirtualTime
     SurfaceTest.RegionCopyRules
     SurfaceTest.PrefetchAndAdviceTakeAllocationsOnly
-    SurfaceTest.QueryKernelTimestampsIntoMemory)
+    SurfaceTest.QueryKernelTimestampsIntoMemory
+    ModulesTest.EntryPointsAndArgumentCountsFromTheSpirv
+    ModulesTest.RefusedModulesAndTheirBuildLogs
+    ModulesTest.ArgumentsGroupSizesAndSuggestions
+    ModulesTest.LaunchRunsTheRegisteredBodyInVirtualTime
+    VirtualPagesTest.PageSizeDependsOnTheSize)
   add_test(NAME ${_test}.validation COMMAND ze_objects_test --gtest_filter=${_test})
   set_tests_properties(${_test}.validation PROPERTIES
     LABELS "unit;level_zero"

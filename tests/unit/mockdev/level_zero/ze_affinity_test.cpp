@@ -117,8 +117,21 @@ TEST(ZeAffinityGrammar, NonNumericEntryMakesTheMaskInvalid) {
   Exposure e = expose_devices(kTwoByTwo, Hierarchy::kFlat, "0,gpu1");
   EXPECT_TRUE(e.devices.empty());
   EXPECT_EQ(e.error, "ZE_AFFINITY_MASK entry 'gpu1': expected a number or number.number");
-  EXPECT_EQ(expose_devices(kTwoByTwo, Hierarchy::kFlat, "-1").error,
-            "ZE_AFFINITY_MASK entry '-1': expected a number or number.number");
+  EXPECT_EQ(expose_devices(kTwoByTwo, Hierarchy::kFlat, "- 1").error,
+            "ZE_AFFINITY_MASK entry '- 1': expected a number or number.number");
+}
+// A sign is part of the number as strtoul reads it: -1 is out of range and skipped, the rest
+// stays (the known defect `1,-1,0` hid every device).
+TEST(ZeAffinityGrammar, SignedEntryIsOutOfRangeAndSkipped) {
+  EXPECT_EQ(render(expose_devices(kTwoByTwo, Hierarchy::kFlat, "1,-1,0")), (V{"c0t0", "c0t1"}));
+  EXPECT_EQ(composite("1,-1,0"), (V{"c0[t0,t1]", "c1[t0,t1]"}));
+  EXPECT_EQ(render(expose_devices(kTwoByTwo, Hierarchy::kFlat, "+1")), (V{"c0t1"}));
+  EXPECT_EQ(composite("0.-1,1"), (V{"c1[t0,t1]"}));
+  const Exposure only_negative = expose_devices(kTwoByTwo, Hierarchy::kFlat, "-1");
+  EXPECT_EQ(only_negative.error, "");
+  EXPECT_TRUE(only_negative.devices.empty());
+  EXPECT_EQ(render(expose_devices(kTwoByTwo, Hierarchy::kFlat, "0,99999999999999999999999")),
+            (V{"c0t0"}));
 }
 
 // Exact upper-case names; anything else is the machine's default.

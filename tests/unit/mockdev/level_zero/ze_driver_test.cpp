@@ -283,11 +283,13 @@ INSTANTIATE_TEST_SUITE_P(
         MaskRow{"CombinedTile", "COMBINED", "0.1", {}, true},
         MaskRow{"CompositeBothTiles", "COMPOSITE", "1.1,1.0", {"c1[c1t0,c1t1]"}},
         MaskRow{"FlatBothTiles", "FLAT", "1.1,1.0", {}, true},
-        MaskRow{"Composite3", "COMPOSITE", "3", {}, true},
-        MaskRow{"Flat3", "FLAT", "3", {"c1t1"}},
+        MaskRow{"Composite3", "COMPOSITE", "3", {}, true}, MaskRow{"Flat3", "FLAT", "3", {"c1t1"}},
         MaskRow{"Combined3", "COMBINED", "3", {"c1t1"}},
         MaskRow{"Composite20", "COMPOSITE", "2,0", {"c0[c0t0,c0t1]"}},
-        MaskRow{"Flat20", "FLAT", "2,0", {"c0t0", "c1t0"}}),
+        MaskRow{"Flat20", "FLAT", "2,0", {"c0t0", "c1t0"}},
+        // D-8: strtoul reads -1 as the largest index, out of range and skipped.
+        MaskRow{"CompositeSigned", "COMPOSITE", "1,-1,0", {"c0[c0t0,c0t1]", "c1[c1t0,c1t1]"}},
+        MaskRow{"FlatSigned", "FLAT", "1,-1,0", {"c0t0", "c0t1"}}),
     [](const ::testing::TestParamInfo<MaskRow>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -152,10 +152,11 @@ TEST_F(MemoryTest, AddressRangeOfInteriorAndUnknownPointers) {
   EXPECT_EQ(zeMemGetAddressRange(context_, &local, nullptr, nullptr), ZE_RESULT_ERROR_UNKNOWN);
 }
 
-// Virtual memory: page size = the granularity; map, copy through the mapping, unmap.
+// Virtual memory: the page of a 2 MiB size is 2 MiB (ze_virtual_pages_test.cpp: the rule); map,
+// copy through the mapping, unmap.
 TEST_F(MemoryTest, VirtualMemoryMapCopyUnmap) {
   std::size_t page = 0;
-  ASSERT_EQ(zeVirtualMemQueryPageSize(context_, card_, 1, &page), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeVirtualMemQueryPageSize(context_, card_, kGranule, &page), ZE_RESULT_SUCCESS);
   EXPECT_EQ(page, kGranule);
   void* va = nullptr;
   EXPECT_EQ(zeVirtualMemReserve(context_, nullptr, page + 1, &va), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);

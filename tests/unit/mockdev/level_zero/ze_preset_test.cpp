@@ -43,6 +43,7 @@ TEST_F(ZePresets, TwoMax1550IsFlatByDefault) {
   std::uint32_t count = 1;
   ASSERT_EQ(zeDeviceGetMemoryProperties(devices[3], &count, &m), ZE_RESULT_SUCCESS);
   EXPECT_EQ(m.totalSize, std::uint64_t{64} << 30);
+  EXPECT_STREQ(m.name, "HBM");
   // All four tiles differ (every sub-device has its own uuid).
   for (std::size_t i = 0; i < devices.size(); ++i)
     for (std::size_t j = i + 1; j < devices.size(); ++j)
@@ -66,6 +67,16 @@ TEST_F(ZePresets, LaptopHasOneIntegratedGpu) {
   EXPECT_EQ(p.flags, static_cast<ze_device_property_flags_t>(ZE_DEVICE_PROPERTY_FLAG_INTEGRATED));
   EXPECT_EQ(p.timerResolution, 12000048u);  // 1e9 / 83.333, truncated
   EXPECT_EQ(p.maxMemAllocSize, 4294959104u);
+  // The system's memory, named as Intel's driver names it outside Xe-HP/HPC: "DDR", not "HBM".
+  ze_device_memory_ext_properties_t ext{};
+  ext.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_EXT_PROPERTIES;
+  ze_device_memory_properties_t m{};
+  m.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
+  m.pNext = &ext;
+  std::uint32_t count = 1;
+  ASSERT_EQ(zeDeviceGetMemoryProperties(devices[0], &count, &m), ZE_RESULT_SUCCESS);
+  EXPECT_STREQ(m.name, "DDR");
+  EXPECT_EQ(ext.type, ZE_DEVICE_MEMORY_EXT_TYPE_LPDDR4);
 }
 
 // Only the Intel devices, in machine order; NVIDIA ones never appear.

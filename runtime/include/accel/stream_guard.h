@@ -18,9 +18,11 @@
 //
 // Cost: a guard on a stream of the thread's current device (the common case) is entered
 // and left inline: the thread's cached device (accel/detail/thread_device_cache.h) says the
-// device is current, initialised and not in a bad fork, and only the thread's table of
-// current stream ids (accel/detail/thread_stream_cache.h) changes. Anything else takes the
-// out-of-line path.
+// device is current, initialised and not in a bad fork (that one compare is the fork
+// check: a forked child of an initialised parent has a new generation, so the key never
+// matches there), and only the thread's table of current stream ids
+// (accel/detail/thread_stream_cache.h, of the key's generation whenever the key is valid)
+// changes. Anything else takes the out-of-line path.
 
 #include "accel/detail/thread_device_cache.h"
 #include "accel/detail/thread_stream_cache.h"
@@ -31,15 +33,16 @@ namespace accel {
 class StreamGuard {
  public:
   // Members are plain integers (not Stream values) so that the fast path is a few scalar
-  // loads and stores: three fields and the slot on entry, one field compare and the slot on
-  // exit.
+  // loads and stores: one key compare, the slot and three fields on entry; one field
+  // compare, the generation and the slot on exit.
   explicit StreamGuard(const Stream& stream) {
-    const int index = stream.device_index();
-    if (std::int64_t* slot = detail::current_device_stream_slot(index)) [[likely]] {
+    std::uint64_t key;
+    if (std::int64_t* slot = detail::current_device_stream_slot(stream.device_index(), &key))
+        [[likely]] {
       const std::int64_t previous = *slot;
       *slot = stream.id();
       saved_id_ = previous;
-      state_ = detail::t_thread_device_key;  // base | index << 1: the slot test passed
+      state_ = key;  // base | index << 1: the key the slot test matched
       current_id_ = stream.id();
       return;
     }
@@ -47,15 +50,18 @@ class StreamGuard {
   }
   // The stream of the device the guard moved to first, then the device. Inline when the
   // guard was entered inline and never moved, and the thread is still on that device (or
-  // pending on it) in the same generation: then the stream table is of that generation too
-  // (published generations only grow, and a table is only ever reset to the published one),
-  // and the device needs no restore.
+  // pending on it) in the same generation, the published one: then the stream table is of
+  // that generation too (accel/detail/thread_stream_cache.h), and the device needs no
+  // restore.
   ~StreamGuard() {
     const std::uint64_t key = detail::t_thread_device_key & ~std::uint64_t{1};
     if (key == state_ &&
         (key & ~std::uint64_t{0xff}) ==
             detail::g_thread_device_key_base.load(std::memory_order_relaxed)) [[likely]] {
-      detail::t_thread_streams.ids[(key >> 1) & detail::kMaxCachedIndex] = saved_id_;
+      // ids[index] addressed as ids + (key & 0xfe) * 4 bytes: one mask, and the scale of 4
+      // folded into the store's address (index >> 1 & 127, then * 8, costs a shift more).
+      *reinterpret_cast<std::int64_t*>(reinterpret_cast<char*>(detail::t_thread_streams.ids) +
+                                       (key & 0xfe) * 4) = saved_id_;
       return;
     }
     leave();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "accel/detail/thread_stream_cache.h"
 #include "core/backend_registry.h"
 #include "core/device_requirement.h"
 #include "core/device_resolution.h"
@@ -29,9 +30,24 @@ bool cache_hit() noexcept {
   return detail::cached_thread_device_index(&index);
 }
 
+// Caches `index` for this thread under `generation`: the only way a valid key is written.
+// Only under the published generation, and after bringing the thread's stream table to it,
+// so that a key of the published generation implies a table of that generation and
+// StreamGuard's inline entry tests the key alone (accel/detail/thread_stream_cache.h).
+// Under any other generation (a state being installed or replaced) the entry is forgotten
+// instead: such a key could never match, as a replaced generation is never published again.
+void cache_thread_device(std::uint64_t generation, int index, bool pending) noexcept {
+  if (detail::g_thread_device_key_base.load(std::memory_order_relaxed) != generation << 8) {
+    detail::forget_thread_device();
+    return;
+  }
+  detail::thread_stream_ids();  // resets a table of an older generation
+  detail::store_thread_device(generation, index, pending);
+}
+
 void remember(RuntimeState& state, int index, bool pending) noexcept {
   if (!state.lazy().initialized()) return;  // during init() callbacks: do not cache
-  detail::store_thread_device(state.generation(), index, pending);
+  cache_thread_device(state.generation(), index, pending);
 }
 
 // The thread's current index: cached, or asked from the backend and checked to be a
@@ -77,7 +93,7 @@ namespace detail {
 void remember_thread_device_after_failed_restore(int index) noexcept {
   try {
     RuntimeState& state = current_state();
-    store_thread_device(state.generation(), index, true);
+    cache_thread_device(state.generation(), index, true);
   } catch (...) {
   }
 }

@@ -32,6 +32,11 @@ RuntimeState* g_default = nullptr;  // under g_stack_mutex
 thread_local const RuntimeState* t_initializing = nullptr;
 
 // The generation of the installed state is the one valid thread-device entries carry.
+// Every generation published is drawn from g_next_generation under g_stack_mutex (or in a
+// fork child, where the forking thread is alone) just before it is first published, so a
+// published generation is never older than one published before it: no thread holds a key
+// of a generation newer than the published one (StreamGuard's inline entry relies on it,
+// accel/detail/thread_stream_cache.h).
 void publish_top_generation() noexcept {
   RuntimeState* top = g_top.load(std::memory_order_relaxed);
   publish_thread_device_generation(top != nullptr ? top->generation() : 0);
@@ -158,6 +163,7 @@ RuntimeState* push_state(std::unique_ptr<RuntimeState> state) {
   std::lock_guard lock(g_stack_mutex);
   RuntimeState* raw = state.release();
   raw->set_previous(g_top.load());
+  raw->renew_generation();  // drawn at construction, possibly before the one published now
   g_top.store(raw, std::memory_order_release);
   publish_top_generation();
   return raw;

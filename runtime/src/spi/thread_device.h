@@ -12,10 +12,12 @@
 // published one, which is always the generation of the installed RuntimeState
 // (runtime.h). It is filled from Backend::current_device() on first use per thread (after
 // checking the answer is a visible index) and updated on every successful switch, and
-// only while the runtime is initialised, so a hit implies "initialised in this state and
-// not in a bad fork". Every entry of every thread is forgotten at once by publishing a
-// new generation: when a ScopedBackendOverride is installed or removed, and in a child
-// forked after initialisation started (whose calls must then reach the bad-fork check).
+// only while the runtime is initialised and its generation is the published one, so a hit
+// implies "initialised in this state and not in a bad fork"; the thread's stream table is
+// brought to that generation first (accel/detail/thread_stream_cache.h). Every entry of
+// every thread is forgotten at once by publishing a new generation: when a
+// ScopedBackendOverride is installed or removed, and in a child forked after
+// initialisation started (whose calls must then reach the bad-fork check).
 // One thread's entry is forgotten when a backend call that switched the thread's context
 // for its duration failed (the thread may have been left elsewhere). `pending` records
 // that the index came from maybe_set_device (the context may not be current yet):

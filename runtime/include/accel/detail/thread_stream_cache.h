@@ -6,6 +6,13 @@
 // thread-device generation (accel/detail/thread_device_cache.h): a table written under an
 // older generation reads as "all default streams".
 //
+// A thread's table is never older than its cached device: the runtime caches a device for
+// a thread only under the published generation, and brings the thread's table to that
+// generation first (cache_thread_device in runtime/src/api/accelerator.cpp). A table is
+// only ever reset to the published generation, and a generation is published for one
+// unbroken stretch, never again once replaced. So while the thread's device key is of the
+// published generation, its table is too, and StreamGuard's inline paths test the key alone.
+//
 // The table also remembers, per device, that this thread's current_stream(index) passed
 // every check of the out-of-line call (range, bad fork, initialisation, ordinal) under the
 // generation it is tagged with. Nothing those checks depend on changes within one
@@ -21,10 +28,12 @@
 
 namespace accel::detail {
 
+// ids first: a slot's address is then the table's thread-pointer offset plus 8 * index,
+// with no further constant for StreamGuard's inline paths to add.
 struct ThreadStreams {
-  std::uint64_t key_base;  // g_thread_device_key_base when the ids were written
-  std::uint64_t checked[2];  // bit i: current_stream(i) passed its checks under key_base
   std::int64_t ids[kMaxCachedIndex + 1];
+  std::uint64_t key_base;    // g_thread_device_key_base when the ids were written
+  std::uint64_t checked[2];  // bit i: current_stream(i) passed its checks under key_base
 };
 extern constinit thread_local ThreadStreams t_thread_streams ACCEL_TLS_INITIAL_EXEC;
 
@@ -42,19 +51,25 @@ inline std::int64_t* thread_stream_ids() noexcept {
   return table.ids;
 }
 
-// The slot of `index` in this thread's table when `index` is the thread's current (not
-// pending) device in the published generation (Note [Thread-local current device]) and
-// the table is of the same generation; nullptr otherwise (the caller takes its out-of-line
-// path, which resets a stale table). StreamGuard's inline entry is this and one store.
-inline std::int64_t* current_device_stream_slot(int index) noexcept {
-  if (static_cast<unsigned>(index) > kMaxCachedIndex) return nullptr;
-  const std::uint64_t base = g_thread_device_key_base.load(std::memory_order_relaxed);
-  ThreadStreams& table = t_thread_streams;
-  if (t_thread_device_key != (base | static_cast<std::uint64_t>(index) << 1) ||
-      table.key_base != base) {
-    return nullptr;
-  }
-  return &table.ids[index];
+// The slot of `index` in this thread's table, with the thread's device key, when `index`
+// is the thread's current (not pending) device in the published generation (Note
+// [Thread-local current device]); the table is then of that generation too (above).
+// nullptr otherwise (the caller takes its out-of-line path). StreamGuard's inline entry is
+// this and one exchange.
+//
+// The whole test is one compare: the key `index` would have, generation << 8 | index << 1,
+// computed as base + 2 * index over the index as an unsigned 32-bit value. Any index outside
+// [0, 127] (a negative one included) carries into the generation bits and gives a key of a
+// generation newer than the published one, which no thread holds: a thread caches only the
+// published generation, and publish_top_generation (core/runtime.cpp) publishes only a
+// generation drawn after every earlier one.
+inline std::int64_t* current_device_stream_slot(int index, std::uint64_t* key) noexcept {
+  const std::uint64_t unsigned_index = static_cast<std::uint32_t>(index);
+  const std::uint64_t expected =
+      g_thread_device_key_base.load(std::memory_order_relaxed) + 2 * unsigned_index;
+  if (t_thread_device_key != expected) return nullptr;
+  *key = expected;
+  return &t_thread_streams.ids[unsigned_index];
 }
 
 // current_stream()'s inline path: true, with this thread's current stream id of `index`,

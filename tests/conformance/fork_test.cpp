@@ -66,6 +66,10 @@ const std::vector<ForkRow>& fork_rows() {
        [](P, int i) { maybe_exchange_device(i); }},
       {"DeviceIndexGuard", Outcome::kForkError, true,
        [](P, int i) { DeviceIndexGuard guard(i); }},
+      // A guard over a stream of the cached device takes the inline path that checks the
+      // fork generation in its one key compare (runtime/include/accel/stream_guard.h).
+      {"StreamGuard", Outcome::kForkError, true,
+       [](P, int i) { StreamGuard guard(Stream::unchecked(i, 0)); }},
       {"get_memory_info_current", Outcome::kForkError, false, [](P, int) { get_memory_info(); }},
       {"get_memory_info", Outcome::kForkError, true, [](P, int i) { get_memory_info(i); }},
       {"get_device_capability_current", Outcome::kForkError, false,

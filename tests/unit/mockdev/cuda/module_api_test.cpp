@@ -257,6 +257,21 @@ TEST_F(ModuleApi, OccupancyFollowsTheCalculator) {
   EXPECT_EQ(clusters, 8);
 }
 
+// A kernel of 100 registers per thread: a warp takes 3200, allocated as 3328 (13 units of
+// 256), so 19 warps fit the 65536 registers of a block (608 threads, not 640) and a
+// multiprocessor holds 9 blocks of 64 threads (not 10).
+TEST_F(ModuleApi, RegistersAreAllocatedInUnitsOf256PerWarp) {
+  CUmodule m = nullptr;
+  ASSERT_EQ(cu().cuModuleLoadData(&m,
+                                  ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                  ".visible .entry heavy()\n{\n.reg .b32 %r<100>;\nret;\n}\n"),
+            CUDA_SUCCESS);
+  CUfunction heavy = function(m, "heavy");
+  EXPECT_EQ(attribute(heavy, CU_FUNC_ATTRIBUTE_NUM_REGS), 100);
+  EXPECT_EQ(attribute(heavy, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), 608);
+  EXPECT_EQ(occupancy(heavy, 64), 9);
+}
+
 TEST_F(ModuleApi, LaunchesReadParametersAsTheImageLaysThemOut) {
   CUmodule m = load();
   CUfunction copy = function(m, "copy_bytes");

@@ -164,6 +164,21 @@ TEST(ModuleImage, UncompressedPtxInAFatbinaryIsCompiledForNewerDevices) {
   EXPECT_EQ(select_code(read.image, 8, 0, &why), nullptr);  // compute_90 needs 9.0
 }
 
+TEST(ModuleImage, ACubinThatFitsIsPreferredToPtx) {
+  const std::vector<std::byte> fatbin = read_fixture("kernels_both.fatbin");
+  ASSERT_FALSE(fatbin.empty());
+  const ReadResult read = read_image(fatbin.data(), fatbin.size());
+  ASSERT_TRUE(read.ok) << read.error;
+  ASSERT_EQ(read.image.codes.size(), 2u);  // cubin sm_90, PTX compute_90, both uncompressed
+  std::string why;
+  const Code* on_9_0 = select_code(read.image, 9, 0, &why);
+  ASSERT_NE(on_9_0, nullptr) << why;
+  EXPECT_EQ(on_9_0->kind, CodeKind::kCubin);
+  const Code* on_10_0 = select_code(read.image, 10, 0, &why);  // the cubin is 9.x only
+  ASSERT_NE(on_10_0, nullptr) << why;
+  EXPECT_EQ(on_10_0->kind, CodeKind::kPtx);
+}
+
 TEST(ModuleImage, NvccsWrapperPointsAtTheFatbinary) {
   const std::vector<std::byte> fatbin = read_fixture("kernels.fatbin");
   ASSERT_FALSE(fatbin.empty());

@@ -254,13 +254,17 @@ Result<MemoryInfo> LevelZeroBackend::memory_info(int index) noexcept {
     if (rc == ZE_RESULT_SUCCESS) rc = ze.zesDeviceEnumMemoryModules(sysman, &modules, handles.data());
     if (rc != ZE_RESULT_SUCCESS) return ze_status(rc, "memory_info: zesDeviceEnumMemoryModules", index);
     const bool tile = (dev.core.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE) != 0;
+    // An integrated GPU's memory is the system's: Sysman reports it at ZES_MEM_LOC_SYSTEM.
+    const bool integrated = (dev.core.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
     std::uint64_t free = 0;
     for (std::uint32_t i = 0; i < modules; ++i) {
       zes_mem_properties_t properties{};
       properties.stype = ZES_STRUCTURE_TYPE_MEM_PROPERTIES;
       rc = ze.zesMemoryGetProperties(handles[i], &properties);
       if (rc != ZE_RESULT_SUCCESS) return ze_status(rc, "memory_info: zesMemoryGetProperties", index);
-      if (properties.location != ZES_MEM_LOC_DEVICE) continue;
+      const bool own = properties.location == ZES_MEM_LOC_DEVICE ||
+                       (integrated && properties.location == ZES_MEM_LOC_SYSTEM);
+      if (!own) continue;
       if (tile && (!properties.onSubdevice || properties.subdeviceId != dev.core.subdeviceId)) {
         continue;
       }

@@ -154,7 +154,8 @@ TEST(MockMachineFileRules, AnUnknownKeyInAnySectionNamesTheClosestKeys) {
             "timer_resolution_ns, timestamp_valid_bits, kernel_timestamp_valid_bits, "
             "timestamp_start_ticks, core_clock_mhz, num_slices, subslices_per_slice, "
             "eus_per_subslice, threads_per_eu, simd_width, max_mem_alloc, compute_queues, "
-            "copy_queues, copy_fill_pattern_limit, fp64 (closest: fp64), got 'fp46'");
+            "copy_queues, copy_fill_pattern_limit, fp64, images, external_memory, small_page, "
+            "large_page (closest: fp64), got 'fp46'");
 }
 
 }  // namespace

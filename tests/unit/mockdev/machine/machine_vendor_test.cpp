@@ -374,7 +374,8 @@ TEST(MachineLevelZeroErrors, UnknownKeysAndShapes) {
             "timer_resolution_ns, timestamp_valid_bits, kernel_timestamp_valid_bits, "
             "timestamp_start_ticks, core_clock_mhz, num_slices, subslices_per_slice, "
             "eus_per_subslice, threads_per_eu, simd_width, max_mem_alloc, compute_queues, "
-            "copy_queues, copy_fill_pattern_limit, fp64, got 'device'");
+            "copy_queues, copy_fill_pattern_limit, fp64, images, external_memory, small_page, "
+            "large_page, got 'device'");
   EXPECT_EQ(error_of(intel("    level_zero: 3\n")),
             "m.yaml:6: devices[0].level_zero: expected a mapping of Level Zero device properties, "
             "got '3'");

@@ -100,8 +100,7 @@ TEST_P(VisibilityTable, Row) {
   const VisibilityRow& row = p.visibility_rows.at(GetParam().second);
   if (const auto defect = p.known_mock_defects.find(row.name);
       defect != p.known_mock_defects.end()) {
-    GTEST_SKIP() << "SKIPPED on profile " << p.name << ": KNOWN DEFECT: "
-                 << defect->second;
+    GTEST_SKIP() << "SKIPPED on profile " << p.name << ": KNOWN DEFECT: " << defect->second;
   }
   std::vector<std::pair<std::string, std::optional<std::string>>> environment = {
       {p.visibility_variable, std::nullopt}};

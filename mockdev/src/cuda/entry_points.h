@@ -43,7 +43,10 @@ namespace entry_table {
 // The traits column names accel::cuda_abi's EntryTraits unqualified.
 using namespace accel::cuda_abi;  // NOLINT
 
-inline constexpr std::array kEntries = {
+// The size is spelled out: deducing it from this many initialisers makes clang instantiate
+// a fold expression deeper than its default nesting limit of 256.
+inline constexpr std::size_t kEntryCount = static_cast<std::size_t>(Entry::cuGetProcAddress) + 1;
+inline constexpr std::array<EntryInfo, kEntryCount> kEntries = {
 #define MOCKDEV_CUDA_INFO(name, version, symbol, params, args, traits) \
   EntryInfo{#symbol, #name, version, static_cast<unsigned>(traits)},
     ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_INFO)

@@ -166,10 +166,11 @@ void ProgressTest::wait_for_callback_without_the_driver(Schedule schedule) {
   }
   EXPECT_NE(signal.thread, std::this_thread::get_id());  // the progress thread ran it
   EXPECT_EQ(pending(s), 0u);                             // the callback and what it needed ran
-  // Nobody waited for this memset: adversarial leaves it pending (random may have run it at
-  // one of the calls above).
+  // Nobody waited for this memset. Adversarial leaves it pending until the next idle bound
+  // (200 ms of real time), and a loaded machine can take that long to get here, so it may
+  // have completed by now.
   if (schedule == Schedule::kAdversarial) {
-    EXPECT_EQ(pending(other), 1u);
+    EXPECT_LE(pending(other), 1u);
   }
   ASSERT_EQ(cuda().cuStreamSynchronize(other), CUDA_SUCCESS);
 }

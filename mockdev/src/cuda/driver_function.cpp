@@ -56,10 +56,6 @@ constexpr int kSharedGranularity = 128;
 constexpr int kRegisterGranularity = 256;  // registers per warp are allocated in these
 constexpr int kWarp = 32;
 
-int device_value(int physical, int attribute) MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  const DeviceSpec& d = core::engine().machine.devices.at(static_cast<std::size_t>(physical));
-  return device_attribute_value(d, physical, attribute);
-}
 
 int round_up(long long value, int step) {
   return static_cast<int>((value + step - 1) / step * step);
@@ -149,6 +145,11 @@ int cluster_size(const accel::cuda_abi::CUlaunchConfig& config, const FunctionSe
 }
 
 }  // namespace
+
+int device_value(int physical, int attribute) {
+  const DeviceSpec& d = core::engine().machine.devices.at(static_cast<std::size_t>(physical));
+  return device_attribute_value(d, physical, attribute);
+}
 
 int function_max_threads(const CUfunc_st* f) { return max_threads(f->kernel, physical_of(f)); }
 

@@ -216,11 +216,6 @@ bool read_arguments(CUfunc_st* f, const std::vector<image::Param>& layout, void*
   return true;
 }
 
-int device_value(int physical, int attribute) MOCKDEV_REQUIRES(core::g_engine_mutex) {
-  const DeviceSpec& d = core::engine().machine.devices.at(static_cast<std::size_t>(physical));
-  return device_attribute_value(d, physical, attribute);
-}
-
 CUresult launch_kernel(CUfunction handle, const LaunchRequest& q)
     MOCKDEV_REQUIRES(core::g_engine_mutex) {
   ModuleRegistry& registry = module_registry();
@@ -362,6 +357,21 @@ CUresult launch_kernel(CUfunction handle, const LaunchRequest& q)
   return submit(r.stream, std::move(desc)).code;
 }
 
+// The request of cuLaunchKernel's and cuLaunchCooperativeKernel's arguments.
+LaunchRequest request(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                      unsigned shared_bytes, CUstream stream, void** params, void** extra,
+                      bool cooperative) {
+  LaunchRequest q;
+  q.grid[0] = gx, q.grid[1] = gy, q.grid[2] = gz;
+  q.block[0] = bx, q.block[1] = by, q.block[2] = bz;
+  q.shared_bytes = shared_bytes;
+  q.stream = stream;
+  q.params = params;
+  q.extra = extra;
+  q.cooperative = cooperative;
+  return q;
+}
+
 }  // namespace
 
 namespace impl {
@@ -369,28 +379,16 @@ namespace impl {
 CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
                         unsigned int block_x, unsigned int block_y, unsigned int block_z,
                         unsigned int shared_bytes, CUstream stream, void** params, void** extra) {
-  LaunchRequest q;
-  q.grid[0] = grid_x, q.grid[1] = grid_y, q.grid[2] = grid_z;
-  q.block[0] = block_x, q.block[1] = block_y, q.block[2] = block_z;
-  q.shared_bytes = shared_bytes;
-  q.stream = stream;
-  q.params = params;
-  q.extra = extra;
-  return launch_kernel(f, q);
+  return launch_kernel(f, request(grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes,
+                                  stream, params, extra, false));
 }
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y,
                                    unsigned int grid_z, unsigned int block_x, unsigned int block_y,
                                    unsigned int block_z, unsigned int shared_bytes, CUstream stream,
                                    void** params) {
-  LaunchRequest q;
-  q.grid[0] = grid_x, q.grid[1] = grid_y, q.grid[2] = grid_z;
-  q.block[0] = block_x, q.block[1] = block_y, q.block[2] = block_z;
-  q.shared_bytes = shared_bytes;
-  q.stream = stream;
-  q.params = params;
-  q.cooperative = true;
-  return launch_kernel(f, q);
+  return launch_kernel(f, request(grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes,
+                                  stream, params, nullptr, true));
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {

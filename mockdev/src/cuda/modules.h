@@ -124,6 +124,10 @@ CUresult set_function_attribute(FunctionSettings& settings, const image::Kernel*
                                 int physical, int attribute, int value)
     MOCKDEV_REQUIRES(core::g_engine_mutex);
 
+// Device attribute `attribute` of physical device `physical` (device_attributes.h's answer
+// for the installed machine).
+int device_value(int physical, int attribute) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
 // What a launch checks (driver_function.cpp, Note [Occupancy]): `f`'s largest block, its
 // largest dynamic shared memory, its active blocks per multiprocessor, its largest cluster.
 int function_max_threads(const CUfunc_st* f) MOCKDEV_REQUIRES(core::g_engine_mutex);

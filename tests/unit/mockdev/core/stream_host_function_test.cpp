@@ -174,7 +174,7 @@ void ProgressTest::wait_for_callback_without_the_driver(Schedule schedule) {
     ASSERT_TRUE(signal.cv.wait_for(lock, std::chrono::seconds(20), [&] { return signal.done; }));
   }
   EXPECT_NE(signal.thread, std::this_thread::get_id());  // the progress thread ran it
-  EXPECT_EQ(signal.pending_in_callback, 1u);              // what it needed ran first
+  EXPECT_EQ(signal.pending_in_callback, 1u);             // what it needed ran first
   // The callback's own operation completes when the function has returned, on the progress
   // thread, a moment after the signal: wait for that, bounded, without a driver call.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);

@@ -10,11 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client_check.h"
-
 #include <cstdio>
 #include <cstring>
 #include <string>
+
+#include "client_check.h"
 
 namespace {
 

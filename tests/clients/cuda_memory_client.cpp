@@ -7,12 +7,12 @@
 
 #include <cuda.h>
 
-#include "client_check.h"
-
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "client_check.h"
 
 namespace {
 
@@ -51,10 +51,11 @@ void describe(const char* what, CUdeviceptr ptr) {
     check(what, rc);
     return;
   }
-  std::printf("%s: %s memory, device %d, managed %d, mapped %d, range starts %lld bytes before, "
-              "%zu bytes\n",
-              what, memory_type_name(type), ordinal, managed, mapped,
-              static_cast<long long>(ptr - start), size);
+  std::printf(
+      "%s: %s memory, device %d, managed %d, mapped %d, range starts %lld bytes before, "
+      "%zu bytes\n",
+      what, memory_type_name(type), ordinal, managed, mapped, static_cast<long long>(ptr - start),
+      size);
 }
 
 void on_device(CUdevice dev) {
@@ -108,8 +109,7 @@ void on_device(CUdevice dev) {
   describe("mapped host allocation", reinterpret_cast<CUdeviceptr>(host));
   check("cuMemsetD8 through the mapping", cuMemsetD8(mapped + 16, 0x5a, 16));
   const auto* bytes = static_cast<const unsigned char*>(host);
-  std::printf("host bytes 15..16 after the device wrote 16..31: %02x %02x\n", bytes[15],
-              bytes[16]);
+  std::printf("host bytes 15..16 after the device wrote 16..31: %02x %02x\n", bytes[15], bytes[16]);
 
   // Pageable memory the driver never saw.
   std::vector<char> pageable(4096);
@@ -144,8 +144,8 @@ void on_device(CUdevice dev) {
         cuMemRangeGetAttribute(&last_prefetch, sizeof last_prefetch,
                                CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, managed, 65536));
   check("cuMemRangeGetAttribute(READ_MOSTLY)",
-        cuMemRangeGetAttribute(&read_mostly, sizeof read_mostly,
-                               CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, managed, 65536));
+        cuMemRangeGetAttribute(&read_mostly, sizeof read_mostly, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+                               managed, 65536));
   std::printf("range attributes: preferred location %d, last prefetch %d, read mostly %d\n",
               preferred, last_prefetch, read_mostly);
   const auto* words = reinterpret_cast<const unsigned*>(managed);

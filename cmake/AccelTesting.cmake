@@ -5,6 +5,8 @@
 #   accel_add_mock_test(<test-name>
 #                       COMMAND <target-or-program> [args...]
 #                       MACHINE <preset | machine-file>
+#                       [SCHEDULE eager|random|adversarial] [SEED <n>]
+#                       [RACES off|report|fail|abort] [TRACE <file>]
 #                       [ENV <VAR=value>...]
 #                       [LABELS <label>...])
 #
@@ -15,6 +17,14 @@
 #                        2xa100, 1xa100, mixed, none, 2xmax1550, laptop_igpu,
 #                        mixed_vendors) or a machine file, given relative to
 #                        the calling CMakeLists.txt or absolute; docs/MACHINE_FILES.md
+# The simulation's settings, as `accel run` takes them (docs/MACHINE_FILES.md), each over
+# the machine file's:
+#   SCHEDULE   MOCKDEV_SCHEDULE: the order simulated streams run in
+#   SEED       MOCKDEV_SEED: the seed of the random schedule (an unsigned decimal number)
+#   RACES      MOCKDEV_RACES: what a detected data race does; under `fail` a program that
+#              had races exits 86, so the test fails
+#   TRACE      MOCKDEV_TRACE: the timeline trace file (Chrome trace-event JSON), relative
+#              to the calling directory's build directory or absolute
 # and with CUDA_VISIBLE_DEVICES and ACCEL_BACKEND unset, so the environment ctest runs in
 # cannot change the simulated machine (set them with ENV to test them). ENV adds or
 # overrides variables (ENV MOCKDEV_MACHINE=... is an error: use MACHINE).
@@ -35,11 +45,45 @@ set(ACCEL_MOCKDEV_PRESETS 4xh100 8xh100 2xa100 1xa100 mixed none 2xmax1550 lapto
 set_property(GLOBAL PROPERTY ACCEL_MOCKDEV_PRESETS "${ACCEL_MOCKDEV_PRESETS}")
 
 function(accel_add_mock_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MACHINE" "COMMAND;ENV;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MACHINE;SCHEDULE;SEED;RACES;TRACE"
+                        "COMMAND;ENV;LABELS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "accel_add_mock_test(${name}): unexpected arguments "
-                        "'${ARG_UNPARSED_ARGUMENTS}' (expected COMMAND, MACHINE, ENV, LABELS)")
+                        "'${ARG_UNPARSED_ARGUMENTS}' (expected COMMAND, MACHINE, SCHEDULE, "
+                        "SEED, RACES, TRACE, ENV, LABELS)")
   endif()
+  # The simulation's settings: the values mockdev accepts (a wrong one is a configure
+  # error here rather than a test whose driver refuses to start).
+  set(settings "")
+  foreach(option IN ITEMS SCHEDULE SEED RACES TRACE)
+    if(NOT DEFINED ARG_${option})
+      continue()
+    endif()
+    set(value "${ARG_${option}}")
+    if(option STREQUAL "SCHEDULE")
+      set(valid eager random adversarial)
+    elseif(option STREQUAL "RACES")
+      set(valid off report fail abort)
+    else()
+      set(valid "")
+    endif()
+    if(valid AND NOT value IN_LIST valid)
+      string(REPLACE ";" ", " valid "${valid}")
+      message(FATAL_ERROR "accel_add_mock_test(${name}): ${option} '${value}': expected "
+                          "${valid}")
+    endif()
+    if(option STREQUAL "SEED" AND NOT value MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "accel_add_mock_test(${name}): SEED '${value}': expected an "
+                          "unsigned decimal number")
+    endif()
+    if(option STREQUAL "TRACE")
+      if(value STREQUAL "")
+        message(FATAL_ERROR "accel_add_mock_test(${name}): TRACE '': expected a file")
+      endif()
+      cmake_path(ABSOLUTE_PATH value BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+    endif()
+    list(APPEND settings "MOCKDEV_${option}=${value}")
+  endforeach()
   if(NOT ARG_COMMAND)
     message(FATAL_ERROR "accel_add_mock_test(${name}): COMMAND <target> [args...] is required")
   endif()
@@ -87,10 +131,10 @@ function(accel_add_mock_test name)
         "MOCKDEV_MACHINE=${machine}")
   endif()
 
-  # Applied in order: unset what would change the machine, then the mock's variables,
-  # then the caller's.
+  # Applied in order: unset what would change the machine, then the mock's variables and
+  # the simulation's settings, then the caller's.
   set(modifications "CUDA_VISIBLE_DEVICES=unset:" "ACCEL_BACKEND=unset:")
-  foreach(entry IN LISTS environment ARG_ENV)
+  foreach(entry IN LISTS environment settings ARG_ENV)
     if(NOT entry MATCHES "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
       message(FATAL_ERROR "accel_add_mock_test(${name}): ENV '${entry}': expected VAR=value")
     endif()

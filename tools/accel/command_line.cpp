@@ -1,8 +1,9 @@
 #include "command_line.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <sstream>
 #include <string_view>
@@ -28,6 +29,23 @@ constexpr const char* kExitStatusText =
              1 a runtime error, or fewer devices than --expect-devices,
              2 a usage error or a configuration error (a bad variable or machine file).)";
 
+// `accel run`'s exit statuses (Note [The exit status of accel run] in run_program.cpp).
+constexpr const char* kRunFooter =
+    R"(accel run sets, for PROGRAM only: LD_LIBRARY_PATH (the simulated drivers' directory
+first, so libcuda.so.1, libnvidia-ml.so.1 and libcudart.so.13 load from it, then the
+entries you had), ACCEL_CUDA_DRIVER, ACCEL_NVML_LIBRARY, ZE_ENABLE_ALT_DRIVERS (where the
+mock Level Zero driver is built), MOCKDEV_MACHINE, and MOCKDEV_SCHEDULE, MOCKDEV_SEED,
+MOCKDEV_RACES, MOCKDEV_TRACE for the options given. The machine is loaded once before
+PROGRAM starts, so a machine file with an error is reported by accel, not by PROGRAM.
+
+exit status: PROGRAM's own, once it has started; this includes the simulation's verdict:
+             under --races fail, a program that had data races exits 86 (mockdev's
+             race-failure status), and a program killed by a signal ends by that signal,
+               2 a usage error (an unknown option, a bad value, no `--` or no PROGRAM),
+             125 a configuration error: an unknown machine, a machine file the simulated
+                 driver cannot load, no simulated drivers in this install,
+             127 PROGRAM cannot be found or run.)";
+
 // The `environment:` block: the rows of accel_common/environment_variables.def with a HELP
 // line, in that order, each meaning wrapped word by word under its first line.
 std::string environment_block() {
@@ -38,9 +56,8 @@ std::string environment_block() {
     shown.push_back(&variable);
     name_width = std::max(name_width, variable.name.size());
   }
-  std::sort(shown.begin(), shown.end(), [](const auto* a, const auto* b) {
-    return a->help_line < b->help_line;
-  });
+  std::sort(shown.begin(), shown.end(),
+            [](const auto* a, const auto* b) { return a->help_line < b->help_line; });
   const std::size_t indent = 2 + name_width + 2;
   std::string out = "environment:\n";
   for (const common::EnvironmentVariable* variable : shown) {
@@ -72,6 +89,16 @@ Option* once(Option* option) {
   return option;
 }
 
+// A value that must be one of `choices`, said as mockdev says it for the variable.
+CLI::Validator one_of(std::vector<std::string> choices) {
+  return CLI::Validator(
+      [choices](std::string& text) -> std::string {
+        if (std::find(choices.begin(), choices.end(), text) != choices.end()) return "";
+        return fmt::format("expected {}, got '{}'", fmt::join(choices, ", "), text);
+      },
+      "");
+}
+
 }  // namespace
 
 ParseOutcome parse_command_line(const std::vector<std::string>& args) {
@@ -82,8 +109,9 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   app.require_subcommand(1);
 
   CLI::App* info = app.add_subcommand(
-      "info", "show the build, the environment, the backend, the driver files in use and a "
-              "table of the visible devices");
+      "info",
+      "show the build, the environment, the backend, the driver files in use and a "
+      "table of the visible devices");
   CLI::Option* json = once(info->add_flag("--json", line.json, "print the same facts as JSON"));
   once(info->add_flag("--count", line.count, "print only the number of visible devices"))
       ->excludes(json);
@@ -118,6 +146,46 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
                             "print the preset's machine file, a starting point for your own"))
       ->type_name("NAME");
 
+  // `accel run [options] -- PROGRAM [ARGS...]`: CLI11 parses the words before the first
+  // `--`; the words after it are the program's.
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "run any program on the simulated hardware (mockdev): accel run --machine 8xh100 "
+      "-- ./app args");
+  run->footer(kRunFooter);
+  once(run->add_option("--machine", line.machine,
+                       "the simulated machine: a machine file or a preset (see `accel "
+                       "machines`)"))
+      ->type_name("FILE|PRESET")
+      ->required();
+  once(run->add_option("--schedule", line.schedule,
+                       "the order simulated streams run in (MOCKDEV_SCHEDULE; default: the "
+                       "machine file's, else eager)"))
+      ->type_name("eager|random|adversarial")
+      ->check(one_of({"eager", "random", "adversarial"}));
+  once(run->add_option("--seed", line.seed,
+                       "the seed of the random schedule (MOCKDEV_SEED; default: the machine "
+                       "file's)"))
+      ->type_name("N")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (common::parse_unsigned_decimal(text)) return "";
+            return fmt::format(
+                "expected a whole number from 0 to 18446744073709551615, got "
+                "'{}'",
+                text);
+          },
+          "N"));
+  once(run->add_option("--races", line.races,
+                       "what a detected data race does (MOCKDEV_RACES; default: the machine "
+                       "file's, else report)"))
+      ->type_name("off|report|fail|abort")
+      ->check(one_of({"off", "report", "fail", "abort"}));
+  once(run->add_option("--trace", line.trace,
+                       "write the simulated timeline to FILE (Chrome trace-event JSON; "
+                       "MOCKDEV_TRACE)"))
+      ->type_name("FILE");
+
   // `accel scenario ...` belongs to the scenario runner, which parses its own arguments.
   app.add_subcommand("scenario",
                      "run scenario files on the simulated hardware (accel scenario --help)");
@@ -129,26 +197,45 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
     return outcome;
   }
   // `accel replay ...` likewise belongs to the trace replayer.
-  app.add_subcommand("replay", "replay a memory trace against the caching allocator on a "
-                               "simulated device (accel replay --help)");
+  app.add_subcommand("replay",
+                     "replay a memory trace against the caching allocator on a "
+                     "simulated device (accel replay --help)");
   if (!args.empty() && args[0] == "replay") {
     line.command = Command::kReplay;
     line.replay_args.assign(args.begin() + 1, args.end());
     outcome.line = line;
     return outcome;
   }
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11's order
-  if (!args.empty() && !args[0].starts_with("-") && args[0] != "info" &&
-      args[0] != "machines") {
+  // run: the program is what follows the first `--`, unparsed.
+  std::vector<std::string> options = args;
+  std::optional<std::vector<std::string>> program;
+  if (!args.empty() && args[0] == "run") {
+    if (const auto end = std::find(args.begin(), args.end(), "--"); end != args.end()) {
+      options.assign(args.begin(), end);
+      program.emplace(end + 1, args.end());
+    }
+  }
+  std::vector<std::string> reversed(options.rbegin(), options.rend());  // CLI11's order
+  if (!args.empty() && !args[0].starts_with("-") && args[0] != "info" && args[0] != "machines" &&
+      args[0] != "run") {
     outcome.exit_status = kExitUsage;
     outcome.error = fmt::format(
-        "accel: unknown command '{}' (commands: info, machines, replay, scenario)\nRun 'accel --help' for "
-        "usage.\n",
+        "accel: unknown command '{}' (commands: info, machines, replay, run, scenario)\nRun "
+        "'accel --help' for usage.\n",
         args[0]);
     return outcome;
   }
   try {
     app.parse(reversed);
+    if (run->parsed()) {
+      if (!program) {
+        throw CLI::ValidationError(
+            "no '--' before the program (accel run --machine FILE|PRESET [OPTIONS] -- PROGRAM "
+            "[ARGS...])");
+      }
+      if (program->empty()) throw CLI::ValidationError("no program after '--'");
+      line.program = std::move(*program);
+    }
   } catch (const CLI::ParseError& e) {
     std::ostringstream out;
     std::ostringstream err;
@@ -161,19 +248,31 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
     std::string scope = "accel";
     if (info->parsed()) scope = "accel info";
     if (machines->parsed()) scope = "accel machines";
+    if (run->parsed()) scope = "accel run";
     std::string message = e.what();
     if (const std::size_t at = message.find(": At Most 1 required but received");
         at != std::string::npos) {
       message = message.substr(0, at) + " given more than once";
     }
-    if (e.get_name() == "RequiredError" && !info->parsed() && !machines->parsed()) {
+    if (run->parsed() && !program && e.get_name() == "ExtrasError") {
+      // CLI11: "The following argument(s) was/were not expected: WORD [WORD...]".
+      const std::size_t colon = message.find(": ");
+      message = fmt::format(
+          "no '--' before the program '{}' (accel run --machine FILE|PRESET [OPTIONS] -- "
+          "PROGRAM [ARGS...])",
+          colon == std::string::npos ? message : message.substr(colon + 2));
+    }
+    if (e.get_name() == "RequiredError" && !info->parsed() && !machines->parsed() &&
+        !run->parsed()) {
       message = "no command given (info or machines)";
     }
     outcome.exit_status = kExitUsage;
     outcome.error = fmt::format("accel: {}\nRun '{} --help' for usage.\n", message, scope);
     return outcome;
   }
-  line.command = machines->parsed() ? Command::kMachines : Command::kInfo;
+  line.command = machines->parsed() ? Command::kMachines
+                 : run->parsed()    ? Command::kRun
+                                    : Command::kInfo;
   outcome.line = line;
   return outcome;
 }

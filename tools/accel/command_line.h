@@ -7,11 +7,14 @@
 //   accel machines [--show NAME]
 //   accel scenario ARGS...   (handed to the scenario runner, accel-scenario)
 //   accel replay ARGS...     (handed to the trace replayer, accel-replay)
-//   accel --help | -h        accel info --help, accel machines --help
+//   accel run --machine FILE|PRESET [--schedule eager|random|adversarial] [--seed N]
+//             [--races off|report|fail|abort] [--trace FILE] -- PROGRAM [ARGS...]
+//   accel --help | -h        accel info --help, accel machines --help, accel run --help
 //   accel --version | -V
-// `--machine=VALUE` is accepted too; an option given twice is a usage error. Parsing is
-// pure: it reads argv only and never touches the environment or the runtime. Values
-// only; thread-safe.
+// For `run`, the first `--` ends accel's options: every word after it is the program and
+// its arguments, unparsed. `--machine=VALUE` is accepted too; an option given twice is a usage
+// error. Parsing is pure: it reads argv only and never touches the environment or the runtime.
+// Values only; thread-safe.
 
 #include <optional>
 #include <string>
@@ -19,19 +22,26 @@
 
 namespace accel::tools {
 
-enum class Command { kInfo, kMachines, kScenario, kReplay };
+enum class Command { kInfo, kMachines, kScenario, kReplay, kRun };
 
 struct CommandLine {
   Command command = Command::kInfo;
-  bool json = false;                   // info --json
-  bool count = false;                  // info --count: the number of devices only
-  std::optional<std::string> machine;  // info --machine FILE|PRESET
-  std::optional<std::string> backend;  // info --backend NAME (checked when it runs)
-  bool selected_only = false;          // info --selected-only: no child per other backend
-  std::optional<int> expect_devices;   // info --expect-devices N
-  std::optional<std::string> show;     // machines --show NAME
+  bool json = false;                       // info --json
+  bool count = false;                      // info --count: the number of devices only
+  std::optional<std::string> machine;      // info, run --machine FILE|PRESET
+  std::optional<std::string> backend;      // info --backend NAME (checked when it runs)
+  bool selected_only = false;              // info --selected-only: no child per other backend
+  std::optional<int> expect_devices;       // info --expect-devices N
+  std::optional<std::string> show;         // machines --show NAME
   std::vector<std::string> scenario_args;  // scenario: every word after it, unparsed
   std::vector<std::string> replay_args;    // replay: every word after it, unparsed
+  // run: the simulation's settings (checked here: only the values mockdev accepts) and
+  // the program with its arguments (never empty).
+  std::optional<std::string> schedule;  // eager | random | adversarial
+  std::optional<std::string> seed;      // an unsigned decimal number below 2^64
+  std::optional<std::string> races;     // off | report | fail | abort
+  std::optional<std::string> trace;     // the trace file
+  std::vector<std::string> program;     // PROGRAM [ARGS...]
 };
 
 // What parsing decided: run `line`, or print `output` / `error` and exit with

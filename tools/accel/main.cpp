@@ -3,10 +3,10 @@
 // Exit status: 0 success (including "no accelerator: CPU fallback"), 1 a runtime error or
 // fewer devices than --expect-devices, 2 a usage error or a configuration error (an
 // accel::Error of kind kConfig from the runtime, a machine file the simulated driver
-// rejects, --machine in an install without the simulation).
+// rejects, --machine in an install without the simulation). `accel run` returns the
+// program's status instead (Note [The exit status of accel run] in run_program.cpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +28,7 @@
 #include "info.h"
 #include "mock_machine.h"
 #include "render.h"
+#include "run_program.h"
 
 namespace {
 
@@ -42,8 +43,8 @@ struct ConfigProblem {
 
 int check_expected(const accel::tools::CommandLine& line, int found) {
   if (!line.expect_devices || found >= *line.expect_devices) return kExitOk;
-  std::cerr << fmt::format("accel: expected at least {} device{}, found {}\n",
-                           *line.expect_devices, *line.expect_devices == 1 ? "" : "s", found);
+  std::cerr << fmt::format("accel: expected at least {} device{}, found {}\n", *line.expect_devices,
+                           *line.expect_devices == 1 ? "" : "s", found);
   return kExitError;
 }
 
@@ -58,9 +59,10 @@ void select_backend(const std::string& name) {
   if (name == "none" || std::find(compiled.begin(), compiled.end(), name) != compiled.end()) {
     return;
   }
-  throw ConfigProblem{fmt::format("--backend {}: not a compiled backend (compiled backends: {}; "
-                                  "or none)",
-                                  name, compiled.empty() ? "none" : fmt::format("{}", fmt::join(compiled, ", ")))};
+  throw ConfigProblem{
+      fmt::format("--backend {}: not a compiled backend (compiled backends: {}; "
+                  "or none)",
+                  name, compiled.empty() ? "none" : fmt::format("{}", fmt::join(compiled, ", ")))};
 }
 
 // Note [Saying what the user did]
@@ -70,7 +72,8 @@ void select_backend(const std::string& name) {
 // as the option that made it ("--machine 4xh100 ('<path>')"), after a lead naming the
 // option; the simulated driver's own line above it (mockdev: ...) names the machine file's
 // line or the variable that is wrong.
-std::string as_user_did(std::string message, const std::optional<accel::tools::MockSelection>& mock) {
+std::string as_user_did(std::string message,
+                        const std::optional<accel::tools::MockSelection>& mock) {
   if (!mock) return message;
   for (const accel::tools::MockAssignment& assignment : accel::tools::mock_assignments(*mock)) {
     if (!assignment.driver_file) continue;  // the runtime names driver files, not the machine
@@ -159,10 +162,10 @@ int run_scenario(const accel::tools::CommandLine& line) {
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   const std::string runner = (self.parent_path() / "accel-scenario").string();
   if (ec || access(runner.c_str(), X_OK) != 0) {
-    throw ConfigProblem{fmt::format(
-        "this accel install has no scenario runner ({} not found; it is built with the "
-        "simulated hardware, mockdev)",
-        runner)};
+    throw ConfigProblem{
+        fmt::format("this accel install has no scenario runner ({} not found; it is built with the "
+                    "simulated hardware, mockdev)",
+                    runner)};
   }
   std::vector<char*> argv;
   std::string name = "accel-scenario";
@@ -198,6 +201,8 @@ int main(int argc, char** argv) {
         return run_scenario(*parsed.line);
       case accel::tools::Command::kReplay:
         return run_replay(*parsed.line);
+      case accel::tools::Command::kRun:
+        return accel::tools::run_program(*parsed.line);
       case accel::tools::Command::kInfo:
         break;
     }

@@ -166,8 +166,7 @@ MockSelection mock_selection(std::string facade_dir, std::string_view path_or_pr
   selection.machine = std::string(path_or_preset);
   selection.facade_dir = std::move(facade_dir);
   if (selection.facade_dir.empty()) {
-    throw NoMockError(
-        "this accel install has no simulated hardware (mockdev): --machine needs it");
+    throw NoMockError("this accel install has no simulated hardware (mockdev): --machine needs it");
   }
   const fs::path dir(selection.facade_dir);
   selection.driver_path = (dir / ACCEL_TOOLS_CUDA_FACADE_NAME).string();
@@ -175,10 +174,10 @@ MockSelection mock_selection(std::string facade_dir, std::string_view path_or_pr
   std::error_code ec;
   for (const std::string& file : {selection.driver_path, selection.nvml_path}) {
     if (!fs::is_regular_file(file, ec)) {
-      throw NoMockError(fmt::format(
-          "this accel install has no simulated hardware (mockdev): --machine needs it "
-          "(no mock driver file {}; build mockdev, or set ACCEL_MOCKDEV_DIR)",
-          file));
+      throw NoMockError(
+          fmt::format("this accel install has no simulated hardware (mockdev): --machine needs it "
+                      "(no mock driver file {}; build mockdev, or set ACCEL_MOCKDEV_DIR)",
+                      file));
     }
   }
   // The Level Zero driver is optional: a build without the Level Zero headers has none,
@@ -224,6 +223,11 @@ fs::path machines_directory() {
   return {};
 }
 
+std::vector<std::string> preset_names() {
+  const fs::path dir = machines_directory();
+  return dir.empty() ? std::vector<std::string>{} : machine_names(dir);
+}
+
 std::string describe_presets() {
   const fs::path dir = machines_directory();
   if (dir.empty()) return "(no machine files found: this accel install has none)\n";
@@ -238,10 +242,12 @@ std::string describe_presets() {
 
 std::string preset_text(std::string_view name) {
   const fs::path dir = machines_directory();
-  const std::vector<std::string> names = dir.empty() ? std::vector<std::string>{} : machine_names(dir);
+  const std::vector<std::string> names =
+      dir.empty() ? std::vector<std::string>{} : machine_names(dir);
   if (std::find(names.begin(), names.end(), name) == names.end()) {
-    throw UnknownPresetError(fmt::format("no preset machine '{}' (presets: {})", name,
-                                         names.empty() ? "none installed" : fmt::format("{}", fmt::join(names, ", "))));
+    throw UnknownPresetError(
+        fmt::format("no preset machine '{}' (presets: {})", name,
+                    names.empty() ? "none installed" : fmt::format("{}", fmt::join(names, ", "))));
   }
   accel::common::FileContents file = read_machine_file(dir / (std::string(name) + ".yaml"));
   if (!file.ok()) throw UnknownPresetError(file.error);

@@ -79,6 +79,10 @@ MockSelection select_mock_machine(std::string_view path_or_preset);
 // `--machine` accepts. Empty when neither exists.
 std::filesystem::path machines_directory();
 
+// The names of the machine files in machines_directory() (the presets), sorted; empty
+// when there is no machines directory.
+std::vector<std::string> preset_names();
+
 // One line per machine file in machines_directory(): name, device count, device names
 // (read from the file's `devices:` entries; see the note in mock_machine.cpp); a file that
 // cannot be read (Note [Bounded readers]) shows the reason instead.

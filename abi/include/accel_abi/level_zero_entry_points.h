@@ -18,7 +18,10 @@
 //      mock serves the 1.4 tables)
 //   M  the mock serves it, the backend does not call it (regular lists and queues, shared
 //      memory, the remaining property queries the real clients and the driver's tests use)
-// Not served, so refused in a fault: zeDeviceGetRootDevice (spec 1.7), the IPC handle calls.
+// Rows newer than Debian's 1.4 headers (zeInitDrivers 1.10, zeDriverGetLastErrorDescription 1.6,
+// zeDeviceGetRootDevice 1.7) are written through the layouts of accel_abi/level_zero_core_newer.h,
+// only for a loader that asks at their version. Not served, so refused in a fault: the 1.6
+// zeMemPutIpcHandle and zeEventPoolPutIpcHandle.
 // The rows are grouped by dispatch table (ACCEL_ZE_<TABLE>_ENTRY_POINTS), in the order of
 // ACCEL_ZE_ENTRY_POINTS. A new entry point is one row in its table's group (and, for the
 // mock, its implementation under the entry point's name beside that table's fill function:
@@ -30,7 +33,8 @@
 
 // ze_global_dditable_t (zeGetGlobalProcAddrTable).
 #define ACCEL_ZE_GLOBAL_ENTRY_POINTS(ROW, F) \
-  ROW(F, B, zeInit, pfnInit, (1, 0))
+  ROW(F, B, zeInit, pfnInit, (1, 0))         \
+  ROW(F, M, zeInitDrivers, pfnInitDrivers, (1, 10))
 
 // ze_driver_dditable_t.
 #define ACCEL_ZE_DRIVER_ENTRY_POINTS(ROW, F)                                             \
@@ -39,7 +43,8 @@
   ROW(F, B, zeDriverGetProperties, pfnGetProperties, (1, 0))                             \
   ROW(F, M, zeDriverGetExtensionProperties, pfnGetExtensionProperties, (1, 0))           \
   ROW(F, M, zeDriverGetExtensionFunctionAddress, pfnGetExtensionFunctionAddress, (1, 1)) \
-  ROW(F, M, zeDriverGetIpcProperties, pfnGetIpcProperties, (1, 0))
+  ROW(F, M, zeDriverGetIpcProperties, pfnGetIpcProperties, (1, 0))                       \
+  ROW(F, M, zeDriverGetLastErrorDescription, pfnGetLastErrorDescription, (1, 6))
 
 // ze_device_dditable_t.
 #define ACCEL_ZE_DEVICE_ENTRY_POINTS(ROW, F)                                                   \
@@ -57,7 +62,8 @@
   ROW(F, M, zeDeviceGetImageProperties, pfnGetImageProperties, (1, 0))                         \
   ROW(F, M, zeDeviceGetExternalMemoryProperties, pfnGetExternalMemoryProperties, (1, 0))       \
   ROW(F, B, zeDeviceCanAccessPeer, pfnCanAccessPeer, (1, 0))                                   \
-  ROW(F, B, zeDeviceGetGlobalTimestamps, pfnGetGlobalTimestamps, (1, 1))
+  ROW(F, B, zeDeviceGetGlobalTimestamps, pfnGetGlobalTimestamps, (1, 1))                       \
+  ROW(F, M, zeDeviceGetRootDevice, pfnGetRootDevice, (1, 7))
 
 // ze_context_dditable_t.
 #define ACCEL_ZE_CONTEXT_ENTRY_POINTS(ROW, F)                           \
@@ -65,7 +71,8 @@
   ROW(F, B, zeContextDestroy, pfnDestroy, (1, 0))                       \
   ROW(F, M, zeContextGetStatus, pfnGetStatus, (1, 0))                   \
   ROW(F, M, zeContextMakeMemoryResident, pfnMakeMemoryResident, (1, 0)) \
-  ROW(F, M, zeContextEvictMemory, pfnEvictMemory, (1, 0))
+  ROW(F, M, zeContextEvictMemory, pfnEvictMemory, (1, 0))               \
+  ROW(F, M, zeContextCreateEx, pfnCreateEx, (1, 1))
 
 // ze_mem_dditable_t.
 #define ACCEL_ZE_MEM_ENTRY_POINTS(ROW, F)                           \
@@ -74,7 +81,10 @@
   ROW(F, M, zeMemAllocShared, pfnAllocShared, (1, 0))               \
   ROW(F, B, zeMemFree, pfnFree, (1, 0))                             \
   ROW(F, B, zeMemGetAllocProperties, pfnGetAllocProperties, (1, 0)) \
-  ROW(F, B, zeMemGetAddressRange, pfnGetAddressRange, (1, 0))
+  ROW(F, B, zeMemGetAddressRange, pfnGetAddressRange, (1, 0))       \
+  ROW(F, M, zeMemGetIpcHandle, pfnGetIpcHandle, (1, 0))             \
+  ROW(F, M, zeMemOpenIpcHandle, pfnOpenIpcHandle, (1, 0))           \
+  ROW(F, M, zeMemCloseIpcHandle, pfnCloseIpcHandle, (1, 0))
 
 // ze_virtual_mem_dditable_t.
 #define ACCEL_ZE_VIRTUAL_MEM_ENTRY_POINTS(ROW, F)                          \
@@ -87,8 +97,8 @@
   ROW(F, M, zeVirtualMemGetAccessAttribute, pfnGetAccessAttribute, (1, 0))
 
 // ze_physical_mem_dditable_t.
-#define ACCEL_ZE_PHYSICAL_MEM_ENTRY_POINTS(ROW, F)    \
-  ROW(F, B, zePhysicalMemCreate, pfnCreate, (1, 0))   \
+#define ACCEL_ZE_PHYSICAL_MEM_ENTRY_POINTS(ROW, F)  \
+  ROW(F, B, zePhysicalMemCreate, pfnCreate, (1, 0)) \
   ROW(F, B, zePhysicalMemDestroy, pfnDestroy, (1, 0))
 
 // ze_command_queue_dditable_t.
@@ -157,32 +167,33 @@
   ROW(F, M, zeKernelGetName, pfnGetName, (1, 0))
 
 // ze_event_pool_dditable_t.
-#define ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)    \
-  ROW(F, B, zeEventPoolCreate, pfnCreate, (1, 0))   \
-  ROW(F, B, zeEventPoolDestroy, pfnDestroy, (1, 0))
+#define ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)                \
+  ROW(F, B, zeEventPoolCreate, pfnCreate, (1, 0))               \
+  ROW(F, B, zeEventPoolDestroy, pfnDestroy, (1, 0))             \
+  ROW(F, M, zeEventPoolGetIpcHandle, pfnGetIpcHandle, (1, 0))   \
+  ROW(F, M, zeEventPoolOpenIpcHandle, pfnOpenIpcHandle, (1, 0)) \
+  ROW(F, M, zeEventPoolCloseIpcHandle, pfnCloseIpcHandle, (1, 0))
 
 // ze_event_dditable_t.
-#define ACCEL_ZE_EVENT_ENTRY_POINTS(ROW, F)                               \
-  ROW(F, B, zeEventCreate, pfnCreate, (1, 0))                             \
-  ROW(F, B, zeEventDestroy, pfnDestroy, (1, 0))                           \
-  ROW(F, B, zeEventHostSynchronize, pfnHostSynchronize, (1, 0))           \
-  ROW(F, B, zeEventQueryStatus, pfnQueryStatus, (1, 0))                   \
-  ROW(F, B, zeEventHostReset, pfnHostReset, (1, 0))                       \
-  ROW(F, B, zeEventHostSignal, pfnHostSignal, (1, 0))                     \
+#define ACCEL_ZE_EVENT_ENTRY_POINTS(ROW, F)                     \
+  ROW(F, B, zeEventCreate, pfnCreate, (1, 0))                   \
+  ROW(F, B, zeEventDestroy, pfnDestroy, (1, 0))                 \
+  ROW(F, B, zeEventHostSynchronize, pfnHostSynchronize, (1, 0)) \
+  ROW(F, B, zeEventQueryStatus, pfnQueryStatus, (1, 0))         \
+  ROW(F, B, zeEventHostReset, pfnHostReset, (1, 0))             \
+  ROW(F, B, zeEventHostSignal, pfnHostSignal, (1, 0))           \
   ROW(F, B, zeEventQueryKernelTimestamp, pfnQueryKernelTimestamp, (1, 0))
 
 // zes Global table (new in 1.5: zes_global_dditable_1_5_t).
-#define ACCEL_ZE_SYSMAN_GLOBAL_ENTRY_POINTS(ROW, F) \
-  ROW(F, O, zesInit, pfnInit, (1, 5))
+#define ACCEL_ZE_SYSMAN_GLOBAL_ENTRY_POINTS(ROW, F) ROW(F, O, zesInit, pfnInit, (1, 5))
 
 // zes_driver_dditable_t (pfnGet: the 1.5 layout).
-#define ACCEL_ZE_SYSMAN_DRIVER_ENTRY_POINTS(ROW, F) \
-  ROW(F, O, zesDriverGet, pfnGet, (1, 5))
+#define ACCEL_ZE_SYSMAN_DRIVER_ENTRY_POINTS(ROW, F) ROW(F, O, zesDriverGet, pfnGet, (1, 5))
 
 // zes_device_dditable_t (pfnGet: the 1.5 layout).
-#define ACCEL_ZE_SYSMAN_DEVICE_ENTRY_POINTS(ROW, F)                   \
-  ROW(F, O, zesDeviceGet, pfnGet, (1, 5))                             \
-  ROW(F, B, zesDeviceGetProperties, pfnGetProperties, (1, 0))         \
+#define ACCEL_ZE_SYSMAN_DEVICE_ENTRY_POINTS(ROW, F)           \
+  ROW(F, O, zesDeviceGet, pfnGet, (1, 5))                     \
+  ROW(F, B, zesDeviceGetProperties, pfnGetProperties, (1, 0)) \
   ROW(F, B, zesDeviceEnumMemoryModules, pfnEnumMemoryModules, (1, 0))
 
 // zes_memory_dditable_t.
@@ -192,8 +203,8 @@
 
 // in no table the mock fills: the loader's own entry point, and one newer than the
 // tables the mock serves (spec 1.6).
-#define ACCEL_ZE_UNSERVED_ENTRY_POINTS(ROW, F)        \
-  ROW(F, R, zelLoaderGetVersions, none, none)         \
+#define ACCEL_ZE_UNSERVED_ENTRY_POINTS(ROW, F) \
+  ROW(F, R, zelLoaderGetVersions, none, none)  \
   ROW(F, P, zeCommandListHostSynchronize, none, none)
 
 // Every row, in this order.

@@ -137,18 +137,38 @@ void destroy_context(_ze_context_handle_t* context) MOCKDEV_ZE_LOCKED {
 }
 
 // Flags must be 0 (the only flag, TBD 0x1, is accepted as the headers define it).
+// zeContextCreate and zeContextCreateEx (1.1): `devices` null (with count 0) means every device
+// of the driver. [inferred] The device list is checked (each a live device of the driver,
+// INVALID_NULL_HANDLE otherwise) but not kept: a context of the mock covers every device.
+ze_result_t create_context(ze_driver_handle_t driver, const ze_context_desc_t* desc,
+                           std::uint32_t device_count, ze_device_handle_t* devices,
+                           ze_context_handle_t* out) MOCKDEV_ZE_LOCKED {
+  if (driver == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+  if (desc->flags > ZE_CONTEXT_FLAG_TBD) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+  if (devices == nullptr && device_count > 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+  for (std::uint32_t i = 0; i < device_count; ++i) {
+    if (core_device(devices[i]) == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+  }
+  auto* context = new _ze_context_handle_t();
+  add_handle(context, HandleKind::kContext);
+  objects().contexts.push_back(context);
+  *out = context;
+  return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t zeContextCreate(ze_driver_handle_t driver, const ze_context_desc_t* desc,
                             ze_context_handle_t* out) {
-  return call("zeContextCreate", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
-    if (driver == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (desc == nullptr || out == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (desc->flags > ZE_CONTEXT_FLAG_TBD) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    auto* context = new _ze_context_handle_t();
-    add_handle(context, HandleKind::kContext);
-    objects().contexts.push_back(context);
-    *out = context;
-    return ZE_RESULT_SUCCESS;
+  return call("zeContextCreate", CallKind::kCore,
+              [&]() MOCKDEV_ZE_LOCKED { return create_context(driver, desc, 0, nullptr, out); });
+}
+
+ze_result_t zeContextCreateEx(ze_driver_handle_t driver, const ze_context_desc_t* desc,
+                              std::uint32_t device_count, ze_device_handle_t* devices,
+                              ze_context_handle_t* out) {
+  return call("zeContextCreateEx", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    return create_context(driver, desc, device_count, devices, out);
   });
 }
 

@@ -1,6 +1,8 @@
 // Devices: handles after hierarchy, mask and PCI order, and every
 // device query of the Device table.
 
+#include "level_zero/ze_devices.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -10,7 +12,6 @@
 #include "core/engine.h"
 #include "core/timeline.h"
 #include "level_zero/ze_affinity.h"
-#include "level_zero/ze_devices.h"
 #include "level_zero/ze_state.h"
 #include "level_zero/ze_tables.h"
 
@@ -99,16 +100,16 @@ bool build_devices(ZeState& s, std::string& why) {
   std::vector<int> tiles;
   for (int c : cards) tiles.push_back(m.devices[static_cast<std::size_t>(c)].tiles);
   const char* mask = std::getenv("ZE_AFFINITY_MASK");
-  Exposure exposure = expose_devices(
-      tiles, hierarchy, mask ? std::optional<std::string_view>(mask) : std::nullopt);
+  Exposure exposure =
+      expose_devices(tiles, hierarchy, mask ? std::optional<std::string_view>(mask) : std::nullopt);
   if (!exposure.error.empty()) {
     why = exposure.error;
     return false;
   }
   if (exposure.devices.empty()) {
     why = cards.empty() ? std::string("the machine has no Intel device")
-                        : "ZE_AFFINITY_MASK='" + std::string(mask ? mask : "") + "' selects no device under " +
-                              s.hierarchy + " hierarchy";
+                        : "ZE_AFFINITY_MASK='" + std::string(mask ? mask : "") +
+                              "' selects no device under " + s.hierarchy + " hierarchy";
     return false;
   }
   // Sysman order is machine-file order among Intel cards.
@@ -155,40 +156,41 @@ bool build_devices(ZeState& s, std::string& why) {
 }
 
 void fill_core_properties(const ZeDevice& device, ze_device_properties_t* p) {
-    const DeviceSpec& spec = spec_of(device);
-    const LevelZeroDeviceSpec& l0 = spec.level_zero;
-    // Whole fields assigned, never ORed; stype/pNext untouched.
-    p->type = ZE_DEVICE_TYPE_GPU;
-    p->vendorId = 0x8086;
-    p->deviceId = l0.device_id;
-    p->flags = 0;
-    if (spec.integrated) p->flags |= ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
-    if (device.reported_as_subdevice) p->flags |= ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE;
-    p->subdeviceId = device.reported_as_subdevice ? static_cast<std::uint32_t>(device.tile) : 0;
-    p->coreClockRate = l0.core_clock_mhz;
-    // maxMemAllocSize: the machine's cap, or the memory of one tile (the card's when untiled).
-    const std::uint64_t tile_memory =
-        spec.tiles > 0 ? spec.memory_bytes / static_cast<std::uint64_t>(spec.tiles) : spec.memory_bytes;
-    p->maxMemAllocSize = l0.max_mem_alloc_bytes != 0 ? l0.max_mem_alloc_bytes : tile_memory;
-    p->maxHardwareContexts = 65536;
-    p->maxCommandQueuePriority = 0;
-    p->numThreadsPerEU = static_cast<std::uint32_t>(l0.threads_per_eu);
-    p->physicalEUSimdWidth = static_cast<std::uint32_t>(l0.simd_width);
-    p->numEUsPerSubslice = static_cast<std::uint32_t>(l0.eus_per_subslice);
-    p->numSubslicesPerSlice = static_cast<std::uint32_t>(l0.subslices_per_slice);
-    // A root scales over its tiles: slices multiply by the tiles it spans (Intel's driver).
-    const int span = device.tile < 0 && device.tile_span > 0 ? device.tile_span : 1;
-    p->numSlices = static_cast<std::uint32_t>(l0.num_slices * span);
-    // The unit depends on the caller's stype; both truncated to integers as Intel does.
-    if (p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2) {
-      p->timerResolution = static_cast<std::uint64_t>(1e9 / l0.timer_resolution_ns);
-    } else {
-      p->timerResolution = static_cast<std::uint64_t>(l0.timer_resolution_ns);
-    }
-    p->timestampValidBits = static_cast<std::uint32_t>(l0.timestamp_valid_bits);
-    p->kernelTimestampValidBits = static_cast<std::uint32_t>(l0.kernel_timestamp_valid_bits);
-    device_uuid(device.card, device.tile, p->uuid.id);
-    copy_name(p->name, spec.name);
+  const DeviceSpec& spec = spec_of(device);
+  const LevelZeroDeviceSpec& l0 = spec.level_zero;
+  // Whole fields assigned, never ORed; stype/pNext untouched.
+  p->type = ZE_DEVICE_TYPE_GPU;
+  p->vendorId = 0x8086;
+  p->deviceId = l0.device_id;
+  p->flags = 0;
+  if (spec.integrated) p->flags |= ZE_DEVICE_PROPERTY_FLAG_INTEGRATED;
+  if (device.reported_as_subdevice) p->flags |= ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE;
+  p->subdeviceId = device.reported_as_subdevice ? static_cast<std::uint32_t>(device.tile) : 0;
+  p->coreClockRate = l0.core_clock_mhz;
+  // maxMemAllocSize: the machine's cap, or the memory of one tile (the card's when untiled).
+  const std::uint64_t tile_memory = spec.tiles > 0
+                                        ? spec.memory_bytes / static_cast<std::uint64_t>(spec.tiles)
+                                        : spec.memory_bytes;
+  p->maxMemAllocSize = l0.max_mem_alloc_bytes != 0 ? l0.max_mem_alloc_bytes : tile_memory;
+  p->maxHardwareContexts = 65536;
+  p->maxCommandQueuePriority = 0;
+  p->numThreadsPerEU = static_cast<std::uint32_t>(l0.threads_per_eu);
+  p->physicalEUSimdWidth = static_cast<std::uint32_t>(l0.simd_width);
+  p->numEUsPerSubslice = static_cast<std::uint32_t>(l0.eus_per_subslice);
+  p->numSubslicesPerSlice = static_cast<std::uint32_t>(l0.subslices_per_slice);
+  // A root scales over its tiles: slices multiply by the tiles it spans (Intel's driver).
+  const int span = device.tile < 0 && device.tile_span > 0 ? device.tile_span : 1;
+  p->numSlices = static_cast<std::uint32_t>(l0.num_slices * span);
+  // The unit depends on the caller's stype; both truncated to integers as Intel does.
+  if (p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2) {
+    p->timerResolution = static_cast<std::uint64_t>(1e9 / l0.timer_resolution_ns);
+  } else {
+    p->timerResolution = static_cast<std::uint64_t>(l0.timer_resolution_ns);
+  }
+  p->timestampValidBits = static_cast<std::uint32_t>(l0.timestamp_valid_bits);
+  p->kernelTimestampValidBits = static_cast<std::uint32_t>(l0.kernel_timestamp_valid_bits);
+  device_uuid(device.card, device.tile, p->uuid.id);
+  copy_name(p->name, spec.name);
 }
 
 std::uint64_t device_timestamp_ticks(const ZeDevice& device, std::uint64_t virtual_ns,
@@ -204,8 +206,8 @@ std::uint64_t device_timestamp_ticks(const ZeDevice& device, std::uint64_t virtu
 namespace {
 
 // Validates a device handle; the code for an unknown one.
-#define MOCKDEV_ZE_DEVICE(var, handle)                         \
-  ZeDevice* var = find_device(handle);                         \
+#define MOCKDEV_ZE_DEVICE(var, handle) \
+  ZeDevice* var = find_device(handle); \
   if (var == nullptr || var->sysman_card) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE
 
 ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t driver, std::uint32_t* count,
@@ -224,6 +226,18 @@ ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t device, std::uin
     // COMPOSITE cards list their tiles; FLAT devices and COMBINED tiles have none
     // (a COMBINED card, reached as a root, lists its tiles).
     return copy_handles(d->subdevices, count, subs, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  });
+}
+
+// zeDeviceGetRootDevice (spec 1.7, D-3's table): the card behind a COMPOSITE sub-device or a
+// COMBINED tile; null for a card, a FLAT device and an untiled card (SUCCESS with null, as
+// Intel's driver answers for a device without a root).
+ze_result_t ZE_APICALL zeDeviceGetRootDevice(ze_device_handle_t device, ze_device_handle_t* root) {
+  return call("zeDeviceGetRootDevice", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    MOCKDEV_ZE_DEVICE(d, device);
+    if (root == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *root = d->root;
+    return ZE_RESULT_SUCCESS;
   });
 }
 
@@ -265,10 +279,9 @@ ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t device,
     MOCKDEV_ZE_DEVICE(d, device);
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     const bool fp64 = spec_of(*d).level_zero.fp64;
-    const ze_device_fp_flags_t full = ZE_DEVICE_FP_FLAG_DENORM | ZE_DEVICE_FP_FLAG_INF_NAN |
-                                      ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
-                                      ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO |
-                                      ZE_DEVICE_FP_FLAG_ROUND_TO_INF | ZE_DEVICE_FP_FLAG_FMA;
+    const ze_device_fp_flags_t full =
+        ZE_DEVICE_FP_FLAG_DENORM | ZE_DEVICE_FP_FLAG_INF_NAN | ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST |
+        ZE_DEVICE_FP_FLAG_ROUND_TO_ZERO | ZE_DEVICE_FP_FLAG_ROUND_TO_INF | ZE_DEVICE_FP_FLAG_FMA;
     p->spirvVersionSupported = ZE_MAKE_VERSION(1, 4);
     p->flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS |
                ZE_DEVICE_MODULE_FLAG_DP4A | (fp64 ? ZE_DEVICE_MODULE_FLAG_FP64 : 0);

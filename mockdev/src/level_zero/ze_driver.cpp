@@ -48,10 +48,10 @@ ze_result_t initialize(ZeState& s) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
-  return call("zeInit", CallKind::kCoreBeforeInit, [&]() MOCKDEV_ZE_LOCKED {
-    // Non-zero flags without the GPU bit are not for this (GPU) driver.
-    if (flags != 0 && (flags & ZE_INIT_FLAG_GPU_ONLY) == 0) return ZE_RESULT_ERROR_UNINITIALIZED;
+// zeInit's and zeInitDrivers' one-time initialisation of this process (idempotent; a forked
+// child under the reinit policy starts afresh).
+ze_result_t initialize_once() MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  {
     ZeState& s = ze_state();
     if (s.initialized && s.init_pid != core::current_pid()) {
       // A forked child under the reinit policy (the pid gate let only this through):
@@ -85,6 +85,33 @@ ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
       s.init_pid = core::current_pid();
     }
     return s.init_result;
+  }
+}
+
+ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags) {
+  return call("zeInit", CallKind::kCoreBeforeInit, [&]() MOCKDEV_ZE_LOCKED {
+    // Non-zero flags without the GPU bit are not for this (GPU) driver.
+    if (flags != 0 && (flags & ZE_INIT_FLAG_GPU_ONLY) == 0) return ZE_RESULT_ERROR_UNINITIALIZED;
+    return initialize_once();
+  });
+}
+
+// zeInitDrivers (spec 1.10, I-6..I-8): initialises as zeInit does and returns the driver under
+// zeDriverGet's count protocol. Flags 0 are INVALID_ENUMERATION (the specification); flags
+// without the GPU bit are not for this GPU driver: UNINITIALIZED, as Intel's driver answers
+// (the loader then leaves the driver out of that call). Repeat calls never re-initialise.
+ze_result_t ZE_APICALL zeInitDrivers(std::uint32_t* count, ze_driver_handle_t* drivers,
+                                     accel::abi::level_zero::ze_init_driver_type_desc_t* desc) {
+  return call("zeInitDrivers", CallKind::kCoreBeforeInit, [&]() MOCKDEV_ZE_LOCKED {
+    if (count == nullptr || desc == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (desc->flags == 0) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if ((desc->flags & accel::abi::level_zero::kInitDriverTypeFlagGpu) == 0) {
+      return ZE_RESULT_ERROR_UNINITIALIZED;
+    }
+    const ze_result_t init = initialize_once();
+    if (init != ZE_RESULT_SUCCESS) return init;
+    std::vector<_ze_driver_handle_t*> list{ze_state().driver};
+    return copy_handles(list, count, drivers, ZE_RESULT_ERROR_INVALID_NULL_POINTER);
   });
 }
 
@@ -119,6 +146,17 @@ ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t driver,
     std::memcpy(props->uuid.id + 8, &generation, sizeof generation);
     props->uuid.id[4] = 0x4d;  // 'M': the mock
     props->driverVersion = version;
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
+// Note [Last error description] in ze_state.h.
+ze_result_t ZE_APICALL zeDriverGetLastErrorDescription(ze_driver_handle_t driver,
+                                                       const char** text) {
+  return call("zeDriverGetLastErrorDescription", CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    if (!is_live(driver) || driver != ze_state().driver) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (text == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *text = last_error_description();
     return ZE_RESULT_SUCCESS;
   });
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "level_zero/ze_ipc.h"
 #include "level_zero/ze_objects.h"
 #include "level_zero/ze_tables.h"
 

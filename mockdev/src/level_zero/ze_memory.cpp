@@ -24,6 +24,7 @@
 #include "core/pinned_host.h"
 #include "core/timeline.h"
 #include "core/virtual_memory.h"
+#include "level_zero/ze_ipc.h"
 #include "level_zero/ze_objects.h"
 #include "level_zero/ze_tables.h"
 

@@ -3,10 +3,13 @@
 
 #include "level_zero/ze_state.h"
 
+#include <cstdio>
 #include <new>
+#include <string>
 
 #include "core/engine.h"
 #include "core/timeline.h"
+#include "level_zero/ze_names.h"
 #include "level_zero/ze_tables.h"
 
 namespace mockdev::level_zero {
@@ -60,7 +63,45 @@ std::uint64_t device_memory_bytes(const ZeDevice& device) {
   return device.tile >= 0 ? per_tile : per_tile * static_cast<std::uint64_t>(device.tile_span);
 }
 
+namespace {
+
+// The calling thread's last error (Note [Last error description] in ze_state.h).
+thread_local std::string t_last_error;
+
+const char* result_name(ze_result_t result) {
+  switch (static_cast<std::uint32_t>(result)) {
+#define MOCKDEV_ZE_RESULT_NAME(name, value) \
+  case value:                               \
+    return #name;
+    MOCKDEV_ZE_RESULTS(MOCKDEV_ZE_RESULT_NAME)
+#undef MOCKDEV_ZE_RESULT_NAME
+    default:
+      return "an unknown ze_result_t";
+  }
+}
+
+ze_result_t call_unrecorded(EntryPoint entry_point, CallKind kind,
+                            const std::function<ze_result_t()>& body);
+
+}  // namespace
+
+const char* last_error_description() { return t_last_error.c_str(); }
+
 ze_result_t call(EntryPoint entry_point, CallKind kind, const std::function<ze_result_t()>& body) {
+  const ze_result_t result = call_unrecorded(entry_point, kind, body);
+  if (result != ZE_RESULT_SUCCESS && result != ZE_RESULT_NOT_READY) {
+    char code[16];
+    std::snprintf(code, sizeof code, "0x%x", static_cast<unsigned>(result));
+    t_last_error =
+        std::string(entry_point.view()) + " returned " + result_name(result) + " (" + code + ")";
+  }
+  return result;
+}
+
+namespace {
+
+ze_result_t call_unrecorded(EntryPoint entry_point, CallKind kind,
+                            const std::function<ze_result_t()>& body) {
   try {
     core::EngineLock lock;
     ZeState& s = ze_state();
@@ -84,5 +125,7 @@ ze_result_t call(EntryPoint entry_point, CallKind kind, const std::function<ze_r
     return ZE_RESULT_ERROR_UNKNOWN;
   }
 }
+
+}  // namespace
 
 }  // namespace mockdev::level_zero

@@ -23,6 +23,8 @@
 // ze_command_lists.cpp, ze_events.cpp (objects over the engine), ze_facade.cpp (the
 // exported *GetProcAddrTable getters, built into libze_mock.so).
 
+#include <level_zero/ze_api.h>
+#include <level_zero/zes_api.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -32,9 +34,6 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
-
-#include <level_zero/ze_api.h>
-#include <level_zero/zes_api.h>
 
 #include "accel_abi/level_zero_entry_points.h"
 #include "core/engine_lock.h"
@@ -49,7 +48,7 @@ struct _ze_device_handle_t {
   int card_ordinal = 0;  // its position among the Intel devices (Sysman order)
   int tile = -1;         // tile index, or -1 for a card (root device)
   // How zeDeviceGet / zeDeviceGetSubDevices reach it (per hierarchy).
-  bool reported_as_subdevice = false;  // ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE on this handle
+  bool reported_as_subdevice = false;            // ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE on this handle
   std::vector<_ze_device_handle_t*> subdevices;  // what zeDeviceGetSubDevices returns
   _ze_device_handle_t* root = nullptr;           // what zeDeviceGetRootDevice returns
   // How many of the card's tiles this handle spans: 1 for a tile, the visible tiles for a
@@ -62,8 +61,8 @@ struct _ze_device_handle_t {
 // A Sysman memory module (zesDeviceEnumMemoryModules): one per tile, or one
 // for an untiled card.
 struct _zes_mem_handle_t {
-  int card = 0;  // index into MachineSpec::devices
-  int tile = -1; // tile index, or -1 for the module of an untiled card
+  int card = 0;   // index into MachineSpec::devices
+  int tile = -1;  // tile index, or -1 for the module of an untiled card
 };
 
 namespace mockdev::level_zero {
@@ -73,22 +72,22 @@ using ZeDevice = _ze_device_handle_t;
 enum class SysmanRoute { kNone, kLegacy, kZesInit };  // mutually exclusive, as Intel's
 
 struct ZeState {
-  std::uint64_t generation = 0;  // the core machine generation this state belongs to
-  bool initialized = false;      // zeInit succeeded in init_pid
+  std::uint64_t generation = 0;                 // the core machine generation this state belongs to
+  bool initialized = false;                     // zeInit succeeded in init_pid
   ze_result_t init_result = ZE_RESULT_SUCCESS;  // the first zeInit's status (call_once)
   bool init_attempted = false;
   pid_t init_pid = 0;
   std::string hierarchy;  // "COMPOSITE", "FLAT" or "COMBINED": what applied at zeInit
-  _ze_driver_handle_t* driver = nullptr;    // the one driver (nullptr: no visible device)
-  std::vector<ZeDevice*> devices;           // what zeDeviceGet returns, in order
-  std::vector<ZeDevice*> cards;             // every Intel card (Sysman), unfiltered
-  std::vector<ZeDevice*> handles;           // every core device object of this init (any level)
-  std::unordered_set<const void*> live;     // every live handle of any kind
+  _ze_driver_handle_t* driver = nullptr;  // the one driver (nullptr: no visible device)
+  std::vector<ZeDevice*> devices;         // what zeDeviceGet returns, in order
+  std::vector<ZeDevice*> cards;           // every Intel card (Sysman), unfiltered
+  std::vector<ZeDevice*> handles;         // every core device object of this init (any level)
+  std::unordered_set<const void*> live;   // every live handle of any kind
   SysmanRoute sysman = SysmanRoute::kNone;
-  bool sysman_initialized = false;          // zesInit succeeded
-  bool sysman_attempted = false;            // zesInit ran (its result is cached)
+  bool sysman_initialized = false;  // zesInit succeeded
+  bool sysman_attempted = false;    // zesInit ran (its result is cached)
   ze_result_t sysman_result = ZE_RESULT_SUCCESS;
-  _ze_driver_handle_t* sysman_driver = nullptr;    // what zesDriverGet returns (zesInit route)
+  _ze_driver_handle_t* sysman_driver = nullptr;  // what zesDriverGet returns (zesInit route)
   // Why the last zeInit failed, in words (mask or hierarchy text, fault, no device), for
   // tests and `accel info` through the control API; empty after a success.
   std::string init_failure;
@@ -162,5 +161,14 @@ class EntryPoint {
 };
 
 ze_result_t call(EntryPoint entry_point, CallKind kind, const std::function<ze_result_t()>& body);
+
+// Note [Last error description]
+// zeDriverGetLastErrorDescription (spec 1.6) answers the calling thread's last error: call()
+// records "<entry point> returned <code name> (0x<code>)" whenever a call answers anything but
+// SUCCESS or NOT_READY, and keeps it until the thread's next such call; "" before the first.
+// [inferred: the specification says only "a string describing the last error code returned by the
+// driver in the current thread"; Intel's driver keeps its own wording.]
+// The string stays valid until the thread's next failing call.
+const char* last_error_description();
 
 }  // namespace mockdev::level_zero

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "accel_abi/level_zero_core_newer.h"
 #include "accel_abi/level_zero_entry_points.h"
 #include "accel_abi/level_zero_sysman_1_5.h"
 #include "core/engine_lock.h"
@@ -36,7 +37,9 @@ namespace mockdev::level_zero {
 // compile into a pointer to the loader's function (a call through the table would recurse
 // into the loader); qualified, it does not compile. A member added at 1.5 to a table the getter
 // receives in its 1.4 type (the Sysman Driver and Device pfnGet) is written through the 1.5 layout
-// of accel_abi/level_zero_sysman_1_5.h (layout_since).
+// of accel_abi/level_zero_sysman_1_5.h (layout_since); so are the core members newer than the 1.4
+// headers (Global pfnInitDrivers 1.10, Driver pfnGetLastErrorDescription 1.6, Device
+// pfnGetRootDevice 1.7), through accel_abi/level_zero_core_newer.h.
 
 // `table` as the layout of the version `Since` that added the member to be written.
 template <std::uint32_t Since, class Table>
@@ -47,6 +50,15 @@ auto* layout_since(Table* table) {
   } else if constexpr (Since >= ZE_MAKE_VERSION(1, 5) &&
                        std::is_same_v<Table, zes_device_dditable_t>) {
     return reinterpret_cast<abi::zes_device_dditable_1_5_t*>(table);
+  } else if constexpr (Since >= ZE_MAKE_VERSION(1, 10) &&
+                       std::is_same_v<Table, ze_global_dditable_t>) {
+    return reinterpret_cast<abi::ze_global_dditable_1_10_t*>(table);
+  } else if constexpr (Since >= ZE_MAKE_VERSION(1, 6) &&
+                       std::is_same_v<Table, ze_driver_dditable_t>) {
+    return reinterpret_cast<abi::ze_driver_dditable_1_6_t*>(table);
+  } else if constexpr (Since >= ZE_MAKE_VERSION(1, 7) &&
+                       std::is_same_v<Table, ze_device_dditable_t>) {
+    return reinterpret_cast<abi::ze_device_dditable_1_7_t*>(table);
   } else {
     return table;
   }

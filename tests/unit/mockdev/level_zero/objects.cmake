@@ -19,7 +19,8 @@ add_executable(ze_objects_test
   ze_fences_test.cpp
   ze_copy_surface_test.cpp
   ze_modules_test.cpp
-  ze_virtual_pages_test.cpp)
+  ze_virtual_pages_test.cpp
+  ze_ipc_test.cpp)
 target_link_libraries(ze_objects_test PRIVATE
   ${ACCEL_ZE_LOADER_LIBRARY} mockdev accel_level_zero_headers GTest::gtest_main
   accel_build_flags)
@@ -42,7 +43,10 @@ foreach(_test
     ModulesTest.RefusedModulesAndTheirBuildLogs
     ModulesTest.ArgumentsGroupSizesAndSuggestions
     ModulesTest.LaunchRunsTheRegisteredBodyInVirtualTime
-    VirtualPagesTest.PageSizeDependsOnTheSize)
+    VirtualPagesTest.PageSizeDependsOnTheSize
+    IpcTest.MemoryHandlesCannotBeOpenedInTheSimulation
+    IpcTest.EventPoolHandlesNeedTheIpcFlagAndCannotBeOpened
+    IpcTest.ContextCreateExChecksItsDevices)
   add_test(NAME ${_test}.validation COMMAND ze_objects_test --gtest_filter=${_test})
   set_tests_properties(${_test}.validation PROPERTIES
     LABELS "unit;level_zero"

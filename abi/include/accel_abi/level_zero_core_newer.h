@@ -1,0 +1,62 @@
+#pragma once
+// The core dispatch-table members and types newer than Debian's 1.4 headers that the mock
+// Level Zero driver serves, declared here as accel_abi/level_zero_sysman_1_5.h declares the
+// Sysman 1.5 tables. A loader of a newer spec passes its own, longer tables to a driver's
+// ze*ProcAddrTable getters and asks at its own version; tables only ever grow at the end (the
+// Level Zero specification's versioning rules), so each layout is the 1.4 table followed by
+// what later versions appended, up to the member the mock writes:
+//   Global  pfnInitDrivers (1.10; loaders >= 1.18 route zeInitDrivers only to drivers that
+//           fill it: oneapi-src/level-zero source/loader/ze_ldrddi.cpp)
+//   Driver  pfnGetLastErrorDescription (1.6)
+//   Device  pfnGetRootDevice (1.7)
+// A driver writes a member only when the requested version has it, so Debian's loader (which
+// asks for 1.4) never sees them. Members between the 1.4 table and the one written are
+// declared as void* and never filled.
+
+#include <level_zero/ze_ddi.h>
+
+#include <cstdint>
+
+namespace accel::abi::level_zero {
+
+// zeInitDrivers' descriptor (1.10): which driver types to initialise and return.
+constexpr std::uint32_t kStructureTypeInitDriverTypeDesc = 0x00020021;  // ZE_STRUCTURE_TYPE_...
+constexpr std::uint32_t kInitDriverTypeFlagGpu = 0x1;  // ZE_INIT_DRIVER_TYPE_FLAG_GPU
+constexpr std::uint32_t kInitDriverTypeFlagNpu = 0x2;  // ZE_INIT_DRIVER_TYPE_FLAG_NPU
+struct ze_init_driver_type_desc_t {
+  std::uint32_t stype;  // ze_structure_type_t
+  const void* pNext;
+  std::uint32_t flags;  // ze_init_driver_type_flags_t
+};
+
+using PFN_zeInitDrivers = ze_result_t(ZE_APICALL*)(std::uint32_t* pCount,
+                                                   ze_driver_handle_t* phDrivers,
+                                                   ze_init_driver_type_desc_t* desc);
+using PFN_zeDriverGetLastErrorDescription = ze_result_t(ZE_APICALL*)(ze_driver_handle_t,
+                                                                     const char** ppString);
+using PFN_zeDeviceGetRootDevice = ze_result_t(ZE_APICALL*)(ze_device_handle_t,
+                                                           ze_device_handle_t* phRootDevice);
+
+// Global table: pfnInit (1.0), then pfnInitDrivers (1.10).
+struct ze_global_dditable_1_10_t {
+  ze_global_dditable_t v1_4;
+  PFN_zeInitDrivers pfnInitDrivers;
+};
+
+// Driver table: 1.4's six members, then pfnGetLastErrorDescription (1.6).
+struct ze_driver_dditable_1_6_t {
+  ze_driver_dditable_t v1_4;
+  PFN_zeDriverGetLastErrorDescription pfnGetLastErrorDescription;
+};
+
+// Device table: 1.4's 18 members, then pfnGetRootDevice (1.7).
+struct ze_device_dditable_1_7_t {
+  ze_device_dditable_t v1_4;
+  PFN_zeDeviceGetRootDevice pfnGetRootDevice;
+};
+
+static_assert(sizeof(ze_global_dditable_t) == sizeof(void*), "1.4 Global table: pfnInit only");
+static_assert(sizeof(ze_driver_dditable_t) == 6 * sizeof(void*), "1.4 Driver table: six members");
+static_assert(sizeof(ze_device_dditable_t) == 18 * sizeof(void*), "1.4 Device table: 18 members");
+
+}  // namespace accel::abi::level_zero

@@ -4,11 +4,14 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-
-#include <cstring>
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "accel_abi/level_zero_core_newer.h"
 #include "accel_abi/level_zero_sysman_1_5.h"
 #include "mockdev/control.h"
 #include "ze_test_machines.h"
@@ -20,6 +23,10 @@ namespace abi = accel::abi::level_zero;
 constexpr auto kV10 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 0));
 constexpr auto kV14 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 4));
 constexpr auto kV15 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 5));
+constexpr auto kV16 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 6));
+constexpr auto kV17 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 7));
+constexpr auto kV19 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 9));
+constexpr auto kV110 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 10));
 constexpr auto kV117 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, 17));
 constexpr auto kV20 = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(2, 0));
 
@@ -60,7 +67,8 @@ TEST_F(ZeGetters, NullTableAndForeignMajorVersion) {
   auto empty = getter<ze_image_dditable_t>("zeGetImageProcAddrTable");
   ASSERT_NE(empty, nullptr);
   EXPECT_EQ(empty(kV14, nullptr), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(empty(kV20, reinterpret_cast<ze_image_dditable_t*>(&t)), ZE_RESULT_ERROR_UNSUPPORTED_VERSION);
+  EXPECT_EQ(empty(kV20, reinterpret_cast<ze_image_dditable_t*>(&t)),
+            ZE_RESULT_ERROR_UNSUPPORTED_VERSION);
 }
 
 // A newer loader asks for its own version; the mock accepts and writes what
@@ -148,8 +156,8 @@ TEST_F(ZeGetters, DirectCallsBeforeAndAfterInit) {
 // The machine's call fault fires with its ze code.
 TEST_F(ZeGetters, ScheduledCallFaultReturnsItsCode) {
   mockdev::MachineSpec m = ze_test::two_cards_two_tiles();
-  m.faults.calls.push_back(mockdev::CallFault{"zeDriverGet", 2, ZE_RESULT_ERROR_DEVICE_LOST,
-                                              mockdev::Api::kLevelZero});
+  m.faults.calls.push_back(
+      mockdev::CallFault{"zeDriverGet", 2, ZE_RESULT_ERROR_DEVICE_LOST, mockdev::Api::kLevelZero});
   mockdev::control::reset(m);
   ze_global_dditable_t g{};
   ze_driver_dditable_t d{};
@@ -163,6 +171,182 @@ TEST_F(ZeGetters, ScheduledCallFaultReturnsItsCode) {
   count = 0;
   EXPECT_EQ(d.pfnGet(&count, nullptr), ZE_RESULT_SUCCESS);
   EXPECT_EQ(count, 1u);
+}
+
+// What a newer loader asks for (decision 208): Global pfnInitDrivers only at >= 1.10, Driver
+// pfnGetLastErrorDescription at >= 1.6, Device pfnGetRootDevice at >= 1.7, each written through
+// the longer layout and never for an older request (Debian's loader asks for 1.4); the member
+// after each stays the caller's.
+TEST_F(ZeGetters, NewerCoreEntriesAreWrittenOnlyAtTheirVersion) {
+  struct GlobalAndMore {
+    abi::ze_global_dditable_1_10_t table;
+    void* after;
+  } g;
+  poison(g);
+  auto get_global = getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable");
+  auto* global = reinterpret_cast<ze_global_dditable_t*>(&g.table);
+  ASSERT_EQ(get_global(kV19, global), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&g.table.v1_4.pfnInit));
+  EXPECT_TRUE(untouched(&g.table.pfnInitDrivers));
+  ASSERT_EQ(get_global(kV110, global), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&g.table.pfnInitDrivers));
+  EXPECT_TRUE(untouched(&g.after));
+
+  struct DriverAndMore {
+    abi::ze_driver_dditable_1_6_t table;
+    void* after;
+  } d;
+  poison(d);
+  auto get_driver = getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable");
+  auto* driver = reinterpret_cast<ze_driver_dditable_t*>(&d.table);
+  ASSERT_EQ(get_driver(kV15, driver), ZE_RESULT_SUCCESS);
+  EXPECT_TRUE(untouched(&d.table.pfnGetLastErrorDescription));
+  ASSERT_EQ(get_driver(kV16, driver), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&d.table.pfnGetLastErrorDescription));
+  EXPECT_TRUE(untouched(&d.after));
+
+  struct DeviceAndMore {
+    abi::ze_device_dditable_1_7_t table;
+    void* after;
+  } v;
+  poison(v);
+  auto get_device = getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable");
+  auto* device = reinterpret_cast<ze_device_dditable_t*>(&v.table);
+  ASSERT_EQ(get_device(kV16, device), ZE_RESULT_SUCCESS);
+  EXPECT_TRUE(untouched(&v.table.pfnGetRootDevice));
+  ASSERT_EQ(get_device(kV17, device), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&v.table.pfnGetRootDevice));
+  EXPECT_TRUE(untouched(&v.after));
+}
+
+// zeInitDrivers as a loader >= 1.18 calls it: descriptor checks, the GPU bit, initialisation
+// (the driver's later calls work without zeInit), zeDriverGet's count protocol, and the same
+// handle every time.
+TEST_F(ZeGetters, InitDriversInitialisesAndReturnsTheDriver) {
+  abi::ze_global_dditable_1_10_t g{};
+  abi::ze_driver_dditable_1_6_t d{};
+  ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(
+                kV110, reinterpret_cast<ze_global_dditable_t*>(&g)),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(
+                kV16, reinterpret_cast<ze_driver_dditable_t*>(&d)),
+            ZE_RESULT_SUCCESS);
+  abi::ze_init_driver_type_desc_t desc{abi::kStructureTypeInitDriverTypeDesc, nullptr,
+                                       abi::kInitDriverTypeFlagGpu};
+  std::uint32_t count = 0;
+  EXPECT_EQ(g.pfnInitDrivers(nullptr, nullptr, &desc), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(g.pfnInitDrivers(&count, nullptr, nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+  desc.flags = 0;
+  EXPECT_EQ(g.pfnInitDrivers(&count, nullptr, &desc), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+  desc.flags = abi::kInitDriverTypeFlagNpu;
+  EXPECT_EQ(g.pfnInitDrivers(&count, nullptr, &desc), ZE_RESULT_ERROR_UNINITIALIZED);
+  EXPECT_EQ(d.v1_4.pfnGet(&count, nullptr), ZE_RESULT_ERROR_UNINITIALIZED);  // not initialised
+
+  desc.flags = UINT32_MAX;  // every type: the GPU bit is set
+  EXPECT_EQ(g.pfnInitDrivers(&count, nullptr, &desc), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(count, 1u);
+  ze_driver_handle_t first = nullptr;
+  EXPECT_EQ(g.pfnInitDrivers(&count, &first, &desc), ZE_RESULT_SUCCESS);
+  ASSERT_NE(first, nullptr);
+  count = 4;
+  ze_driver_handle_t again[4] = {};
+  desc.flags = abi::kInitDriverTypeFlagGpu;
+  EXPECT_EQ(g.pfnInitDrivers(&count, again, &desc), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(count, 1u);
+  EXPECT_EQ(again[0], first);
+  count = 1;
+  EXPECT_EQ(g.pfnInitDrivers(&count, nullptr, &desc), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+  ze_driver_handle_t listed = nullptr;
+  count = 1;
+  EXPECT_EQ(d.v1_4.pfnGet(&count, &listed), ZE_RESULT_SUCCESS);  // initialised
+  EXPECT_EQ(listed, first);
+  EXPECT_EQ(mockdev::control::call_count("zeInitDrivers"), 8u);
+}
+
+// zeDriverGetLastErrorDescription: "" before any error, then the calling thread's last failing
+// call by name, code name and hex; a success leaves it (Note [Last error description]).
+TEST_F(ZeGetters, LastErrorDescriptionNamesTheLastFailingCall) {
+  ze_global_dditable_t g{};
+  abi::ze_driver_dditable_1_6_t d{};
+  ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV14, &g), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(
+                kV16, reinterpret_cast<ze_driver_dditable_t*>(&d)),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(g.pfnInit(0), ZE_RESULT_SUCCESS);
+  std::uint32_t count = 1;
+  ze_driver_handle_t driver = nullptr;
+  ASSERT_EQ(d.v1_4.pfnGet(&count, &driver), ZE_RESULT_SUCCESS);
+  const char* text = nullptr;
+  EXPECT_EQ(d.pfnGetLastErrorDescription(driver, nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+  ASSERT_EQ(d.pfnGetLastErrorDescription(driver, &text), ZE_RESULT_SUCCESS);
+  EXPECT_STREQ(text,
+               "zeDriverGetLastErrorDescription returned "
+               "ZE_RESULT_ERROR_INVALID_NULL_POINTER (0x78000007)");
+  ze_api_version_t version{};
+  EXPECT_EQ(d.v1_4.pfnGetApiVersion(driver, nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(d.v1_4.pfnGetApiVersion(driver, &version), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(d.pfnGetLastErrorDescription(driver, &text), ZE_RESULT_SUCCESS);
+  EXPECT_STREQ(text,
+               "zeDriverGetApiVersion returned ZE_RESULT_ERROR_INVALID_NULL_POINTER (0x78000007)");
+  int not_a_driver = 0;
+  EXPECT_EQ(
+      d.pfnGetLastErrorDescription(reinterpret_cast<ze_driver_handle_t>(&not_a_driver), &text),
+      ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+}
+
+// zeDeviceGetRootDevice (D-3's table) under COMBINED: a tile's root is its card, the card has
+// none; under FLAT nothing has a root.
+TEST_F(ZeGetters, RootDeviceFollowsTheHierarchy) {
+  for (const char* hierarchy : {"COMBINED", "FLAT", "COMPOSITE"}) {
+    SCOPED_TRACE(hierarchy);
+    setenv("ZE_FLAT_DEVICE_HIERARCHY", hierarchy, 1);
+    mockdev::control::reset(ze_test::two_cards_two_tiles());
+    ze_global_dditable_t g{};
+    ze_driver_dditable_t d{};
+    abi::ze_device_dditable_1_7_t v{};
+    ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV14, &g),
+              ZE_RESULT_SUCCESS);
+    ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(kV14, &d),
+              ZE_RESULT_SUCCESS);
+    ASSERT_EQ(getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable")(
+                  kV17, reinterpret_cast<ze_device_dditable_t*>(&v)),
+              ZE_RESULT_SUCCESS);
+    ASSERT_EQ(g.pfnInit(0), ZE_RESULT_SUCCESS);
+    std::uint32_t count = 1;
+    ze_driver_handle_t driver = nullptr;
+    ASSERT_EQ(d.pfnGet(&count, &driver), ZE_RESULT_SUCCESS);
+    count = 8;
+    ze_device_handle_t devices[8] = {};
+    ASSERT_EQ(v.v1_4.pfnGet(driver, &count, devices), ZE_RESULT_SUCCESS);
+    ze_device_handle_t root = devices[0];
+    EXPECT_EQ(v.pfnGetRootDevice(devices[0], nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+    ASSERT_EQ(v.pfnGetRootDevice(devices[0], &root), ZE_RESULT_SUCCESS);
+    const std::string mode = hierarchy;
+    if (mode == "COMPOSITE") {
+      EXPECT_EQ(count, 2u);
+      EXPECT_EQ(root, nullptr);  // a card
+      std::uint32_t subs = 2;
+      ze_device_handle_t tiles[2] = {};
+      ASSERT_EQ(v.v1_4.pfnGetSubDevices(devices[1], &subs, tiles), ZE_RESULT_SUCCESS);
+      ASSERT_EQ(v.pfnGetRootDevice(tiles[1], &root), ZE_RESULT_SUCCESS);
+      EXPECT_EQ(root, devices[1]);
+    } else {
+      EXPECT_EQ(count, 4u);
+      if (mode == "FLAT") {
+        EXPECT_EQ(root, nullptr);
+      } else {
+        ASSERT_NE(root, nullptr);  // the first card
+        ze_device_handle_t card_root = devices[0];
+        ASSERT_EQ(v.pfnGetRootDevice(root, &card_root), ZE_RESULT_SUCCESS);
+        EXPECT_EQ(card_root, nullptr);
+        ze_device_handle_t third = nullptr;
+        ASSERT_EQ(v.pfnGetRootDevice(devices[2], &third), ZE_RESULT_SUCCESS);
+        EXPECT_NE(third, root);  // the second card
+        EXPECT_NE(third, nullptr);
+      }
+    }
+    unsetenv("ZE_FLAT_DEVICE_HIERARCHY");
+  }
 }
 
 }  // namespace

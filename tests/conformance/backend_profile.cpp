@@ -40,11 +40,19 @@ std::vector<VisibilityRow> cuda_visibility_rows() {
       {"duplicate_hides_every_device", "0,0", {}, 1, {}, "a duplicate ordinal hides everything"},
       {"negative_ends_the_list", "1,-1,0", {1}, 2, {}, "a negative ordinal ends the list"},
       {"empty_hides_every_device", "", {}, 1, {}, "an empty value hides every device"},
-      {"past_the_last_device_ends_the_list", "1,<N>,0", {1}, 2, {},
+      {"past_the_last_device_ends_the_list",
+       "1,<N>,0",
+       {1},
+       2,
+       {},
        "the first ordinal that is not a device ends the list"},
       // A regression row: a parser that saturates ordinals at INT_MAX sees two distinct
       // out-of-range ordinals as duplicates (count 0 before init, 1 after).
-      {"huge_distinct_ordinals_are_not_duplicates", "0,3000000000,4000000000", {0}, 1, {},
+      {"huge_distinct_ordinals_are_not_duplicates",
+       "0,3000000000,4000000000",
+       {0},
+       1,
+       {},
        "an out-of-range ordinal ends the list; it is not a duplicate"},
   };
 }
@@ -60,22 +68,50 @@ std::vector<VisibilityRow> level_zero_visibility_rows() {
       {"ZE_FLAT_DEVICE_HIERARCHY", "COMPOSITE"}};
   return {
       {"mask_never_reorders", "1,0", {0, 1}, 2, {}, "D-6: the mask's order never reorders"},
-      {"duplicate_is_dropped", "0,0", {0}, 1, {},
+      {"duplicate_is_dropped",
+       "0,0",
+       {0},
+       1,
+       {},
        "D-6/§3.6: a duplicate entry is dropped (CUDA hides everything instead)"},
-      {"negative_is_skipped", "1,-1,0", {0, 1}, 2, {},
+      {"negative_is_skipped",
+       "1,-1,0",
+       {0, 1},
+       2,
+       {},
        "D-8/§3.6: a negative entry is skipped, not a terminator"},
       {"empty_shows_every_device", "", {-1}, 1, {}, "D-6: an empty mask shows every device"},
-      {"past_the_last_device_is_skipped", "1,<N>,0", {0, 1}, 2, {},
+      {"past_the_last_device_is_skipped",
+       "1,<N>,0",
+       {0, 1},
+       2,
+       {},
        "D-8: an out-of-range entry is skipped, the rest stays"},
-      {"huge_ordinals_are_skipped", "0,3000000000,4000000000", {0}, 1, {},
+      {"huge_ordinals_are_skipped",
+       "0,3000000000,4000000000",
+       {0},
+       1,
+       {},
        "D-8: out-of-range entries are skipped"},
       {"spaces_after_commas", "0, 2", {0, 2}, 3, {}, "D-6: spaces after commas are tolerated"},
-      {"tile_entry_is_invalid_in_flat", "0.1", {}, 1, {{"ZE_FLAT_DEVICE_HIERARCHY", "FLAT"}},
+      {"tile_entry_is_invalid_in_flat",
+       "0.1",
+       {},
+       1,
+       {{"ZE_FLAT_DEVICE_HIERARCHY", "FLAT"}},
        "D-7/D-9: N.M entries are skipped in FLAT; nothing left is visible"},
       {"composite_card_index", "1", {1}, 2, composite, "D-7: in COMPOSITE N is a card"},
-      {"composite_out_of_range_card_skipped", "2,0", {0}, 1, composite,
+      {"composite_out_of_range_card_skipped",
+       "2,0",
+       {0},
+       1,
+       composite,
        "D-9: card 2 does not exist, card 0 stays"},
-      {"composite_tiles_of_one_card", "1.1,1.0", {1}, 2, composite,
+      {"composite_tiles_of_one_card",
+       "1.1,1.0",
+       {1},
+       2,
+       composite,
        "D-9: both tiles of card 1 make card 1 visible as index 0"},
   };
 }
@@ -154,13 +190,6 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.has_primary_contexts = false;
   profile.visibility_rows = level_zero_visibility_rows();
   profile.visibility_accepts_uuids = false;
-  if (on_mock) {
-    profile.known_mock_defects["negative_is_skipped"] =
-        "not the simulated driver's any more (it reads -1 as strtoul does and skips it): the "
-        "runtime's own check (check_affinity_mask, runtime/src/backends/level_zero/"
-        "ze_visibility.cpp) rejects a signed entry as a configuration error, where this row "
-        "expects it skipped (D-8, PyTorch §3.6); the two rules are not reconciled yet";
-  }
   profile.environment.push_back({"ACCEL_BACKEND", "xpu"});
   if (on_mock) {
     // Two 2-tile Data Center GPU Max 1550 cards; FLAT by default: 4 devices.
@@ -339,8 +368,7 @@ int physical_device_count(const BackendProfile& profile, std::string* error) {
   return devices.count;
 }
 
-std::vector<std::string> physical_device_uuids(const BackendProfile& profile,
-                                               std::string* error) {
+std::vector<std::string> physical_device_uuids(const BackendProfile& profile, std::string* error) {
   PhysicalDevices devices = physical_devices(profile);
   if (devices.count < 0 && error != nullptr) *error = devices.error;
   return devices.count < 0 ? std::vector<std::string>{} : std::move(devices.uuids);
@@ -351,9 +379,9 @@ std::vector<MockDevice> mock_visible_devices(const BackendProfile& profile,
   const bool level_zero = profile.backend == "xpu";
   std::string hierarchy = machine.level_zero.default_hierarchy;
   if (const char* value = std::getenv("ZE_FLAT_DEVICE_HIERARCHY");
-      value != nullptr && (std::string_view(value) == "COMPOSITE" ||
-                           std::string_view(value) == "FLAT" ||
-                           std::string_view(value) == "COMBINED")) {
+      value != nullptr &&
+      (std::string_view(value) == "COMPOSITE" || std::string_view(value) == "FLAT" ||
+       std::string_view(value) == "COMBINED")) {
     hierarchy = value;  // any other value falls back to the default
   }
   std::vector<MockDevice> devices;
@@ -416,8 +444,8 @@ bool real_hardware_present(const BackendProfile& profile, std::string* why) {
         } else {
           const PhysicalDevices devices = profile.physical_devices(profile);
           if (devices.count > 0) {
-            text = "1" + std::to_string(devices.count) + " device(s): " +
-                   (devices.uuids.empty() ? std::string() : devices.uuids.front());
+            text = "1" + std::to_string(devices.count) +
+                   " device(s): " + (devices.uuids.empty() ? std::string() : devices.uuids.front());
           } else if (devices.count == 0) {
             text = "0the driver reports no device";
           } else {

@@ -1,12 +1,13 @@
 // ZE_AFFINITY_MASK / ZE_FLAT_DEVICE_HIERARCHY syntax and PyTorch's mask parse
 // (Note [Level Zero visibility variables]).
 #include "backends/level_zero/ze_visibility.h"
-#include "spi/environment.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string>
+
+#include "spi/environment.h"
 
 namespace accel::detail::level_zero {
 
@@ -17,9 +18,12 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 bool is_hex_digit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
 bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
-// One number as the driver's strtoul(base 0) reads it, but whole: decimal digits, or 0x /
-// 0X followed by at least one hex digit.
+// One number as the driver's strtoul(base 0) reads it, but whole: an optional sign, then decimal
+// digits, or 0x / 0X followed by at least one hex digit. A signed entry is a number too:
+// strtoul negates it into a huge index, which the driver skips as out of range (D-8), and
+// PyTorch's own parse skips negative entries (decision 208).
 bool is_driver_number(std::string_view text) {
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
   if (text.empty()) return false;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     return std::all_of(text.begin() + 2, text.end(), is_hex_digit);
@@ -72,8 +76,8 @@ Status check_affinity_mask(std::optional<std::string_view> value) {
     const std::string_view entry = rest.substr(0, comma);
     if (!is_mask_entry(entry)) {
       return Status(ErrorKind::kConfig,
-                    std::string(kAffinityMaskVariable) + "='" + std::string(*value) +
-                        "': entry '" + std::string(entry) +
+                    std::string(kAffinityMaskVariable) + "='" + std::string(*value) + "': entry '" +
+                        std::string(entry) +
                         "' is not a device index (expected N or N.M, e.g. '0,1.0')");
     }
     if (comma == std::string_view::npos) return Status();

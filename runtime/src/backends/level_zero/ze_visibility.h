@@ -9,12 +9,13 @@
 // mean anything, because a setting the user made that does nothing is an error in this
 // project (Note [Misconfiguration is an error] in accel/accelerator.h):
 //  * ZE_AFFINITY_MASK: comma-separated entries, each N or N.M (card.tile), numbers decimal
-//    or hexadecimal (0x..., the driver reads them with strtoul base 0), blanks allowed
-//    before an entry (spaces after commas). Anything else (letters, an empty entry,
-//    N.M.K, a sign) is kConfig: Intel's parser aborts on three levels and its handling of
-//    non-numeric text is unspecified, so such a mask is refused before the driver
-//    sees it. Entries that are well formed but select nothing (out of range, N.M in FLAT)
-//    are the driver's business: zeInit then finds no device.
+//    or hexadecimal (0x..., the driver reads them with strtoul base 0), each with an optional
+//    sign, blanks allowed before an entry (spaces after commas). Anything else (letters, an
+//    empty entry, N.M.K, a sign alone) is kConfig: Intel's parser aborts on three levels and
+//    its handling of non-numeric text is unspecified, so such a mask is refused before the
+//    driver sees it. Entries that are well formed but select nothing (out of range, N.M in
+//    FLAT, a signed entry, which strtoul turns into a huge index and PyTorch skips as
+//    negative: decision 208) are the driver's business: zeInit then finds no device.
 //  * ZE_FLAT_DEVICE_HIERARCHY: exactly COMPOSITE, FLAT or COMBINED (upper case). The
 //    driver silently falls back to its default for any other value; the runtime
 //    refuses it instead, since the user asked for a layout they would not get.

@@ -66,7 +66,10 @@ TEST(ZeStatusTest, OtherCodesAreDriverErrors) {
 
 TEST(ZeVisibilityTest, WellFormedMasksPass) {
   for (const char* mask : {"0", "1", "0,1", "0.1", "1.1,1.0", "2,0", "0, 1", "0,  1.1", "0x1",
-                           "0X1f.0x0", "10,11", " 0"}) {
+                           "0X1f.0x0", "10,11", " 0",
+                           // signed entries: the driver's strtoul skips them as out of range,
+                           // PyTorch skips negatives (decision 208)
+                           "-1", "1,-1,0", "+1", "-0x1", "0.-1"}) {
     Status status = check_affinity_mask(std::string_view(mask));
     EXPECT_TRUE(status.ok()) << "'" << mask << "': " << status.message();
   }
@@ -79,10 +82,10 @@ TEST(ZeVisibilityTest, MalformedMasksAreConfigErrorsNamingTheEntry) {
     const char* mask;
     const char* entry;
   };
-  for (const Case& c : {Case{"0,x", "x"}, Case{"0.1.2", "0.1.2"}, Case{"0,,1", ""},
-                        Case{"0,", ""}, Case{"-1", "-1"}, Case{"1 ,0", "1 "}, Case{"0x", "0x"},
-                        Case{"0.", "0."}, Case{"a.0", "a.0"}, Case{"0,1.x", "1.x"},
-                        Case{"COMPOSITE", "COMPOSITE"}}) {
+  for (const Case& c : {Case{"0,x", "x"}, Case{"0.1.2", "0.1.2"}, Case{"0,,1", ""}, Case{"0,", ""},
+                        Case{"--1", "--1"}, Case{"1 ,0", "1 "}, Case{"0x", "0x"}, Case{"0.", "0."},
+                        Case{"a.0", "a.0"}, Case{"0,1.x", "1.x"}, Case{"COMPOSITE", "COMPOSITE"},
+                        Case{"-", "-"}, Case{"0,+", "+"}, Case{"+-1", "+-1"}}) {
     Status status = check_affinity_mask(std::string_view(c.mask));
     EXPECT_EQ(status.kind(), ErrorKind::kConfig) << c.mask;
     EXPECT_EQ(status.message(), std::string("ZE_AFFINITY_MASK='") + c.mask + "': entry '" +
@@ -135,9 +138,9 @@ TEST(ZeVisibilityTest, PytorchMaskParse) {
 
 // ---- PyTorch's Sysman count (torch/xpu/__init__.py) -----------------------------------
 
-const SysmanDevice kMax1550{false, 2};   // tiled discrete
-const SysmanDevice kArc{false, 0};       // untiled discrete
-const SysmanDevice kIgpu{true, 0};       // integrated
+const SysmanDevice kMax1550{false, 2};  // tiled discrete
+const SysmanDevice kArc{false, 0};      // untiled discrete
+const SysmanDevice kIgpu{true, 0};      // integrated
 
 TEST(ZeSysmanCountTest, TiledDiscreteGpusCountTilesUnlessComposite) {
   const std::vector<SysmanDevice> two_max{kMax1550, kMax1550};
@@ -154,11 +157,11 @@ TEST(ZeSysmanCountTest, MaskSelectsLogicalIndices) {
     const char* mask;
     int expected;
   };
-  for (const Case& c : {Case{nullptr, "0", 1}, Case{nullptr, "3", 1}, Case{nullptr, "0,3", 2},
-                        Case{nullptr, "4", 0}, Case{nullptr, "0,0,1", 2},
-                        Case{nullptr, "-1,1", 1}, Case{"COMPOSITE", "1", 1},
-                        Case{"COMPOSITE", "2,3", 0}, Case{"COMPOSITE", "0,1,2", 2},
-                        Case{nullptr, "0.1", -1}, Case{"COMPOSITE", "0.0,0.1", -1}}) {
+  for (const Case& c :
+       {Case{nullptr, "0", 1}, Case{nullptr, "3", 1}, Case{nullptr, "0,3", 2},
+        Case{nullptr, "4", 0}, Case{nullptr, "0,0,1", 2}, Case{nullptr, "-1,1", 1},
+        Case{"COMPOSITE", "1", 1}, Case{"COMPOSITE", "2,3", 0}, Case{"COMPOSITE", "0,1,2", 2},
+        Case{nullptr, "0.1", -1}, Case{"COMPOSITE", "0.0,0.1", -1}}) {
     auto hierarchy = c.hierarchy ? std::optional<std::string_view>(c.hierarchy) : std::nullopt;
     EXPECT_EQ(sysman_logical_count(two_max, hierarchy, std::string_view(c.mask)), c.expected)
         << "hierarchy=" << (c.hierarchy ? c.hierarchy : "<unset>") << " mask=" << c.mask;

@@ -45,6 +45,7 @@ MAP_DRIVER_TYPE(drv::CUgraphExec_st, ::CUgraphExec_st)
 MAP_DRIVER_TYPE(drv::CUgraphNode_st, ::CUgraphNode_st)
 MAP_DRIVER_TYPE(drv::CUmemPoolHandle_st, ::CUmemPoolHandle_st)
 MAP_DRIVER_TYPE(drv::CUfunc_st, ::CUfunc_st)
+MAP_DRIVER_TYPE(drv::CUkern_st, ::CUkern_st)
 MAP_DRIVER_TYPE(drv::CUuuid, ::cudaUUID_t)
 #undef MAP_DRIVER_TYPE
 
@@ -83,8 +84,10 @@ struct ToToolkit<R (*)(A...)> {
 #define CHECK_ROW(ret, name, params, args, traits)                                       \
   static_assert(std::is_same_v<to_toolkit_t<abi::PFN_cudart_##name>, decltype(&::name)>, \
                 "function type differs from cuda_runtime_api.h: " #name);
-ACCEL_CUDART_TABLE(CHECK_ROW)
+ACCEL_CUDART_API_TABLE(CHECK_ROW)
 #undef CHECK_ROW
+// The rows of nvcc's generated code (ACCEL_CUDART_NVCC_TABLE) are declared by the toolkit only
+// under __CUDACC__: cudart_nvcc_abi_check.cu, compiled by nvcc, proves them.
 
 // Every row's per-thread variant, both ways: a row without one must be a name the toolkit
 // does not rename, a row with one must be renamed to exactly that symbol.
@@ -137,6 +140,14 @@ static_assert(abi::kDeviceMapHost == cudaDeviceMapHost);
 static_assert(abi::kDeviceLmemResizeToMax == cudaDeviceLmemResizeToMax);
 static_assert(abi::kDeviceSyncMemops == cudaDeviceSyncMemops);
 static_assert(abi::kDeviceMask == cudaDeviceMask);
+// The allocation flags, restated for the same reason (accel_abi/cudart/memory.h).
+#define CHECK_MACRO_CONSTANT(ours, theirs) \
+  static_assert(abi::ours == (theirs), "value differs from the toolkit: " #theirs);
+ACCEL_CUDART_MEMORY_MACRO_CONSTANTS(CHECK_MACRO_CONSTANT)
+#undef CHECK_MACRO_CONSTANT
+static_assert(abi::kOccupancyDefault == cudaOccupancyDefault);
+static_assert(abi::kOccupancyDisableCachingOverride == cudaOccupancyDisableCachingOverride);
+static_assert(std::is_same_v<to_toolkit_t<abi::cudaKernel_t>, ::cudaKernel_t>);
 static_assert(abi::kInitDeviceFlagsAreValid == cudaInitDeviceFlagsAreValid);
 static_assert(abi::kCpuDeviceId == cudaCpuDeviceId);
 static_assert(abi::kInvalidDeviceId == cudaInvalidDeviceId);

@@ -74,11 +74,16 @@ enum EntryTraits : unsigned {
 
 namespace accel::cudart_abi {
 
-#define ACCEL_CUDART_ALL_ROWS_(R, P, X, E) \
+// The rows cuda_runtime_api.h declares, then those only nvcc's generated code calls
+// (declared by the toolkit for nvcc's compilation alone: kernels.h).
+#define ACCEL_CUDART_API_ROWS_(R, P, X, E) \
   ACCEL_CUDART_DEVICE_ROWS_(R, P, X, E)    \
   ACCEL_CUDART_MEMORY_ROWS_(R, P, X, E)    \
   ACCEL_CUDART_STREAM_ROWS_(R, P, X, E)    \
   ACCEL_CUDART_KERNEL_ROWS_(R, P, X, E)
+#define ACCEL_CUDART_ALL_ROWS_(R, P, X, E) \
+  ACCEL_CUDART_API_ROWS_(R, P, X, E)       \
+  ACCEL_CUDART_NVCC_ROWS_(R, P, X, E)
 
 // The fragments' types (their cuda_runtime_api.h names; abi/check proves size, alignment
 // and maps them for the function-type checks) and enumerators (abi/check proves values).
@@ -110,6 +115,13 @@ namespace accel::cudart_abi {
 // Every row: X(return type, name, (parameters), (arguments), traits).
 #define ACCEL_CUDART_TABLE(X) \
   ACCEL_CUDART_ALL_ROWS_(ACCEL_CUDART_APPLY_ROW_, ACCEL_CUDART_APPLY_P_ROW_, X, )
+
+// The rows of cuda_runtime_api.h alone, and those of nvcc's generated code alone (the
+// checks in abi/check prove each against the header that declares it).
+#define ACCEL_CUDART_API_TABLE(X) \
+  ACCEL_CUDART_API_ROWS_(ACCEL_CUDART_APPLY_ROW_, ACCEL_CUDART_APPLY_P_ROW_, X, )
+#define ACCEL_CUDART_NVCC_TABLE(X) \
+  ACCEL_CUDART_NVCC_ROWS_(ACCEL_CUDART_APPLY_ROW_, ACCEL_CUDART_APPLY_P_ROW_, X, )
 
 // The per-thread default-stream variants: X(return type, name, variant symbol,
 // (parameters), (arguments), traits).

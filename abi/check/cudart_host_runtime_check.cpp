@@ -1,0 +1,71 @@
+// Compile-time proof that the registration rows of nvcc's generated code
+// (__cudaRegisterFatBinary .. __cudaPopCallConfiguration, ACCEL_CUDART_NVCC_TABLE in
+// accel_abi/cuda_runtime.h) have the function types of the toolkit's crt/host_runtime.h. That
+// header declares them only for the stub nvcc generates, which includes it after
+// cuda_runtime.h with __CUDA_INTERNAL_COMPILATION__ set: this file includes it the same way
+// (abi/CMakeLists.txt compiles it with the toolkit's folder as a system include, whose
+// internal-header warnings are not ours). cudart_nvcc_abi_check.cu proves the other rows of
+// that table. Nothing here runs.
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define __CUDA_INTERNAL_COMPILATION__
+#include <crt/host_runtime.h>
+#undef __CUDA_INTERNAL_COMPILATION__
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+
+#include "accel_abi/cuda_runtime.h"
+
+namespace {
+
+namespace abi = accel::cudart_abi;
+namespace drv = accel::cuda_abi;
+
+template <class T>
+struct ToToolkit {
+  using type = T;
+};
+template <class T>
+using to_toolkit_t = typename ToToolkit<T>::type;
+#define MAP_TYPE(ours, theirs) \
+  template <>                  \
+  struct ToToolkit<ours> {     \
+    using type = theirs;       \
+  };
+MAP_TYPE(drv::CUstream_st, ::CUstream_st)
+MAP_TYPE(drv::CUkern_st, ::CUkern_st)
+MAP_TYPE(abi::cudaError, ::cudaError)
+MAP_TYPE(abi::uint3, ::uint3)
+MAP_TYPE(abi::dim3, ::dim3)
+#undef MAP_TYPE
+template <class T>
+struct ToToolkit<T*> {
+  using type = to_toolkit_t<T>*;
+};
+template <class T>
+struct ToToolkit<const T> {
+  using type = const to_toolkit_t<T>;
+};
+template <class R, class... A>
+struct ToToolkit<R (*)(A...)> {
+  using type = to_toolkit_t<R> (*)(to_toolkit_t<A>...);
+};
+
+#define CHECK_ROW(ret, name, params, args, traits)                                       \
+  static_assert(std::is_same_v<to_toolkit_t<abi::PFN_cudart_##name>, decltype(&::name)>, \
+                "function type differs from crt/host_runtime.h: " #name);
+CHECK_ROW(, __cudaRegisterFatBinary, , , )
+CHECK_ROW(, __cudaRegisterFatBinaryEnd, , , )
+CHECK_ROW(, __cudaUnregisterFatBinary, , , )
+CHECK_ROW(, __cudaRegisterFunction, , , )
+CHECK_ROW(, __cudaRegisterVar, , , )
+CHECK_ROW(, __cudaRegisterManagedVar, , , )
+CHECK_ROW(, __cudaInitModule, , , )
+CHECK_ROW(, __cudaPopCallConfiguration, , , )
+#undef CHECK_ROW
+
+}  // namespace

@@ -145,11 +145,6 @@ static_assert(abi::kDeviceMask == cudaDeviceMask);
   static_assert(abi::ours == (theirs), "value differs from the toolkit: " #theirs);
 ACCEL_CUDART_MEMORY_MACRO_CONSTANTS(CHECK_MACRO_CONSTANT)
 #undef CHECK_MACRO_CONSTANT
-// The allocation flags, restated for the same reason (accel_abi/cudart/memory.h).
-#define CHECK_MACRO_CONSTANT(ours, theirs) \
-  static_assert(abi::ours == (theirs), "value differs from the toolkit: " #theirs);
-ACCEL_CUDART_MEMORY_MACRO_CONSTANTS(CHECK_MACRO_CONSTANT)
-#undef CHECK_MACRO_CONSTANT
 static_assert(abi::kOccupancyDefault == cudaOccupancyDefault);
 static_assert(abi::kOccupancyDisableCachingOverride == cudaOccupancyDisableCachingOverride);
 static_assert(std::is_same_v<to_toolkit_t<abi::cudaKernel_t>, ::cudaKernel_t>);

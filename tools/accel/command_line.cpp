@@ -254,7 +254,8 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
         at != std::string::npos) {
       message = message.substr(0, at) + " given more than once";
     }
-    if (run->parsed() && !program && e.get_name() == "ExtrasError") {
+    if (!args.empty() && args[0] == "run" && !program &&
+        message.starts_with("The following argument")) {
       // CLI11: "The following argument(s) was/were not expected: WORD [WORD...]".
       const std::size_t colon = message.find(": ");
       message = fmt::format(

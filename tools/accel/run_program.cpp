@@ -109,11 +109,11 @@ void check_machine_loads(const MockSelection& selection,
   std::istringstream lines(said);
   for (std::string line; std::getline(lines, line);) {
     if (line.starts_with(kMachineRefused) || line.starts_with(kSettingsRefused)) {
-      refused += line + "\n";
+      refused += common::printable(line) + "\n";
     }
   }
   if (!refused.empty()) {
-    std::cerr << common::printable(refused);
+    std::cerr << refused;
     throw RunConfigError(fmt::format(
         "--machine {}: the simulated driver cannot load this machine (the line above says "
         "why); the program was not run",

@@ -84,7 +84,7 @@ TEST(CommandLine, UsageErrorIsOneLineAndAHint) {
   EXPECT_EQ(usage_error({}),
             "accel: no command given (info or machines)\nRun 'accel --help' for usage.\n");
   EXPECT_EQ(usage_error({"frob"}),
-            "accel: unknown command 'frob' (commands: info, machines, replay, scenario)\n"
+            "accel: unknown command 'frob' (commands: info, machines, replay, run, scenario)\n"
             "Run 'accel --help' for usage.\n");
   EXPECT_EQ(usage_error({"info", "--frob"}),
             "accel: The following argument was not expected: --frob\n"
@@ -112,6 +112,49 @@ TEST(CommandLine, RepeatedOptionIsAnError) {
             "accel: --machine given more than once\nRun 'accel info --help' for usage.\n");
   EXPECT_EQ(usage_error({"machines", "--show", "a", "--show", "b"}),
             "accel: --show given more than once\nRun 'accel machines --help' for usage.\n");
+}
+
+// accel run: the words after the first `--` are the program's, unparsed (its own `--` and
+// options included); the settings are taken as written.
+TEST(CommandLine, ParsesRun) {
+  const CommandLine line =
+      parse({"run", "--machine", "8xh100", "--schedule", "random", "--seed", "18446744073709551615",
+             "--races", "fail", "--trace", "t.json", "--", "./app", "--machine", "--", "x"});
+  EXPECT_EQ(line.command, Command::kRun);
+  EXPECT_EQ(line.machine, "8xh100");
+  EXPECT_EQ(line.schedule, "random");
+  EXPECT_EQ(line.seed, "18446744073709551615");
+  EXPECT_EQ(line.races, "fail");
+  EXPECT_EQ(line.trace, "t.json");
+  EXPECT_EQ(line.program, (std::vector<std::string>{"./app", "--machine", "--", "x"}));
+  const CommandLine plain = parse({"run", "--machine=2xa100", "--", "app"});
+  EXPECT_EQ(plain.schedule, std::nullopt);
+  EXPECT_EQ(plain.races, std::nullopt);
+  EXPECT_EQ(plain.program, std::vector<std::string>{"app"});
+}
+
+TEST(CommandLine, RunUsageErrorsNameTheValue) {
+  const std::string hint = "\nRun 'accel run --help' for usage.\n";
+  EXPECT_EQ(usage_error({"run", "--machine", "m", "--schedule", "fast", "--", "a"}),
+            "accel: --schedule: expected eager, random, adversarial, got 'fast'" + hint);
+  EXPECT_EQ(usage_error({"run", "--machine", "m", "--races", "warn", "--", "a"}),
+            "accel: --races: expected off, report, fail, abort, got 'warn'" + hint);
+  EXPECT_EQ(usage_error({"run", "--machine", "m", "--seed", "18446744073709551616", "--", "a"}),
+            "accel: --seed: expected a whole number from 0 to 18446744073709551615, got "
+            "'18446744073709551616'" +
+                hint);
+  EXPECT_EQ(usage_error({"run", "--machine", "m", "./app"}),
+            "accel: no '--' before the program './app' (accel run --machine FILE|PRESET "
+            "[OPTIONS] -- PROGRAM [ARGS...])" +
+                hint);
+  EXPECT_EQ(usage_error({"run", "--machine", "m", "--"}), "accel: no program after '--'" + hint);
+  EXPECT_EQ(usage_error({"run", "--machine", "m"}),
+            "accel: no '--' before the program (accel run --machine FILE|PRESET [OPTIONS] -- "
+            "PROGRAM [ARGS...])" +
+                hint);
+  EXPECT_EQ(usage_error({"run", "--", "a"}), "accel: --machine is required" + hint);
+  EXPECT_EQ(usage_error({"run", "--machine", "a", "--machine", "b", "--", "a"}),
+            "accel: --machine given more than once" + hint);
 }
 
 }  // namespace

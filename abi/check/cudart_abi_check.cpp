@@ -144,6 +144,8 @@ static_assert(abi::kDeviceMask == cudaDeviceMask);
 #define CHECK_MACRO_CONSTANT(ours, theirs) \
   static_assert(abi::ours == (theirs), "value differs from the toolkit: " #theirs);
 ACCEL_CUDART_MEMORY_MACRO_CONSTANTS(CHECK_MACRO_CONSTANT)
+// The stream and event flags and the special streams (accel_abi/cudart/streams.h).
+ACCEL_CUDART_STREAM_MACRO_CONSTANTS(CHECK_MACRO_CONSTANT)
 #undef CHECK_MACRO_CONSTANT
 static_assert(abi::kOccupancyDefault == cudaOccupancyDefault);
 static_assert(abi::kOccupancyDisableCachingOverride == cudaOccupancyDisableCachingOverride);

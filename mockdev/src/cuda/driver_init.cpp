@@ -1,11 +1,14 @@
-// Driver initialisation, version, error texts and the checks of cuGetProcAddress (the
-// entry points that work before cuInit), declared in driver_api.h.
+// Driver initialisation, version, error texts, the checks of cuGetProcAddress and
+// cuGetExportTable's refusal (the entry points that work before cuInit), declared in
+// driver_api.h.
 
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string_view>
 
 #include "core/engine.h"
+#include "core/engine_lock.h"
 #include "cuda/cuda_state.h"
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
@@ -50,6 +53,28 @@ CUresult cuGetErrorString(CUresult error, const char** str) {
   if (str == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *str = result_description(error);
   return *str == nullptr ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+// Note [Export tables]
+// NVIDIA's runtime (the static libcudart_static.a nvcc links by default, and its shared
+// libcudart) asks the driver for undocumented tables through cuGetExportTable before anything
+// else, and gives up on every call when it gets none. The simulated driver never serves or
+// imitates them (issue 19): it answers CUDA_ERROR_NOT_SUPPORTED, and names the cause and the
+// fix once per process on stderr, so that the program's later opaque errors are explained.
+// accel's own runtime (libcudart.so.13) never calls it.
+CUresult cuGetExportTable(const void** table, const CUuuid* /*id*/) {
+  static pid_t reported_pid = 0;  // the engine lock serialises impl:: calls
+  if (const pid_t pid = core::current_pid(); reported_pid != pid) {
+    reported_pid = pid;
+    std::fputs(
+        "mockdev: this program asked for the CUDA driver's undocumented export tables "
+        "(cuGetExportTable), which NVIDIA's static CUDA runtime (nvcc's default) needs and the "
+        "simulated driver does not serve: rebuild with `-cudart shared` (CMake: "
+        "CUDA_RUNTIME_LIBRARY Shared) so that accel's libcudart.so.13 is used\n",
+        stderr);
+  }
+  if (table != nullptr) *table = nullptr;
+  return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 }  // namespace impl

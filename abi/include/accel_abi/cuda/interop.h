@@ -1,7 +1,11 @@
 #pragma once
 // A fragment of the CUDA driver ABI table (accel_abi/cuda_driver.h includes it; include
 // that header, never this one). Graphics and external-resource interop, textures, surfaces
-// and mipmapped arrays: exported so that programs bind them, NOT_SUPPORTED by design.
+// and mipmapped arrays: exported so that programs bind them, NOT_SUPPORTED by design. Also
+// cuGetExportTable, through which NVIDIA's own runtime asks for the driver's undocumented
+// export tables: NOT_SUPPORTED by design, never served or imitated (issue 19 item 3; the mock
+// names the cause and the fix once on stderr). It answers before cuInit and in a forked
+// child, as NVIDIA's runtime calls it first.
 //
 // ACCEL_CUDA_INTEROP_ROWS_(R, P, X, E): rows in the format of accel_abi/cuda_driver.h. The
 // runtime never resolves them; the simulated libcuda.so.1 implements and exports them.
@@ -18,4 +22,7 @@ namespace accel::cuda_abi {}  // namespace accel::cuda_abi
 
 #define ACCEL_CUDA_INTEROP_TYPES(T)
 #define ACCEL_CUDA_INTEROP_CONSTANTS(C)
-#define ACCEL_CUDA_INTEROP_ROWS_(R, P, X, E)
+// clang-format off
+#define ACCEL_CUDA_INTEROP_ROWS_(R, P, X, E) \
+  R(X, E, cuGetExportTable, 3000, cuGetExportTable, (const void** table, const CUuuid* id), (table, id), kLegalInCapture | kAnswersAfterFork | kNotSupportedByDesign)
+// clang-format on

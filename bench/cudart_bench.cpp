@@ -38,6 +38,7 @@ struct Driver {
   decltype(&::cuCtxGetDevice) ctx_get_device = nullptr;
   decltype(&::cuMemcpyHtoDAsync_v2) memcpy_htod_async = nullptr;
   decltype(&::cuStreamQuery) stream_query = nullptr;
+  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
 };
 
 // What every benchmark shares, made once before timing: device 0 current (its primary
@@ -83,7 +84,8 @@ Setup prepare() {
   }
   if (!resolve(library, "cuCtxGetDevice", &s.driver.ctx_get_device) ||
       !resolve(library, "cuMemcpyHtoDAsync_v2", &s.driver.memcpy_htod_async) ||
-      !resolve(library, "cuStreamQuery", &s.driver.stream_query)) {
+      !resolve(library, "cuStreamQuery", &s.driver.stream_query) ||
+      !resolve(library, "cuCtxGetCurrent", &s.driver.ctx_get_current)) {
     s.error = "the driver lacks an entry point measured here";
     return s;
   }
@@ -180,6 +182,20 @@ void BM_Runtime_cudaStreamQuery(benchmark::State& state) {
   }
 }
 
+// Not a pair: the two driver calls cudaStreamQuery makes (the context check of Note
+// [Implicit primary contexts] in cudart/src/context.h, then the query), the floor of any
+// runtime built on the public driver API. Its ratio to BM_Driver_cuStreamQuery is what the
+// context check alone costs on this driver.
+void BM_Driver_cuCtxGetCurrent_cuStreamQuery(benchmark::State& state) {
+  if (!ready(state)) return;
+  const auto stream = reinterpret_cast<CUstream>(g_setup.stream);
+  CUcontext ctx = nullptr;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(g_setup.driver.ctx_get_current(&ctx));
+    benchmark::DoNotOptimize(g_setup.driver.stream_query(stream));
+  }
+}
+
 // The pairs, driver first; registered in this order so each pair runs back to back.
 struct Pair {
   const char* driver;
@@ -195,6 +211,8 @@ constexpr Pair kPairs[] = {
     {"BM_Driver_cuStreamQuery", BM_Driver_cuStreamQuery, "BM_Runtime_cudaStreamQuery",
      BM_Runtime_cudaStreamQuery},
 };
+
+constexpr const char* kFloorName = "BM_Driver_cuCtxGetCurrent_cuStreamQuery";
 
 // The console output, then one ratio line per pair: the runtime's CPU time over the
 // driver's (the median aggregate when there is one, else the mean of the runs).
@@ -222,6 +240,11 @@ class RatioReporter final : public benchmark::ConsoleReporter {
       const double runtime = time_of(pair.runtime);
       if (driver <= 0 || runtime <= 0) continue;  // filtered out, or failed
       std::printf("  %-32s / %-32s %.2f\n", pair.runtime, pair.driver, runtime / driver);
+    }
+    if (const double floor = time_of(kFloorName), query = time_of("BM_Driver_cuStreamQuery");
+        floor > 0 && query > 0) {
+      std::printf("  %-32s / %-32s %.2f (the context check's floor)\n", kFloorName,
+                  "BM_Driver_cuStreamQuery", floor / query);
     }
   }
 
@@ -253,6 +276,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(pair.driver, pair.driver_fn);
     benchmark::RegisterBenchmark(pair.runtime, pair.runtime_fn);
   }
+  benchmark::RegisterBenchmark(kFloorName, BM_Driver_cuCtxGetCurrent_cuStreamQuery);
   benchmark::AddCustomContext("cudart.runtime",
                               library_of(reinterpret_cast<const void*>(&cudaGetDeviceCount)));
   benchmark::AddCustomContext(

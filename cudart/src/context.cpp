@@ -1,6 +1,7 @@
 #include "context.h"
 
 #include <array>
+#include <atomic>
 #include <mutex>
 
 #include "api.h"
@@ -12,22 +13,31 @@ namespace {
 // driver reports has more: CUDA's own limit on visible devices is far below).
 constexpr int kMaxDevices = 64;
 
+// Note [Lock-free primary lookup]
+// Every context-needing call asks which primary context (if any) is current, so that lookup
+// reads without the mutex: the fields are atomics written under g_mutex (release) and read
+// with acquire loads, and the scan stops at g_primary_end (one past the highest ordinal ever
+// retained) instead of kMaxDevices. A call racing with cudaDeviceReset on another thread
+// sees the state before or after it, as with the mutex.
 struct PrimaryState {
-  drv::CUcontext context = nullptr;  // the primary context, once retained
-  bool active = false;               // the runtime holds a live retain of it
+  std::atomic<drv::CUcontext> context{nullptr};  // the primary context, once retained
+  std::atomic<bool> active{false};               // the runtime holds a live retain of it
 };
 
 std::mutex g_mutex;
 std::array<PrimaryState, kMaxDevices> g_primary{};
+std::atomic<int> g_primary_end{0};
 thread_local int t_selected_device = 0;
 
 bool in_table(int ordinal) { return ordinal >= 0 && ordinal < kMaxDevices; }
 
-// The ordinal whose primary context is `ctx`, or -1.
+PrimaryState& state_of(int ordinal) { return g_primary[static_cast<std::size_t>(ordinal)]; }
+
+// The ordinal whose primary context is `ctx`, or -1 (Note [Lock-free primary lookup]).
 int primary_ordinal(drv::CUcontext ctx) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  for (int i = 0; i < kMaxDevices; ++i) {
-    if (g_primary[static_cast<std::size_t>(i)].context == ctx) return i;
+  const int end = g_primary_end.load(std::memory_order_acquire);
+  for (int i = 0; i < end; ++i) {
+    if (state_of(i).context.load(std::memory_order_acquire) == ctx) return i;
   }
   return -1;
 }
@@ -46,16 +56,19 @@ cudaError_t primary_context(const DriverTable& d, int ordinal, drv::CUcontext* c
   if (const cudaError_t e = device_handle(d, ordinal, &dev); e != cudaSuccess) return e;
   if (!in_table(ordinal)) return cudaErrorInvalidDevice;
   std::lock_guard<std::mutex> lock(g_mutex);
-  PrimaryState& state = g_primary[static_cast<std::size_t>(ordinal)];
-  if (!state.active) {
+  PrimaryState& state = state_of(ordinal);
+  if (!state.active.load(std::memory_order_relaxed)) {
     drv::CUcontext retained = nullptr;
     if (const cudaError_t e = call(d.cuDevicePrimaryCtxRetain, &retained, dev); e != cudaSuccess) {
       return e;
     }
-    state.context = retained;
-    state.active = true;
+    state.context.store(retained, std::memory_order_release);
+    state.active.store(true, std::memory_order_release);
+    if (g_primary_end.load(std::memory_order_relaxed) <= ordinal) {
+      g_primary_end.store(ordinal + 1, std::memory_order_release);
+    }
   }
-  *ctx = state.context;
+  *ctx = state.context.load(std::memory_order_relaxed);
   return cudaSuccess;
 }
 
@@ -68,6 +81,13 @@ cudaError_t require_context(const DriverTable& d, int* device, drv::CUcontext* c
     drv::CUdevice dev = 0;
     if (const cudaError_t e = call(d.cuCtxGetDevice, &dev); e != cudaSuccess) return e;
     *device = static_cast<int>(dev);
+    if (ctx != nullptr) *ctx = current;
+    return cudaSuccess;
+  }
+  // The common case: the runtime's own active primary context is current already, so
+  // primary_context() below would neither retain nor switch (Note [Lock-free primary lookup]).
+  if (current != nullptr && state_of(ordinal).active.load(std::memory_order_acquire)) {
+    *device = ordinal;
     if (ctx != nullptr) *ctx = current;
     return cudaSuccess;
   }
@@ -106,7 +126,7 @@ void select_device(int ordinal) noexcept { t_selected_device = ordinal; }
 void mark_reset(int ordinal) noexcept {
   if (!in_table(ordinal)) return;
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_primary[static_cast<std::size_t>(ordinal)].active = false;
+  state_of(ordinal).active.store(false, std::memory_order_release);
 }
 
 namespace impl {

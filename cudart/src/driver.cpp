@@ -1,6 +1,7 @@
 #include "driver.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +21,16 @@
 // The process id is recorded when initialisation starts: in a child forked afterwards every
 // driver-needing call answers cudaErrorInitializationError (3), sticky, without touching
 // the inherited driver state (spec §1.6, [inferred]; docs/HARDWARE.md).
+//
+// Note [Cached process id]
+// That check runs on every driver-needing call (twice: stuck_error() in the entry wrapper,
+// then load_driver()), and getpid() is a system call (glibc does not cache it), which cost
+// microseconds per call on sandboxed kernels: many times the driver call it wraps
+// (bench/cudart_bench.cpp). The pid is cached instead and refreshed in the child by a
+// pthread_atfork handler registered when the library loads (registering lazily would call
+// pthread_atfork under g_load_mutex while a concurrent fork holds glibc's atfork lock). A
+// child made by a raw clone that skips the atfork handlers keeps the parent's pid; such a
+// child cannot use the runtime safely anyway (as for mockdev's Note [Cached pid]).
 
 namespace accel::cudart {
 namespace {
@@ -28,8 +39,25 @@ constexpr int kNotLoaded = -1;
 
 std::atomic<int> g_status{kNotLoaded};  // a cudaError_t once initialisation ran
 std::atomic<pid_t> g_init_pid{0};
+constinit std::atomic<pid_t> g_self_pid{0};  // Note [Cached process id]; 0 until first asked
 std::mutex g_load_mutex;
 DriverTable g_table;
+
+// The calling process's id (Note [Cached process id]).
+pid_t self_pid() noexcept {
+  pid_t pid = g_self_pid.load(std::memory_order_relaxed);
+  if (pid == 0) {
+    pid = getpid();
+    g_self_pid.store(pid, std::memory_order_relaxed);
+  }
+  return pid;
+}
+
+void refresh_pid_in_child() { g_self_pid.store(getpid(), std::memory_order_relaxed); }
+
+__attribute__((constructor)) void register_fork_handler() {
+  pthread_atfork(nullptr, nullptr, refresh_pid_in_child);
+}
 
 // The resolver of the driver in `library`, or nullptr.
 drv::PFN_cuGetProcAddress_v12000 resolver(void* library) {
@@ -92,7 +120,7 @@ cudaError_t initialise() {
 
 cudaError_t initialisation_error() noexcept {
   const pid_t pid = g_init_pid.load(std::memory_order_acquire);
-  if (pid != 0 && pid != getpid()) return cudaErrorInitializationError;
+  if (pid != 0 && pid != self_pid()) return cudaErrorInitializationError;
   const int status = g_status.load(std::memory_order_acquire);
   return status == kNotLoaded ? cudaSuccess : static_cast<cudaError_t>(status);
 }
@@ -101,11 +129,11 @@ cudaError_t load_driver(const DriverTable** table) noexcept {
   int status = g_status.load(std::memory_order_acquire);
   if (status == kNotLoaded) {
     const pid_t pid = g_init_pid.load(std::memory_order_acquire);
-    if (pid != 0 && pid != getpid()) return cudaErrorInitializationError;
+    if (pid != 0 && pid != self_pid()) return cudaErrorInitializationError;
     std::lock_guard<std::mutex> lock(g_load_mutex);
     status = g_status.load(std::memory_order_acquire);
     if (status == kNotLoaded) {
-      g_init_pid.store(getpid(), std::memory_order_release);
+      g_init_pid.store(self_pid(), std::memory_order_release);
       status = initialise();
       g_status.store(status, std::memory_order_release);
     }

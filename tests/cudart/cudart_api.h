@@ -48,7 +48,10 @@ struct Driver {
   drv::PFN_cuCtxDestroy_v4000 cuCtxDestroy = nullptr;
 };
 
-// Loads the driver once; every pointer is non-null (the tests fail loudly otherwise).
+// Loads the driver once and initialises it (cuInit(0)), as any program that calls the
+// driver API itself must: a test's first driver call may come before any runtime call has
+// initialised the driver (a test run alone). Every pointer is non-null (the tests fail
+// loudly otherwise).
 inline const Driver& driver() {
   static const Driver d = [] {
     Driver out;
@@ -68,6 +71,7 @@ inline const Driver& driver() {
     get(&out.cuDriverGetVersion, "cuDriverGetVersion");
     get(&out.cuCtxCreate, "cuCtxCreate_v2");
     get(&out.cuCtxDestroy, "cuCtxDestroy_v2");
+    if (auto* init = reinterpret_cast<drv::PFN_cuInit_v2000>(dlsym(lib, "cuInit"))) init(0);
     return out;
   }();
   return d;

@@ -519,13 +519,13 @@ TEST(MachineLevelZeroFaults, CallFaultsOnLevelZeroEntryPointsTakeZeCodes) {
             "m.yaml:5: faults.calls[0].entry: expected an entry point of the mock's APIs "
             "(closest: zeMemAllocDevice), got 'zeMemAlocDevice'");
   // An entry point the mock does not serve is unknown, not a fault that never fires.
-  const std::string ipc = error("zeEventPoolGetIpcHandle", "1");
+  const std::string ipc = error("zeMemPutIpcHandle", "1");
   EXPECT_EQ(ipc.rfind("m.yaml:5: faults.calls[0].entry: expected an entry point of the mock's APIs",
                       0),
             0u)
       << ipc;
-  EXPECT_TRUE(ipc.ends_with(", got 'zeEventPoolGetIpcHandle'")) << ipc;
-  EXPECT_FALSE(machine_file::resolve_entry_point("zeDeviceGetRootDevice").has_value());
+  EXPECT_TRUE(ipc.ends_with(", got 'zeMemPutIpcHandle'")) << ipc;
+  EXPECT_FALSE(machine_file::resolve_entry_point("zeEventPoolPutIpcHandle").has_value());
   EXPECT_FALSE(machine_file::resolve_entry_point("zelLoaderGetVersions").has_value());
   EXPECT_FALSE(machine_file::resolve_entry_point("zeCommandListHostSynchronize").has_value());
 }

@@ -53,8 +53,10 @@ endif()
 # The facades are loaded by path at run time (ACCEL_CUDA_DRIVER; the Level Zero loader through
 # ZE_ENABLE_ALT_DRIVERS, which `accel --machine` sets to libze_mock.so found next to
 # libcuda.so.1), never linked, so they are
-# not exported targets. Their INSTALL_RPATH ($ORIGIN/../..) finds lib/libmockdev.so.
-foreach(facade IN ITEMS mockdev_cuda mockdev_nvml mockdev_level_zero)
+# not exported targets. Their INSTALL_RPATH ($ORIGIN/../..) finds lib/libmockdev.so. The
+# clean-room libcudart.so.13 (cudart/, a driver-API client linking nothing of the project)
+# goes beside them, so the one folder `accel run` puts on the loader path serves both.
+foreach(facade IN ITEMS mockdev_cuda mockdev_nvml mockdev_level_zero accel_cudart)
   if(TARGET ${facade})
     install(TARGETS ${facade} LIBRARY DESTINATION "${ACCEL_MOCKDEV_INSTALL_DIR}")
   endif()

@@ -100,6 +100,7 @@ void on_device(CUdevice dev) {
   // Mapped host memory: the device address writes the host's bytes.
   void* host = nullptr;
   check("cuMemHostAlloc(DEVICEMAP)", cuMemHostAlloc(&host, 4096, CU_MEMHOSTALLOC_DEVICEMAP));
+  std::memset(host, 0, 4096);  // the driver leaves its contents undefined
   unsigned flags = 0;
   check("cuMemHostGetFlags", cuMemHostGetFlags(&flags, host));
   std::printf("host allocation flags: devicemap %s\n",

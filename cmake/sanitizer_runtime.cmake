@@ -6,8 +6,8 @@
 # Python running Numba's tests, is not built with the project's flags, so the sanitizer
 # runtime is not in its own library list; when it loads the instrumented libcudart.so.13 or
 # simulated driver, the runtime comes too late and the program dies at start (SIGSEGV, no
-# output). Preloading the compiler's runtime puts it first, as the sanitizer requires. Programs CMake links get the runtime from
-# CMAKE_EXE_LINKER_FLAGS and need nothing.
+# output). Preloading the compiler's runtime puts it first, as the sanitizer requires.
+# Programs CMake links get the runtime from CMAKE_EXE_LINKER_FLAGS and need nothing.
 function(accel_sanitizer_preload out_var)
   set(runtime "")
   if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")

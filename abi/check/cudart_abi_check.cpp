@@ -18,66 +18,35 @@
 #include <type_traits>
 
 #include "accel_abi/cuda_runtime.h"
-
-namespace {
+#include "to_toolkit.h"
 
 namespace abi = accel::cudart_abi;
 namespace drv = accel::cuda_abi;
-
-template <class T>
-struct ToToolkit {
-  using type = T;
-};
-template <class T>
-using to_toolkit_t = typename ToToolkit<T>::type;
+using accel::abi_check::to_toolkit_t;
 
 // The handles shared with the driver: the driver's structs, which the toolkit's runtime
 // types point to as well (cudaStream_t is CUstream_st*).
-#define MAP_DRIVER_TYPE(ours, theirs) \
-  template <>                         \
-  struct ToToolkit<ours> {            \
-    using type = theirs;              \
-  };
-MAP_DRIVER_TYPE(drv::CUstream_st, ::CUstream_st)
-MAP_DRIVER_TYPE(drv::CUevent_st, ::CUevent_st)
-MAP_DRIVER_TYPE(drv::CUgraph_st, ::CUgraph_st)
-MAP_DRIVER_TYPE(drv::CUgraphExec_st, ::CUgraphExec_st)
-MAP_DRIVER_TYPE(drv::CUgraphNode_st, ::CUgraphNode_st)
-MAP_DRIVER_TYPE(drv::CUmemPoolHandle_st, ::CUmemPoolHandle_st)
-MAP_DRIVER_TYPE(drv::CUfunc_st, ::CUfunc_st)
-MAP_DRIVER_TYPE(drv::CUkern_st, ::CUkern_st)
-MAP_DRIVER_TYPE(drv::CUuuid, ::cudaUUID_t)
-#undef MAP_DRIVER_TYPE
+ACCEL_ABI_MAP_TYPE(drv::CUstream_st, ::CUstream_st)
+ACCEL_ABI_MAP_TYPE(drv::CUevent_st, ::CUevent_st)
+ACCEL_ABI_MAP_TYPE(drv::CUgraph_st, ::CUgraph_st)
+ACCEL_ABI_MAP_TYPE(drv::CUgraphExec_st, ::CUgraphExec_st)
+ACCEL_ABI_MAP_TYPE(drv::CUgraphNode_st, ::CUgraphNode_st)
+ACCEL_ABI_MAP_TYPE(drv::CUmemPoolHandle_st, ::CUmemPoolHandle_st)
+ACCEL_ABI_MAP_TYPE(drv::CUfunc_st, ::CUfunc_st)
+ACCEL_ABI_MAP_TYPE(drv::CUkern_st, ::CUkern_st)
+ACCEL_ABI_MAP_TYPE(drv::CUuuid, ::cudaUUID_t)
 
 // The fragments' types keep their toolkit names: each maps to the toolkit's and has its size
 // and alignment.
 #define CHECK_TYPE(name)                                                                       \
-  template <>                                                                                  \
-  struct ToToolkit<abi::name> {                                                                \
-    using type = ::name;                                                                       \
-  };                                                                                           \
+  ACCEL_ABI_MAP_TYPE(abi::name, ::name)                                                        \
   static_assert(sizeof(abi::name) == sizeof(::name), "size differs from the toolkit: " #name); \
   static_assert(alignof(abi::name) == alignof(::name),                                         \
                 "alignment differs from the toolkit: " #name);
 ACCEL_CUDART_TYPES(CHECK_TYPE)
 #undef CHECK_TYPE
 
-template <class T>
-struct ToToolkit<T*> {
-  using type = to_toolkit_t<T>*;
-};
-template <class T>
-struct ToToolkit<const T> {
-  using type = const to_toolkit_t<T>;
-};
-template <class T, std::size_t N>
-struct ToToolkit<T[N]> {
-  using type = to_toolkit_t<T>[N];
-};
-template <class R, class... A>
-struct ToToolkit<R (*)(A...)> {
-  using type = to_toolkit_t<R> (*)(to_toolkit_t<A>...);
-};
+namespace {
 
 // Every row: the function type of the symbol a per-thread build calls (the same type as the
 // legacy symbol's).

@@ -19,41 +19,19 @@
 #undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
 
 #include "accel_abi/cuda_runtime.h"
-
-namespace {
+#include "to_toolkit.h"
 
 namespace abi = accel::cudart_abi;
 namespace drv = accel::cuda_abi;
+using accel::abi_check::to_toolkit_t;
 
-template <class T>
-struct ToToolkit {
-  using type = T;
-};
-template <class T>
-using to_toolkit_t = typename ToToolkit<T>::type;
-#define MAP_TYPE(ours, theirs) \
-  template <>                  \
-  struct ToToolkit<ours> {     \
-    using type = theirs;       \
-  };
-MAP_TYPE(drv::CUstream_st, ::CUstream_st)
-MAP_TYPE(drv::CUkern_st, ::CUkern_st)
-MAP_TYPE(abi::cudaError, ::cudaError)
-MAP_TYPE(abi::uint3, ::uint3)
-MAP_TYPE(abi::dim3, ::dim3)
-#undef MAP_TYPE
-template <class T>
-struct ToToolkit<T*> {
-  using type = to_toolkit_t<T>*;
-};
-template <class T>
-struct ToToolkit<const T> {
-  using type = const to_toolkit_t<T>;
-};
-template <class R, class... A>
-struct ToToolkit<R (*)(A...)> {
-  using type = to_toolkit_t<R> (*)(to_toolkit_t<A>...);
-};
+ACCEL_ABI_MAP_TYPE(drv::CUstream_st, ::CUstream_st)
+ACCEL_ABI_MAP_TYPE(drv::CUkern_st, ::CUkern_st)
+ACCEL_ABI_MAP_TYPE(abi::cudaError, ::cudaError)
+ACCEL_ABI_MAP_TYPE(abi::uint3, ::uint3)
+ACCEL_ABI_MAP_TYPE(abi::dim3, ::dim3)
+
+namespace {
 
 #define CHECK_ROW(ret, name, params, args, traits)                                       \
   static_assert(std::is_same_v<to_toolkit_t<abi::PFN_cudart_##name>, decltype(&::name)>, \

@@ -1,0 +1,1 @@
+// Placeholder: filled by the change that adds this capability (issue 21).

@@ -9,6 +9,8 @@
 #                                                 the mock driver facades; kept out of lib/
 #                                                 so nothing finds them by accident
 #   bin/accel                                     the command-line tool
+#   bin/accel-scenario, accel-replay              the programs `accel scenario|replay` exec
+#   bin/accel-convert-memory-snapshot             tools/convert_memory_snapshot.py
 #   lib/cmake/accel/                              accelConfig.cmake, version, targets,
 #                                                 AccelTesting.cmake (accel_add_mock_test)
 #   share/accel/machines/<preset>.yaml            the presets' machine files (templates)
@@ -69,6 +71,13 @@ endif()
 
 if(TARGET accel)
   install(TARGETS accel RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+endif()
+# The pickle->JSON converter of PyTorch memory snapshots, beside accel-replay under the name
+# the replay's error for a pickle gives (Note [Pickled snapshots] in tools/replay/trace.cpp;
+# the build tree has the same file beside accel, tools/CMakeLists.txt).
+if(TARGET accel-replay)
+  install(PROGRAMS "${PROJECT_SOURCE_DIR}/tools/convert_memory_snapshot.py"
+          DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME accel-convert-memory-snapshot)
 endif()
 
 # The documentation the installed headers cite (docs/MACHINE_FILES.md, ...), next to them.

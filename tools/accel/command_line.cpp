@@ -12,6 +12,7 @@
 #include "accel/version.h"
 #include "accel_common/environment_variables.h"
 #include "accel_common/numbers.h"
+#include "query.h"
 
 namespace accel::tools {
 namespace {
@@ -126,6 +127,40 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   once(info->add_flag("--selected-only", line.selected_only,
                       "list the devices of the selected backend only (other backends' "
                       "devices are listed by a child accel process each)"));
+  CLI::Option* query =
+      once(info->add_option("--query", line.query,
+                            fmt::format("print only these facts of each device, one line per "
+                                        "device (as nvidia-smi --query-gpu); fields: {}",
+                                        fmt::join(query_field_names(), ", "))))
+          ->type_name("FIELD,...")
+          ->excludes(json)
+          ->check(CLI::Validator(
+              [](std::string& text) -> std::string {
+                try {
+                  (void)parse_query_fields(text);
+                  return "";
+                } catch (const QueryError& e) {
+                  return e.what();
+                }
+              },
+              ""));
+  info->get_option("--count")->excludes(query);
+  once(info->add_option("--format", line.format,
+                        "the --query output: csv (nvidia-smi's: \", \" between values, a "
+                        "header line) or text (aligned columns), optionally followed by "
+                        ",noheader and ,nounits (default: csv)"))
+      ->type_name("csv|text")
+      ->needs(query)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              (void)parse_query_format(text);
+              return "";
+            } catch (const QueryError& e) {
+              return e.what();
+            }
+          },
+          ""));
   once(info->add_option("--expect-devices", line.expect_devices,
                         "exit 1 when fewer than N devices are visible"))
       ->type_name("N")
@@ -139,6 +174,18 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
                                kMaxExpectedDevices, text);
           },
           "N"));
+
+  CLI::App* topo = app.add_subcommand(
+      "topo",
+      "show which devices can access each other's memory, as the driver answers (as "
+      "nvidia-smi topo -p2p r)");
+  once(topo->add_option("--machine", line.machine,
+                        "run on the simulated hardware (mockdev) described by a machine file "
+                        "or a preset (see `accel machines`)"))
+      ->type_name("FILE|PRESET");
+  once(topo->add_option("--backend", line.backend,
+                        "the accelerator whose devices are shown (sets ACCEL_BACKEND)"))
+      ->type_name("cuda|xpu|none");
 
   CLI::App* machines =
       app.add_subcommand("machines", "list the preset simulated machines (mockdev)");
@@ -217,10 +264,10 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   }
   std::vector<std::string> reversed(options.rbegin(), options.rend());  // CLI11's order
   if (!args.empty() && !args[0].starts_with("-") && args[0] != "info" && args[0] != "machines" &&
-      args[0] != "run") {
+      args[0] != "run" && args[0] != "topo") {
     outcome.exit_status = kExitUsage;
     outcome.error = fmt::format(
-        "accel: unknown command '{}' (commands: info, machines, replay, run, scenario)\nRun "
+        "accel: unknown command '{}' (commands: info, machines, replay, run, scenario, topo)\nRun "
         "'accel --help' for usage.\n",
         args[0]);
     return outcome;
@@ -249,6 +296,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
     if (info->parsed()) scope = "accel info";
     if (machines->parsed()) scope = "accel machines";
     if (run->parsed()) scope = "accel run";
+    if (topo->parsed()) scope = "accel topo";
     std::string message = e.what();
     if (const std::size_t at = message.find(": At Most 1 required but received");
         at != std::string::npos) {
@@ -264,7 +312,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
           colon == std::string::npos ? message : message.substr(colon + 2));
     }
     if (e.get_name() == "RequiredError" && !info->parsed() && !machines->parsed() &&
-        !run->parsed()) {
+        !run->parsed() && !topo->parsed()) {
       message = "no command given (info or machines)";
     }
     outcome.exit_status = kExitUsage;
@@ -273,6 +321,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
   }
   line.command = machines->parsed() ? Command::kMachines
                  : run->parsed()    ? Command::kRun
+                 : topo->parsed()   ? Command::kTopo
                                     : Command::kInfo;
   outcome.line = line;
   return outcome;

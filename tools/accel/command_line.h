@@ -2,8 +2,9 @@
 // The `accel` tool's command line: what the user asked for, parsed from argv with CLI11.
 //
 // Grammar:
-//   accel info [--json | --count] [--machine FILE|PRESET] [--backend NAME]
-//              [--selected-only] [--expect-devices N]
+//   accel info [--json | --count | --query FIELD,... [--format csv|text[,noheader][,nounits]]]
+//              [--machine FILE|PRESET] [--backend NAME] [--selected-only] [--expect-devices N]
+//   accel topo [--machine FILE|PRESET] [--backend NAME]
 //   accel machines [--show NAME]
 //   accel scenario ARGS...   (handed to the scenario runner, accel-scenario)
 //   accel replay ARGS...     (handed to the trace replayer, accel-replay)
@@ -22,14 +23,16 @@
 
 namespace accel::tools {
 
-enum class Command { kInfo, kMachines, kScenario, kReplay, kRun };
+enum class Command { kInfo, kMachines, kScenario, kReplay, kRun, kTopo };
 
 struct CommandLine {
   Command command = Command::kInfo;
   bool json = false;                       // info --json
   bool count = false;                      // info --count: the number of devices only
-  std::optional<std::string> machine;      // info, run --machine FILE|PRESET
-  std::optional<std::string> backend;      // info --backend NAME (checked when it runs)
+  std::optional<std::string> machine;      // info, topo, run --machine FILE|PRESET
+  std::optional<std::string> backend;      // info, topo --backend NAME (checked when it runs)
+  std::optional<std::string> query;        // info --query FIELD,... (checked: query.h)
+  std::optional<std::string> format;       // info --format (checked; only with --query)
   bool selected_only = false;              // info --selected-only: no child per other backend
   std::optional<int> expect_devices;       // info --expect-devices N
   std::optional<std::string> show;         // machines --show NAME

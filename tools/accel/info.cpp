@@ -7,8 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -17,6 +15,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
@@ -187,7 +186,10 @@ std::string first_line(const std::string& text) {
   return line.starts_with("accel: ") ? line.substr(7) : line;
 }
 
-// The devices of backend `name`, from a child that selects it.
+std::optional<std::vector<BackendComponent>> parse_components(const std::string& json_text);
+
+// The devices of backend `name`, from a child that selects it, and its files as the child
+// saw them.
 void walk_other_backend(BackendSection& section) {
   const std::string& name = section.report.backend;
   const ChildOutput child =
@@ -204,6 +206,32 @@ void walk_other_backend(BackendSection& section) {
     return;
   }
   section.devices = std::move(rows);
+  section.child_components = parse_components(child.out);
+}
+
+// The top-level "components" of `accel info --json` output; nullopt when absent.
+std::optional<std::vector<BackendComponent>> parse_components(const std::string& json_text) {
+  const nlohmann::json json = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("components") || !json["components"].is_array()) {
+    return std::nullopt;
+  }
+  std::vector<BackendComponent> components;
+  try {
+    for (const nlohmann::json& c : json["components"]) {
+      BackendComponent component;
+      component.role = c.at("role").get<std::string>();
+      if (c.contains("path") && c["path"].is_string())
+        component.path = c["path"].get<std::string>();
+      component.loaded = c.at("loaded").get<bool>();
+      if (c.contains("version") && c["version"].is_string()) {
+        component.version = c["version"].get<std::string>();
+      }
+      components.push_back(std::move(component));
+    }
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+  return components;
 }
 
 template <class T>
@@ -292,6 +320,37 @@ std::vector<EnvironmentValue> environment_in_effect() {
   return values;
 }
 
+// Note [Simulation settings]
+// The simulated hardware reads four variables when it starts (docs/MACHINE_FILES.md,
+// "Streams"); each overrides the machine file's `streams:` value, which has its own
+// default. This program never loads the machine, so an unset variable is shown with the
+// rule that applies rather than a value it would have to guess.
+std::vector<SimulationSetting> simulation_in_effect() {
+  struct Row {
+    const char* name;
+    const char* default_text;
+  };
+  static constexpr Row kRows[] = {
+      {common::environment_variable_name("MOCKDEV_SCHEDULE"),
+       "the machine file's streams.schedule, else eager"},
+      {common::environment_variable_name("MOCKDEV_SEED"),
+       "the machine file's streams.seed, else 0"},
+      {common::environment_variable_name("MOCKDEV_RACES"),
+       "the machine file's streams.races, else report"},
+      {common::environment_variable_name("MOCKDEV_TRACE"), "no trace is written"},
+  };
+  std::vector<SimulationSetting> settings;
+  for (const Row& row : kRows) {
+    settings.push_back({row.name, getenv_value(row.name), row.default_text});
+  }
+  return settings;
+}
+
+bool counted_no_device(const BackendReport& report) {
+  return !report.available && report.device_count == 0 && report.config_error.empty() &&
+         !report.count_source.empty() && report.count_source != "none";
+}
+
 std::string short_uuid(const std::string& uuid) {
   // "GPU-" / "MIG-" prefix, then the first group of hex digits.
   const std::size_t prefix = uuid.find('-');
@@ -301,15 +360,18 @@ std::string short_uuid(const std::string& uuid) {
   return uuid.substr(0, group_end);
 }
 
-InfoReport collect_info(std::optional<std::string> machine, bool walk_devices,
-                        bool walk_others) {
+InfoReport collect_info(std::optional<std::string> machine, bool walk_devices, bool walk_others) {
   InfoReport report;
   report.version = kVersionString;
   report.build = build_info();
   report.environment = environment_in_effect();
+  report.simulation = simulation_in_effect();
   report.machine = std::move(machine);
   try {
     report.backend = backend_report();
+    if (!report.backend.compiled_backends.empty()) {
+      report.build.backends = report.backend.compiled_backends;
+    }
     if (!report.backend.driver_release.empty()) {
       report.driver_version = report.backend.driver_release;
     }

@@ -40,6 +40,9 @@ struct DeviceRow {
 struct BuildInfo {
   std::string compiler;    // "GNU 12.2.0"
   std::string build_type;  // "RelWithDebInfo"; "" when the generator sets none
+  // The compiled backends by the names ACCEL_BACKEND and `--backend` take ("cuda", "xpu"):
+  // collect_info() takes them from the runtime, so the build line and the backend line
+  // name them alike (build_info() alone has CMake's folder names, "level_zero").
   std::vector<std::string> backends;
   bool cuda_abi_checked = false;  // the CUDA ABI header was checked against cuda.h
 };
@@ -58,12 +61,24 @@ struct BackendSection {
   BackendReport report;
   std::optional<std::vector<DeviceRow>> devices;
   std::optional<std::string> devices_error;  // why the child could not list them
+  // The backend's files as the child that listed `devices` saw them (it selected the
+  // backend, so it loaded them); nullopt when no child ran. This process never loads a
+  // backend it does not select, so its own report says "not loaded" for them.
+  std::optional<std::vector<BackendComponent>> child_components;
+};
+
+// One setting of the simulated hardware (Note [Simulation settings] in info.cpp): the
+// variable, its value when set, and what applies when it is not.
+struct SimulationSetting {
+  std::string name;                  // "MOCKDEV_SCHEDULE"
+  std::optional<std::string> value;  // nullopt when unset
+  std::string default_text;          // "the machine file's streams.schedule, else eager"
 };
 
 // What keeps the accelerator from working (Note [Configuration errors] in info.cpp).
 struct InfoError {
   ErrorKind kind = ErrorKind::kConfig;
-  std::string message;      // accel::Error's text
+  std::string message;       // accel::Error's text
   std::string driver_error;  // the driver's error name, e.g. "CUDA_ERROR_INVALID_VALUE"; or ""
 };
 
@@ -71,9 +86,10 @@ struct InfoReport {
   std::string version;  // accel::kVersionString
   BuildInfo build;
   std::vector<EnvironmentValue> environment;
-  BackendReport backend;               // accel::backend_report()
-  std::vector<BackendSection> backends;  // every compiled backend, in ACCEL_BACKENDS order
-  std::optional<std::string> machine;  // the --machine value, when given
+  std::vector<SimulationSetting> simulation;  // always the four, set or not
+  BackendReport backend;                      // accel::backend_report()
+  std::vector<BackendSection> backends;       // every compiled backend, in ACCEL_BACKENDS order
+  std::optional<std::string> machine;         // the --machine value, when given
   // The driver's own version as the vendor prints it ("580.159.04",
   // BackendReport::driver_release); the driver component's `version` is the CUDA API level.
   std::optional<std::string> driver_version;
@@ -99,20 +115,30 @@ BuildInfo build_info();
 // the table's order), then any other ACCEL_* variable that is set, in name order.
 std::vector<EnvironmentValue> environment_in_effect();
 
+// MOCKDEV_SCHEDULE, MOCKDEV_SEED, MOCKDEV_RACES, MOCKDEV_TRACE, in that order, each with its
+// value in this process's environment and its default.
+std::vector<SimulationSetting> simulation_in_effect();
+
+// Whether `report` is a backend that counted its devices and found none, with nothing
+// wrong: not available, no configuration error, and a count that was made (count_source
+// other than "none"). A count that could not be made (a driver that cannot be loaded, a
+// probe that failed) is not "no device": its reason says what went wrong.
+bool counted_no_device(const BackendReport& report);
+
 // "GPU-1c9b5fc9" from "GPU-1c9b5fc9-5afc-...": the prefix and the first 8 hex digits, the
 // way a person tells devices apart; a UUID without dashes is returned whole.
 std::string short_uuid(const std::string& uuid);
 
 // Collects the report. Per-device failures land in the rows; a configuration or driver
-// error is the report's `error` (see the file comment); never throws accel::Error. With walk_devices=false (`accel info --count`) the
-// device rows are not queried: backend.device_count is the answer. With walk_others,
-// each other available backend's devices are listed through a child `accel` process.
+// error is the report's `error` (see the file comment); never throws accel::Error. With
+// walk_devices=false (`accel info --count`) the device rows are not queried: backend.device_count
+// is the answer. With walk_others, each other available backend's devices are listed through a
+// child `accel` process.
 InfoReport collect_info(std::optional<std::string> machine, bool walk_devices = true,
                         bool walk_others = false);
 
 // The device rows of `accel info --json` output (its "devices" array); nullopt when the
 // text is not such output.
 std::optional<std::vector<DeviceRow>> parse_device_rows(const std::string& json_text);
-
 
 }  // namespace accel::tools

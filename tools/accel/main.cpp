@@ -27,8 +27,10 @@
 #include "command_line.h"
 #include "info.h"
 #include "mock_machine.h"
+#include "query.h"
 #include "render.h"
 #include "run_program.h"
+#include "topo.h"
 
 namespace {
 
@@ -97,8 +99,10 @@ int run_info(const accel::tools::CommandLine& line) {
     mock = accel::tools::select_mock_machine(*line.machine);
   }
   if (line.backend) select_backend(*line.backend);
-  accel::tools::InfoReport report = accel::tools::collect_info(
-      line.machine, /*walk_devices=*/!line.count, /*walk_others=*/!line.selected_only);
+  // --query lists the selected backend's devices only: no child per other backend.
+  accel::tools::InfoReport report =
+      accel::tools::collect_info(line.machine, /*walk_devices=*/!line.count,
+                                 /*walk_others=*/!line.selected_only && !line.query);
   if (report.error) {
     // Note [Configuration errors] (info.cpp): the error first, exit 2; --json still
     // writes its document, with the error in it, for programs that read it.
@@ -113,7 +117,21 @@ int run_info(const accel::tools::CommandLine& line) {
     std::cout << count << '\n';
     return check_expected(line, count);
   }
-  if (line.json) {
+  if (line.query) {
+    // Checked when parsed (command_line.cpp): these do not throw here.
+    accel::tools::render_query(report.devices, accel::tools::parse_query_fields(*line.query),
+                               accel::tools::parse_query_format(line.format.value_or("csv")),
+                               std::cout);
+    std::cout.flush();
+    // A device whose query failed shows [N/A]; say why on stderr, and exit 1 as the
+    // device table does.
+    for (const accel::tools::DeviceRow& row : report.devices) {
+      if (row.error) {
+        std::cerr << "accel: device " << row.index << ": " << accel::common::printable(*row.error)
+                  << '\n';
+      }
+    }
+  } else if (line.json) {
     accel::tools::render_json(report, std::cout);
   } else {
     accel::tools::render_text(report, std::cout);
@@ -121,6 +139,31 @@ int run_info(const accel::tools::CommandLine& line) {
   std::cout.flush();
   const int expected = check_expected(line, static_cast<int>(report.devices.size()));
   return report.has_errors() ? kExitError : expected;
+}
+
+// `accel topo`: the peer matrix (topo.h). The same configuration checks as `accel info`
+// run first, so a bad machine or variable is exit 2 with the same words.
+int run_topo(const accel::tools::CommandLine& line) {
+  std::optional<accel::tools::MockSelection> mock;
+  if (line.machine) mock = accel::tools::select_mock_machine(*line.machine);
+  if (line.backend) select_backend(*line.backend);
+  accel::tools::InfoReport report =
+      accel::tools::collect_info(line.machine, /*walk_devices=*/false, /*walk_others=*/false);
+  if (report.error) {
+    std::cerr << "accel: " << accel::common::printable(as_user_did(report.error->message, mock))
+              << '\n';
+    return kExitConfig;
+  }
+  if (!report.backend.available) {
+    std::cout << accel::common::printable(fmt::format("backend {}: no devices ({})\n",
+                                                      report.backend.backend,
+                                                      report.backend.unavailable_reason))
+              << "fallback: cpu\n";
+    return kExitOk;
+  }
+  const accel::tools::TopoReport topo = accel::tools::collect_topo();
+  accel::tools::render_topo(topo, std::cout);
+  return topo.errors.empty() ? kExitOk : kExitError;
 }
 
 int run_machines(const accel::tools::CommandLine& line) {
@@ -203,6 +246,8 @@ int main(int argc, char** argv) {
         return run_replay(*parsed.line);
       case accel::tools::Command::kRun:
         return accel::tools::run_program(*parsed.line);
+      case accel::tools::Command::kTopo:
+        return run_topo(*parsed.line);
       case accel::tools::Command::kInfo:
         break;
     }

@@ -30,7 +30,8 @@ Json devices_json(const std::vector<DeviceRow>& rows) {
   Json devices = Json::array();
   for (const DeviceRow& row : rows) {
     Json capability = nullptr;
-    if (row.cc_major && row.cc_minor) capability = std::to_string(*row.cc_major) + "." + std::to_string(*row.cc_minor);
+    if (row.cc_major && row.cc_minor)
+      capability = std::to_string(*row.cc_major) + "." + std::to_string(*row.cc_minor);
     devices.push_back({{"index", row.index},
                        {"name", or_null(row.name)},
                        {"uuid", or_null(row.uuid)},
@@ -66,6 +67,9 @@ Json backend_json(const BackendSection& section, const InfoReport& report) {
     json["devices"] = section.devices ? devices_json(*section.devices) : Json(nullptr);
   }
   json["devices_error"] = or_null(section.devices_error);
+  // The files as the child that listed the devices saw them (null when none ran).
+  json["child_components"] =
+      section.child_components ? components_json(*section.child_components) : Json(nullptr);
   return json;
 }
 
@@ -84,6 +88,14 @@ void render_json(const InfoReport& report, std::ostream& out) {
     environment[variable.name] = or_null(variable.value);
   }
   json["environment"] = environment;
+  // The simulated hardware's settings: each variable's value (null when unset) and the
+  // rule that applies when it is unset (Note [Simulation settings] in info.cpp).
+  Json simulation = Json::object();
+  for (const SimulationSetting& setting : report.simulation) {
+    simulation[setting.name] = {{"value", or_null(setting.value)},
+                                {"default", setting.default_text}};
+  }
+  json["simulation"] = simulation;
   json["backend"] = b.backend;
   json["compiled_backends"] = b.compiled_backends;
   json["machine"] = or_null(report.machine);

@@ -65,17 +65,38 @@ std::vector<std::vector<std::string>> printable_rows(std::vector<std::vector<std
 }
 
 std::string build_line(const BuildInfo& build) {
-  return fmt::format("{}{}, backends: {}, CUDA ABI checked against cuda.h: {}", build.compiler,
-                     build.build_type.empty() ? "" : ", " + build.build_type,
-                     build.backends.empty() ? "none" : fmt::format("{}", fmt::join(build.backends, ", ")),
-                     build.cuda_abi_checked ? "yes" : "no");
+  return fmt::format(
+      "{}{}, backends: {}, CUDA ABI checked against cuda.h: {}", build.compiler,
+      build.build_type.empty() ? "" : ", " + build.build_type,
+      build.backends.empty() ? "none" : fmt::format("{}", fmt::join(build.backends, ", ")),
+      build.cuda_abi_checked ? "yes" : "no");
 }
 
-std::string component_text(const BackendComponent& c) {
-  const std::string state = !c.loaded          ? "not loaded"
+// `not_loaded` is what an unloaded file is called: "not loaded" for the backend serving
+// this process, "not loaded by this process" for another one (Note [Other backends'
+// devices] in info.cpp: only a child that selects it loads it).
+std::string component_text(const BackendComponent& c, std::string_view not_loaded = "not loaded") {
+  const std::string state = !c.loaded           ? std::string(not_loaded)
                             : c.version.empty() ? "loaded"
                                                 : fmt::format("loaded, version {}", c.version);
   return fmt::format("{} ({})", c.path.empty() ? "(none)" : c.path, state);
+}
+
+// The API a backend's devices are reached through, as people name it: "no Level Zero
+// device" says more than the backend's name. The only place that knows backend names;
+// another backend is called by its own name.
+std::string api_name(const std::string& backend) {
+  if (backend == "cuda") return "CUDA";
+  if (backend == "xpu") return "Level Zero";
+  return backend;
+}
+
+// The reason a backend is unavailable, in the report's words, unless it counted and found
+// no device (counted_no_device): then that, not the driver call behind it (the Level Zero
+// loader's zeInit answers ZE_RESULT_ERROR_UNINITIALIZED when no driver has a device).
+std::string unavailable_text(const BackendReport& b) {
+  if (counted_no_device(b)) return fmt::format("no {} device", api_name(b.backend));
+  return b.unavailable_reason;
 }
 
 std::string count_text(const BackendReport& b) {
@@ -86,8 +107,8 @@ std::string count_text(const BackendReport& b) {
 
 void print_devices(std::ostream& out, const std::vector<DeviceRow>& devices) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"index", "name", "uuid", "pci bus id", "capability", "SMs", "MIG",
-                  "total memory", "free memory"});
+  rows.push_back({"index", "name", "uuid", "pci bus id", "capability", "SMs", "MIG", "total memory",
+                  "free memory"});
   for (const DeviceRow& row : devices) {
     const std::string capability =
         row.cc_major && row.cc_minor ? fmt::format("{}.{}", *row.cc_major, *row.cc_minor) : "-";
@@ -104,13 +125,29 @@ void print_devices(std::ostream& out, const std::vector<DeviceRow>& devices) {
 
 // A compiled backend that does not serve this process (Note [Which accelerator]): its
 // own report, and its devices as a child `accel` that selected it listed them.
+// A backend that counted no device is one line: there is nothing more to say of it.
 void print_other_backend(std::ostream& out, const BackendSection& section) {
   const BackendReport& b = section.report;
-  out << fmt::format("backend {} (not selected; --backend {} selects it):\n", b.backend,
-                     b.backend);
-  field(out, "  available", b.available ? "yes" : fmt::format("no ({})", b.unavailable_reason));
+  if (counted_no_device(b)) {
+    out << common::printable(fmt::format("backend {} (not selected): {} (device count 0, from {})",
+                                         b.backend, unavailable_text(b), b.count_source))
+        << '\n';
+    return;
+  }
+  out << fmt::format("backend {} (not selected; --backend {} selects it):\n", b.backend, b.backend);
+  field(out, "  available", b.available ? "yes" : fmt::format("no ({})", unavailable_text(b)));
   if (!b.config_error.empty()) field(out, "  config error", b.config_error);
-  for (const BackendComponent& c : b.components) field(out, "  " + c.role, component_text(c));
+  // The files as the child that listed the devices saw them (it loaded them), else as
+  // this process did.
+  if (section.child_components) {
+    for (const BackendComponent& c : *section.child_components) {
+      field(out, "  " + c.role, component_text(c));
+    }
+  } else {
+    for (const BackendComponent& c : b.components) {
+      field(out, "  " + c.role, component_text(c, "not loaded by this process"));
+    }
+  }
   field(out, "  device count", count_text(b));
   if (section.devices_error) {
     field(out, "  devices", fmt::format("not listed: {}", *section.devices_error));
@@ -120,6 +157,25 @@ void print_other_backend(std::ostream& out, const BackendSection& section) {
     print_devices(table, *section.devices);
     std::istringstream lines(table.str());
     for (std::string line; std::getline(lines, line);) out << "  " << line << '\n';
+  }
+}
+
+// The simulated hardware's settings (Note [Simulation settings] in info.cpp), when the
+// simulation is in use (MOCKDEV_MACHINE set, as --machine sets it) or one of them is set:
+// the value of each set variable, the rule that applies for each unset one.
+void print_simulation(std::ostream& out, const InfoReport& report) {
+  const bool machine =
+      std::any_of(report.environment.begin(), report.environment.end(),
+                  [](const EnvironmentValue& v) { return v.name == "MOCKDEV_MACHINE" && v.value; });
+  const bool any_set = std::any_of(report.simulation.begin(), report.simulation.end(),
+                                   [](const SimulationSetting& s) { return s.value.has_value(); });
+  if (!machine && !any_set) return;
+  bool first = true;
+  for (const SimulationSetting& setting : report.simulation) {
+    field(out, first ? "simulation" : "",
+          setting.value ? fmt::format("{}={}", setting.name, *setting.value)
+                        : fmt::format("{} unset: {}", setting.name, setting.default_text));
+    first = false;
   }
 }
 
@@ -136,13 +192,17 @@ void render_text(const InfoReport& report, std::ostream& out) {
     field(out, any_set ? "" : "environment", fmt::format("{}={}", variable.name, *variable.value));
     any_set = true;
   }
-  if (!any_set) field(out, "environment", "(none set of CUDA_VISIBLE_DEVICES, ACCEL_*, MOCKDEV_MACHINE)");
+  if (!any_set)
+    field(out, "environment", "(none set of CUDA_VISIBLE_DEVICES, ACCEL_*, MOCKDEV_MACHINE)");
+  print_simulation(out, report);
   field(out, "backend",
         fmt::format("{} (compiled: {})", b.backend,
-                    b.compiled_backends.empty() ? "none"
-                                                : fmt::format("{}", fmt::join(b.compiled_backends, ", "))));
-  if (report.machine) field(out, "machine", fmt::format("{} (simulated by mockdev)", *report.machine));
-  field(out, "available", b.available ? "yes" : fmt::format("no ({})", b.unavailable_reason));
+                    b.compiled_backends.empty()
+                        ? "none"
+                        : fmt::format("{}", fmt::join(b.compiled_backends, ", "))));
+  if (report.machine)
+    field(out, "machine", fmt::format("{} (simulated by mockdev)", *report.machine));
+  field(out, "available", b.available ? "yes" : fmt::format("no ({})", unavailable_text(b)));
   // One line per component the backend loads, labelled with its role: any backend
   // renders without this program knowing which one it is.
   for (const BackendComponent& c : b.components) field(out, c.role, component_text(c));

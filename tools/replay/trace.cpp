@@ -53,7 +53,8 @@ void TraceBuilder::allocate(std::uint64_t address, std::uint64_t bytes, std::int
 
 void TraceBuilder::emit_free(Address& slot, std::uint64_t line) {
   ++trace_.frees;
-  trace_.events.push_back(TraceEvent{TraceEvent::Kind::kFree, slot.stream, line, slot.id, slot.bytes});
+  trace_.events.push_back(
+      TraceEvent{TraceEvent::Kind::kFree, slot.stream, line, slot.id, slot.bytes});
 }
 
 void TraceBuilder::not_live(std::uint64_t address, const Address& slot, std::uint64_t line,
@@ -77,8 +78,8 @@ void TraceBuilder::free(std::uint64_t address, std::uint64_t line, std::string_v
     }
     // Allocated before the window (Note [Frees of unknown addresses]).
     ++trace_.unmatched_frees;
-    addresses_.emplace(address, Address{0, 0, line, 0,
-                                        completes ? State::kFreed : State::kFreeRequested, false});
+    addresses_.emplace(
+        address, Address{0, 0, line, 0, completes ? State::kFreed : State::kFreeRequested, false});
     return;
   }
   Address& slot = it->second;
@@ -112,10 +113,39 @@ void TraceBuilder::free_completed(std::uint64_t address, std::uint64_t line) {
 
 }  // namespace detail
 
+namespace {
+
+// Note [Pickled snapshots]
+// torch.cuda.memory._dump_snapshot() writes a pickle (protocol 2 and up: first byte 0x80,
+// the PROTO opcode), which the replay does not read: unpickling runs whatever the file
+// names. The converter, installed beside `accel` as accel-convert-memory-snapshot
+// (cmake/install.cmake; tools/convert_memory_snapshot.py in the source tree), rebuilds only
+// plain data and writes the JSON form, one trace entry per line. The error says so, with
+// the command to run, instead of the RMM reader's "no CSV header" that the bytes would get.
+constexpr unsigned char kPickleProto = 0x80;
+
+std::string json_name_for(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  const std::size_t dot = path.rfind('.');
+  const bool has_extension =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  return (has_extension ? path.substr(0, dot) : path) + ".json";
+}
+
+}  // namespace
+
 Trace read_trace(const std::string& path, int device) {
   TraceSource source = TraceSource::open_file(path, accel::common::kMaxTraceFileBytes);
   source.skip_whitespace();
   if (source.at_end()) throw TraceError(fmt::format("{}: empty file", path));
+  if (static_cast<unsigned char>(source.peek()) == kPickleProto) {
+    throw TraceError(fmt::format(
+        "{}: a Python pickle (torch.cuda.memory._dump_snapshot writes one), not a JSON "
+        "snapshot or an RMM log: convert it first with `accel-convert-memory-snapshot {} {}` "
+        "(installed beside accel; tools/convert_memory_snapshot.py in the source tree), then "
+        "replay the JSON file",
+        path, path, json_name_for(path)));
+  }
   if (source.peek() == '{') return detail::read_snapshot(source, device);
   return detail::read_rmm(source, device);
 }

@@ -2,8 +2,9 @@
 #include "render.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -183,7 +184,8 @@ TEST(RenderJson, CarriesEverythingTheTextShowsWithNullForUnknowns) {
        "total_memory_bytes": null, "free_memory_bytes": null,
        "error": "get_memory_info: failed"}],
     "current_device": 0,
-    "backends": []
+    "backends": [],
+    "simulation": {}
   })");
   EXPECT_EQ(json, expected) << out.str();
 }
@@ -270,12 +272,186 @@ TEST(RenderJson, BackendsArrayHasEveryBackend) {
                  "pci_bus_id": null, "compute_capability": null, "multiprocessors": null,
                  "mig_mode": null, "total_memory_bytes": 68719476736,
                  "free_memory_bytes": 67645734912, "error": null}],
-    "devices_error": null
+    "devices_error": null,
+    "child_components": null
   })");
   EXPECT_EQ(json["backends"][1], expected_xpu) << out.str();
   // The top-level keys still describe the selected backend.
   EXPECT_EQ(json["backend"], "cuda");
   EXPECT_EQ(json["compiled_backends"], nlohmann::json::parse(R"(["cuda", "xpu"])"));
+}
+
+// Note [Simulation settings] (info.cpp): under a simulated machine every setting is shown,
+// set ones with their value, unset ones with the rule that applies.
+std::vector<SimulationSetting> test_simulation(bool schedule_set) {
+  return {{"MOCKDEV_SCHEDULE", schedule_set ? std::optional<std::string>("random") : std::nullopt,
+           "the machine file's streams.schedule, else eager"},
+          {"MOCKDEV_SEED", std::nullopt, "the machine file's streams.seed, else 0"},
+          {"MOCKDEV_RACES", std::nullopt, "the machine file's streams.races, else report"},
+          {"MOCKDEV_TRACE", std::nullopt, "no trace is written"}};
+}
+
+TEST(RenderText, SimulationSettingsUnderASimulatedMachine) {
+  InfoReport report = available_report();
+  report.simulation = test_simulation(/*schedule_set=*/true);
+  std::ostringstream out;
+  render_text(report, out);
+  EXPECT_NE(out.str().find("                MOCKDEV_MACHINE=2xa100\n"
+                           "simulation:     MOCKDEV_SCHEDULE=random\n"
+                           "                MOCKDEV_SEED unset: the machine file's streams.seed, "
+                           "else 0\n"
+                           "                MOCKDEV_RACES unset: the machine file's "
+                           "streams.races, else report\n"
+                           "                MOCKDEV_TRACE unset: no trace is written\n"
+                           "backend:        cuda (compiled: cuda)\n"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(RenderText, NoSimulationBlockWithoutTheSimulation) {
+  InfoReport report = available_report();
+  report.environment = {{"MOCKDEV_MACHINE", std::nullopt}};
+  report.simulation = test_simulation(/*schedule_set=*/false);
+  std::ostringstream out;
+  render_text(report, out);
+  EXPECT_EQ(out.str().find("simulation:"), std::string::npos) << out.str();
+  // One setting set is enough to show them all, machine or not.
+  report.simulation = test_simulation(/*schedule_set=*/true);
+  std::ostringstream again;
+  render_text(report, again);
+  EXPECT_NE(again.str().find("simulation:     MOCKDEV_SCHEDULE=random\n"), std::string::npos)
+      << again.str();
+}
+
+TEST(RenderJson, SimulationSettingsWithValueAndDefault) {
+  InfoReport report = available_report();
+  report.simulation = test_simulation(/*schedule_set=*/true);
+  std::ostringstream out;
+  render_json(report, out);
+  const nlohmann::json json = nlohmann::json::parse(out.str());
+  EXPECT_EQ(json["simulation"], nlohmann::json::parse(R"({
+    "MOCKDEV_SCHEDULE": {"value": "random",
+                         "default": "the machine file's streams.schedule, else eager"},
+    "MOCKDEV_SEED": {"value": null, "default": "the machine file's streams.seed, else 0"},
+    "MOCKDEV_RACES": {"value": null, "default": "the machine file's streams.races, else report"},
+    "MOCKDEV_TRACE": {"value": null, "default": "no trace is written"}
+  })"))
+      << out.str();
+}
+
+TEST(SimulationInEffect, ReadsTheFourVariables) {
+  ::setenv("MOCKDEV_SEED", "7", 1);
+  ::unsetenv("MOCKDEV_SCHEDULE");
+  const std::vector<SimulationSetting> settings = simulation_in_effect();
+  ::unsetenv("MOCKDEV_SEED");
+  ASSERT_EQ(settings.size(), 4u);
+  EXPECT_EQ(settings[0].name, "MOCKDEV_SCHEDULE");
+  EXPECT_EQ(settings[0].value, std::nullopt);
+  EXPECT_EQ(settings[1].name, "MOCKDEV_SEED");
+  EXPECT_EQ(settings[1].value, std::optional<std::string>("7"));
+  EXPECT_EQ(settings[2].name, "MOCKDEV_RACES");
+  EXPECT_EQ(settings[3].name, "MOCKDEV_TRACE");
+  EXPECT_EQ(settings[3].default_text, "no trace is written");
+}
+
+// A backend that counted and found no device: one line, not the driver call behind it.
+BackendSection no_device_xpu() {
+  BackendSection xpu;
+  xpu.report.backend = "xpu";
+  xpu.report.available = false;
+  xpu.report.unavailable_reason =
+      "zeInit failed in the probe child: ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)";
+  xpu.report.components = {{"loader", "libze_loader.so.1", true, ""},
+                           {"driver", "/m/libze_mock.so", false, ""}};
+  xpu.report.count_source = "probe";
+  xpu.report.device_count = 0;
+  return xpu;
+}
+
+TEST(RenderText, OtherBackendWithNoDeviceIsOneLine) {
+  InfoReport report = two_backend_report();
+  report.backends[1] = no_device_xpu();
+  std::ostringstream out;
+  render_text(report, out);
+  const std::string tail =
+      "backend xpu (not selected): no Level Zero device (device count 0, "
+      "from probe)\n";
+  ASSERT_GE(out.str().size(), tail.size());
+  EXPECT_EQ(out.str().substr(out.str().size() - tail.size()), tail) << out.str();
+  EXPECT_EQ(out.str().find("ZE_RESULT"), std::string::npos) << out.str();
+}
+
+TEST(RenderText, OtherBackendWhoseCountFailedKeepsItsReason) {
+  InfoReport report = two_backend_report();
+  report.backends[1] = no_device_xpu();
+  report.backends[1].report.count_source = "none";  // no count was made
+  report.backends[1].report.unavailable_reason = "the probe child was killed by signal 9";
+  std::ostringstream out;
+  render_text(report, out);
+  EXPECT_NE(out.str().find("backend xpu (not selected; --backend xpu selects it):\n"
+                           "  available:    no (the probe child was killed by signal 9)\n"
+                           "  loader:       libze_loader.so.1 (loaded)\n"
+                           "  driver:       /m/libze_mock.so (not loaded by this process)\n"
+                           "  device count: 0\n"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(RenderText, SelectedBackendWithNoDeviceSaysSo) {
+  InfoReport report;
+  report.version = "0.1.0";
+  report.build = test_build();
+  report.backend = no_device_xpu().report;
+  report.backend.selected = true;
+  std::ostringstream out;
+  render_text(report, out);
+  EXPECT_NE(out.str().find("\navailable:      no (no Level Zero device)\n"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("\ndriver:         /m/libze_mock.so (not loaded)\n"), std::string::npos)
+      << out.str();
+}
+
+// The files of another backend as the child that listed its devices saw them: loaded.
+TEST(RenderText, OtherBackendsFilesAsItsChildSawThem) {
+  InfoReport report = two_backend_report();
+  report.backends[1].report.components.push_back({"driver", "/m/libze_mock.so", false, ""});
+  std::ostringstream without_child;
+  render_text(report, without_child);
+  EXPECT_NE(without_child.str().find("\n  driver:       /m/libze_mock.so (not loaded by this "
+                                     "process)\n"),
+            std::string::npos)
+      << without_child.str();
+  report.backends[1].child_components = std::vector<BackendComponent>{
+      {"loader", "/l/libze_loader.so.1", true, "1.8.12"}, {"driver", "/m/libze_mock.so", true, ""}};
+  std::ostringstream with_child;
+  render_text(report, with_child);
+  EXPECT_NE(with_child.str().find("  available:    yes\n"
+                                  "  loader:       /l/libze_loader.so.1 (loaded, version 1.8.12)\n"
+                                  "  driver:       /m/libze_mock.so (loaded)\n"),
+            std::string::npos)
+      << with_child.str();
+  std::ostringstream json_out;
+  render_json(report, json_out);
+  const nlohmann::json json = nlohmann::json::parse(json_out.str());
+  EXPECT_EQ(json["backends"][1]["child_components"][1],
+            nlohmann::json::parse(R"({"role": "driver", "path": "/m/libze_mock.so",
+                                      "loaded": true, "version": null})"))
+      << json_out.str();
+}
+
+TEST(CountedNoDevice, OnlyACountThatWasMadeAndFoundNone) {
+  BackendReport report = no_device_xpu().report;
+  EXPECT_TRUE(counted_no_device(report));
+  report.count_source = "none";
+  EXPECT_FALSE(counted_no_device(report));
+  report.count_source = "";
+  EXPECT_FALSE(counted_no_device(report));
+  report = no_device_xpu().report;
+  report.config_error = "ZE_AFFINITY_MASK='x': malformed";
+  EXPECT_FALSE(counted_no_device(report));
+  report = no_device_xpu().report;
+  report.device_count = 1;
+  EXPECT_FALSE(counted_no_device(report));
 }
 
 // The child's JSON reads back into the same rows (the parent lists another backend's

@@ -339,6 +339,33 @@ def case_converter_rejects_code(args):
     check(not os.path.exists(marker), "nothing ran")
 
 
+def case_pickle_names_converter(args):
+    """A pickle given to the replay: exit 2 and an error naming the converter by its installed
+    name, which is a program beside accel-replay (as in an install) that turns the pickle into
+    a snapshot the replay reads."""
+    os.makedirs(args.work, exist_ok=True)
+    source = os.path.join(args.work, "snap.pickle")
+    target = os.path.join(args.work, "snap.json")
+    if os.path.exists(target):
+        os.remove(target)  # from an earlier run, so that this run's check means something
+    data = snapshot_dicts()
+    with open(source, "wb") as f:
+        pickle.dump(data, f)
+    done = replay(args, source, "--capacity", "1GiB", expect_exit=2)
+    equal(done.stdout, "", "stdout")
+    equal(done.stderr,
+          f"accel replay: {source}: a Python pickle (torch.cuda.memory._dump_snapshot writes "
+          f"one), not a JSON snapshot or an RMM log: convert it first with "
+          f"`accel-convert-memory-snapshot {source} {target}` (installed beside accel; "
+          f"tools/convert_memory_snapshot.py in the source tree), then replay the JSON file\n",
+          "message")
+    converter = os.path.join(os.path.dirname(args.replay), "accel-convert-memory-snapshot")
+    check(os.access(converter, os.X_OK), f"{converter} is an executable beside accel-replay")
+    done = subprocess.run([converter, source, target], capture_output=True, text=True)
+    equal(done.returncode, 0, f"converter exit status ({done.stderr})")
+    check_figures(args, target, read_snapshot(target, device=1), "--device", "1")
+
+
 def main():
     parser = argparse.ArgumentParser()
     for option in ("--replay", "--data", "--converter", "--work"):
@@ -356,6 +383,7 @@ def main():
         "oom": lambda: case_oom(args),
         "converter": lambda: case_converter(args),
         "converter_rejects_code": lambda: case_converter_rejects_code(args),
+        "pickle_names_converter": lambda: case_pickle_names_converter(args),
     }
     cases[args.case]()
     for failure in FAILURES:

@@ -135,6 +135,19 @@ void set_allocator_settings(std::string_view settings);
 // kConfig when malformed), without initialising.
 std::string get_allocator_settings();
 
+// torch.cuda.memory_summary(device, abbreviated): PyTorch's table of the statistics of
+// `device`, row for row and column for column (the same labels, 75-character lines, sizes in
+// B/KiB/MiB/GiB/TiB/PiB and counts in K/M, each pool row in the unit of its "all" row);
+// `abbreviated` leaves out the large- and small-pool rows. Initialises the runtime (PyTorch
+// resolves the current device, which initialises; with an explicit index before
+// initialisation its memory_stats() is empty and the call fails with KeyError, where this
+// one initialises first). Errors: the device's, as memory_stats().
+std::string memory_summary(DeviceArg device = {}, bool abbreviated = false);
+// The same table from flat statistics (memory_stats()'s keys; a dumped snapshot's stats),
+// headed "device ID <device>". kValue naming the first key the table needs and `stats`
+// lacks; other keys are ignored. Initialises nothing.
+std::string format_memory_summary(const MemoryStats& stats, int device, bool abbreviated = false);
+
 // ---- snapshots and memory history (the shape of PyTorch's _snapshot()) -----------------
 
 struct HostFrame {  // a host call site

@@ -1,10 +1,10 @@
-#include "allocator_invariants.h"
+#include "allocator/stats_invariants.h"
 
 #include <algorithm>
 #include <array>
 #include <sstream>
 
-namespace accel::test::alloc_model {
+namespace accel::detail::alloc::invariants {
 std::uint64_t stat_bytes(const FlatStats& stats, const char* key) {
   const auto it = stats.find(key);
   return it == stats.end() ? 0 : static_cast<std::uint64_t>(it->second);
@@ -20,17 +20,16 @@ namespace {
 
 constexpr std::int64_t kMiB = 1 << 20;
 constexpr std::array<const char*, 9> kArrays = {
-    "active",         "active_bytes",   "allocated_bytes",      "allocation",
-    "inactive_split", "inactive_split_bytes", "requested_bytes", "reserved_bytes",
-    "segment"};
+    "active",          "active_bytes",   "allocated_bytes",
+    "allocation",      "inactive_split", "inactive_split_bytes",
+    "requested_bytes", "reserved_bytes", "segment"};
 constexpr std::array<const char*, 3> kPools = {"all", "small_pool", "large_pool"};
 constexpr std::array<const char*, 4> kFields = {"current", "peak", "allocated", "freed"};
 constexpr std::array<const char*, 6> kScalars = {"max_split_size",   "num_alloc_retries",
                                                  "num_device_alloc", "num_device_free",
                                                  "num_ooms",         "num_sync_all_streams"};
 constexpr std::array<const char*, 5> kAccumulatedScalars = {
-    "num_alloc_retries", "num_device_alloc", "num_device_free", "num_ooms",
-    "num_sync_all_streams"};
+    "num_alloc_retries", "num_device_alloc", "num_device_free", "num_ooms", "num_sync_all_streams"};
 
 std::int64_t get(const FlatStats& s, const std::string& key) {
   const auto it = s.find(key);
@@ -216,8 +215,8 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
                  ": unknown state");
       }
       if (b.state != "inactive") {
-        c.expect(b.requested_size <= b.size, "invariant 6", block, ": requested ",
-                 b.requested_size, " > size");
+        c.expect(b.requested_size <= b.size, "invariant 6", block, ": requested ", b.requested_size,
+                 " > size");
         ++r.active;
         active += size;
         requested += static_cast<std::int64_t>(b.requested_size);
@@ -230,8 +229,7 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
       c.expect(tiled == seg.total_size, "layout", name, ": blocks cover ", tiled, " of ",
                seg.total_size, " bytes");
     } else {
-      c.expect(cursor <= seg.address + seg.total_size, "layout", name,
-               ": blocks run past its end");
+      c.expect(cursor <= seg.address + seg.total_size, "layout", name, ": blocks run past its end");
     }
     c.expect(static_cast<std::int64_t>(seg.allocated_size) == allocated, "invariant 14", name,
              " allocated_size ", seg.allocated_size, " != its blocks' ", allocated);
@@ -250,10 +248,14 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
     const std::string p(kPools[i]);
     const Rebuilt& r = pools[i];
     const std::pair<const char*, std::int64_t> rows[] = {
-        {"reserved_bytes", r.reserved_bytes},   {"allocated_bytes", r.allocated_bytes},
-        {"active_bytes", r.active_bytes},       {"requested_bytes", r.requested_bytes},
-        {"allocation", r.allocation},           {"active", r.active},
-        {"inactive_split", r.inactive_split},   {"inactive_split_bytes", r.inactive_split_bytes},
+        {"reserved_bytes", r.reserved_bytes},
+        {"allocated_bytes", r.allocated_bytes},
+        {"active_bytes", r.active_bytes},
+        {"requested_bytes", r.requested_bytes},
+        {"allocation", r.allocation},
+        {"active", r.active},
+        {"inactive_split", r.inactive_split},
+        {"inactive_split_bytes", r.inactive_split_bytes},
         {"segment", r.segment}};
     for (const auto& [key, value] : rows) {
       // Expandable segments map pages rather than making segments (as in PyTorch).
@@ -268,8 +270,8 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
 
 StatHistory::StatHistory(const FlatStats& start) : last_(start) {
   for (const std::string& p : stat_prefixes()) {
-    baseline_[p] = get(start, p + ".current") - get(start, p + ".allocated") +
-                   get(start, p + ".freed");
+    baseline_[p] =
+        get(start, p + ".current") - get(start, p + ".allocated") + get(start, p + ".freed");
     max_observed_[p] = get(start, p + ".peak");
   }
 }
@@ -293,8 +295,9 @@ Violations StatHistory::observe(const FlatStats& now) {
     const bool transient = p.starts_with("inactive_split");
     const std::int64_t peak = get(now, p + ".peak");
     c.expect(transient ? peak >= max_observed_[p] : peak == max_observed_[p], "peak rule", p,
-             ".peak ", peak, transient ? " < " : " != ",
-             "the largest current observed since the last reset ", max_observed_[p]);
+             ".peak ", peak,
+             transient ? " < " : " != ", "the largest current observed since the last reset ",
+             max_observed_[p]);
     if (transient) max_observed_[p] = std::max(max_observed_[p], peak);
   }
   last_ = now;
@@ -339,4 +342,4 @@ Violations StatHistory::after_reset_accumulated(const FlatStats& now) {
   return out;
 }
 
-}  // namespace accel::test::alloc_model
+}  // namespace accel::detail::alloc::invariants

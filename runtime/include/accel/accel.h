@@ -2,6 +2,7 @@
 // Umbrella header: the whole public API of the accel runtime.
 
 #include "accel/accelerator.h"         // IWYU pragma: export
+#include "accel/copy.h"                // IWYU pragma: export
 #include "accel/device.h"              // IWYU pragma: export
 #include "accel/device_index_guard.h"  // IWYU pragma: export
 #include "accel/error.h"               // IWYU pragma: export

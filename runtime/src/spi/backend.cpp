@@ -101,6 +101,17 @@ Result<float> Backend::event_elapsed_time(int, EventHandle, EventHandle) noexcep
   return unsupported(kStreams, "event_elapsed_time");
 }
 
+namespace {
+constexpr std::string_view kCopies = "copies and fills";
+}  // namespace
+
+Status Backend::copy_async(int, StreamHandle, void*, const void*, std::size_t) noexcept {
+  return unsupported(kCopies, "copy_async");
+}
+Status Backend::fill_async(int, StreamHandle, void*, unsigned char, std::size_t) noexcept {
+  return unsupported(kCopies, "fill_async");
+}
+
 Status Backend::begin_capture(int, StreamHandle, CaptureErrorMode) noexcept {
   return unsupported(kGraphs, "begin_capture");
 }

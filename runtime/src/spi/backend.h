@@ -6,6 +6,7 @@
 //   device                  current device, properties, capability     every backend
 //   memory                  memory_info, allocate, deallocate          default: kUnsupported
 //   streams and events      streams, events, synchronization           default: kUnsupported
+//   copies and fills        bytes queued on a stream                   default: kUnsupported
 //   graphs                  capture and replay                         default: kUnsupported
 //   fork                    prepare/parent/child hooks                 default: nothing to do
 //   diagnostics             report()                                   default: minimal report
@@ -202,6 +203,25 @@ class Backend {
   // `index`); events of two devices are the driver's error.
   virtual Result<float> event_elapsed_time(int index, EventHandle start,
                                            EventHandle end) noexcept;
+
+  // ---- copies and fills (default: kUnsupported) -----------------------------------------
+  // Work queued on `stream` of device `index` (same device rule as streams), ordered after
+  // the stream's earlier work (Note [Copy ordering] in accel/copy.h). Pointers are the
+  // driver's unified addresses: device memory of any device, pinned host memory, or
+  // pageable host memory; the driver classifies them. `bytes` > 0 and both ranges non-null
+  // (the core checks). A range the driver knows to be invalid (past the end of a device
+  // allocation) is the driver's error. Where the driver reads or writes pageable host
+  // memory when the work runs (Level Zero), the backend waits for it before returning, so
+  // that on every backend the caller may reuse a pageable buffer once the call returned.
+
+  // Copies `bytes` from `src` to `dst` (CUDA: cuMemcpyAsync; Level Zero:
+  // zeCommandListAppendMemoryCopy).
+  virtual Status copy_async(int index, StreamHandle stream, void* dst, const void* src,
+                            std::size_t bytes) noexcept;
+  // Sets `bytes` bytes at `ptr` to `value` (CUDA: cuMemsetD8Async; Level Zero:
+  // zeCommandListAppendMemoryFill with a one-byte pattern).
+  virtual Status fill_async(int index, StreamHandle stream, void* ptr, unsigned char value,
+                            std::size_t bytes) noexcept;
 
   // ---- graphs (default: kUnsupported) ---------------------------------------------------
   // Same device rule as streams. The core checks PyTorch's rules (accel/graph.h) first.

@@ -9,6 +9,7 @@ target_sources(accel_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cuda_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_streams.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_events.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_copies.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_graphs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_peer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cuda_status.cpp

@@ -9,6 +9,7 @@
 //   cuda_memory.cpp     memory_info, raw, virtual and pinned host memory
 //   cuda_streams.cpp    stream priorities, streams, synchronize_stream/_device
 //   cuda_events.cpp     events
+//   cuda_copies.cpp     copies and fills on a stream
 //   cuda_graphs.cpp     capture, instantiate, launch, destroy
 //   cuda_peer.cpp       can_access_peer
 //
@@ -101,6 +102,12 @@ class CudaBackend final : public Backend {
   Result<bool> query_event(int index, EventHandle event) noexcept override;
   Status synchronize_event(int index, EventHandle event) noexcept override;
   Result<float> event_elapsed_time(int index, EventHandle start, EventHandle end) noexcept override;
+
+  // copies and fills (cuda_copies.cpp)
+  Status copy_async(int index, StreamHandle stream, void* dst, const void* src,
+                    std::size_t bytes) noexcept override;
+  Status fill_async(int index, StreamHandle stream, void* ptr, unsigned char value,
+                    std::size_t bytes) noexcept override;
 
   // graphs (cuda_graphs.cpp)
   Status begin_capture(int index, StreamHandle stream, CaptureErrorMode mode) noexcept override;

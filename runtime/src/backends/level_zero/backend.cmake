@@ -16,6 +16,7 @@ target_sources(accel_runtime PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ze_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_streams.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_events.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ze_copies.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_peer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_device_facts.cpp

@@ -11,6 +11,7 @@
 //   ze_memory.cpp      memory_info, raw, virtual and pinned host memory
 //   ze_streams.cpp     stream priorities, streams, synchronize_stream/_device (ze_streams.h)
 //   ze_events.cpp      events (ze_streams.h)
+//   ze_copies.cpp      copies and fills on a stream
 //   ze_peer.cpp        can_access_peer
 //   (no graphs file: Level Zero has no stream capture, the SPI's default answers)
 //
@@ -108,6 +109,12 @@ class LevelZeroBackend final : public Backend {
   Status synchronize_event(int index, EventHandle event) noexcept override;
   Result<float> event_elapsed_time(int index, EventHandle start,
                                    EventHandle end) noexcept override;
+
+  // copies and fills (ze_copies.cpp)
+  Status copy_async(int index, StreamHandle stream, void* dst, const void* src,
+                    std::size_t bytes) noexcept override;
+  Status fill_async(int index, StreamHandle stream, void* ptr, unsigned char value,
+                    std::size_t bytes) noexcept override;
 
   // fork hooks, diagnostics, peers
   void prepare_fork() noexcept override;

@@ -19,6 +19,7 @@
 #include "mockdev/control.h"
 #include "mockdev/exit.h"
 #include "mockdev/races.h"
+#include "memory_steps.h"
 #include "mockdev/streams.h"
 #include "step_registry.h"
 
@@ -128,6 +129,17 @@ bool matches(const json& expected, const json& actual) {
   return expected == actual;
 }
 
+// The actual value as a mismatch shows it: an object only with the keys the expectation
+// names (memory_stats has 122; a report names the ones that were checked), else whole.
+std::string shown_value(const json& expected, const json& actual) {
+  if (!expected.is_object() || !actual.is_object()) return actual.dump();
+  json shown = json::object();
+  for (const auto& [key, value] : expected.items()) {
+    if (actual.contains(key)) shown[key] = actual.at(key);
+  }
+  return shown.dump();
+}
+
 std::string outcome_text(const Outcome& o) {
   if (!o.ok()) return "error " + *o.error_kind + ": " + o.error_message;
   return o.value.is_null() ? std::string("success") : "success, value " + o.value.dump();
@@ -226,6 +238,7 @@ class Run {
     }
     if (error && body && !step.expect.error_kind) std::rethrow_exception(error);
     std::vector<std::pair<std::string, std::string>> mismatches = check(step, o);
+    if (mismatches.empty()) mismatches = invariant_mismatches();
     if (mismatches.empty()) return;
     out_ << "FAIL " << scenario_.name << (in_child_ ? " (forked child)" : "") << ": step at " << step.file << ":" << step.line
          << " on thread " << env.name() << ": " << step.shown << "\n";
@@ -411,7 +424,7 @@ class Run {
       return bad;
     }
     if (e.value && !matches(*e.value, o.value)) {
-      bad.emplace_back("value " + e.value->dump(), o.value.dump());
+      bad.emplace_back("value " + e.value->dump(), shown_value(*e.value, o.value));
     }
     for (const auto& [entry, count] : e.calls) {
       const std::uint64_t n = mockdev::control::call_count(entry);
@@ -448,6 +461,16 @@ class Run {
         bad.emplace_back("device " + std::to_string(device) + " using " + std::to_string(bytes) + " bytes",
                          "device " + std::to_string(device) + " using " + std::to_string(used) + " bytes");
       }
+    }
+    return bad;
+  }
+
+  // `invariants: memory_stats`: the allocator's invariants after the step, one line each.
+  std::vector<std::pair<std::string, std::string>> invariant_mismatches() {
+    std::vector<std::pair<std::string, std::string>> bad;
+    if (scenario_.invariants.empty()) return bad;
+    for (const std::string& v : check_memory_invariants()) {
+      bad.emplace_back("the allocator's invariants hold (invariants: memory_stats)", v);
     }
     return bad;
   }

@@ -89,6 +89,8 @@ struct Scenario {
   std::map<std::string, std::optional<std::string>> environment;
   std::vector<std::string> threads;  // "main" first
   int timeout_seconds = 30;
+  // `invariants: memory_stats`: checked after every step (tools/scenario/memory_steps.h).
+  std::vector<std::string> invariants;
   std::vector<Step> steps;
 };
 

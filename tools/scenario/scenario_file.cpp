@@ -14,6 +14,7 @@
 #include "accel_common/printable.h"
 #include "core/backend_registry.h"
 #include "core/device_requirement.h"
+#include "memory_steps.h"
 #include "reader.h"
 #include "step_registry.h"
 
@@ -147,6 +148,10 @@ Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
                   Reader::shown(node["value"]));
     }
     e.value = Reader::to_json(node["value"]);
+    // Statistics and snapshots: keys checked now, sizes with units read as bytes.
+    if (const ExpectedValueCheck* check = expected_value_check(kind.name)) {
+      e.value = (*check)(reader, node["value"], Reader::join(path, "value"));
+    }
   }
   if (node["error"]) {
     const std::string p = Reader::join(path, "error");
@@ -334,7 +339,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   }
   if (!root.IsMap()) reader.fail(root, "(document)", "a map with steps:", Reader::shown(root));
   reader.check_keys(root, "", {"name", "description", "tags", "machine", "environment", "threads",
-                               "timeout", "steps"});
+                               "timeout", "invariants", "steps"});
   Scenario s;
   s.file = file;
   s.name = root["name"] ? reader.name(root["name"], "name", "a name")
@@ -387,6 +392,24 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   if (root["timeout"]) {
     s.timeout_seconds =
         static_cast<int>(reader.integer(root["timeout"], "timeout", 1, kMaxTimeoutSeconds));
+  }
+  if (const YAML::Node invariants = root["invariants"]) {
+    // One name or a list of them.
+    std::vector<YAML::Node> names;
+    if (invariants.IsSequence()) {
+      for (const auto& item : invariants) names.push_back(item);
+    } else {
+      names.push_back(invariants);
+    }
+    for (const YAML::Node& item : names) {
+      const std::string name = reader.text(item, "invariants", "an invariant set");
+      const auto& known = invariant_names();
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        reader.fail(item, "invariants",
+                    "memory_stats (the allocator's invariants, checked after every step)", name);
+      }
+      s.invariants.push_back(name);
+    }
   }
   const YAML::Node steps = root["steps"];
   if (!steps) reader.fail_at(Reader::line_of(root), "steps: expected a list of steps (required), got ''");

@@ -1,0 +1,50 @@
+#pragma once
+// What the caching-allocator steps (steps_memory.cpp, steps_host_memory.cpp) give the rest of
+// the scenario runner:
+//
+//  * expected-value checks: a step whose value is a map of statistics or a snapshot has
+//    its `expect: {value: ...}` checked when the file is read (an unknown statistic is a
+//    file:line error naming the closest keys; sizes may carry units, "1MiB"), and
+//    normalised to what the step returns;
+//  * the scenario-level setting `invariants: memory_stats`: the device allocator's
+//    invariants (runtime/src/allocator/stats_invariants.h, the properties' own checks)
+//    after every step.
+//
+// The steps keep their allocations by name in process-wide tables: a scenario runs in a
+// process of its own, its steps one at a time. Not thread-safe beyond that.
+
+#include <yaml-cpp/yaml.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "reader.h"
+
+namespace accel::scenario {
+
+// Checks an expected value at `path` and returns it as the step's value will compare.
+using ExpectedValueCheck =
+    std::function<nlohmann::json(const Reader&, const YAML::Node&, const std::string& path)>;
+
+// The check of step `step`'s expected value; null when the step has none (its value is read
+// as written).
+const ExpectedValueCheck* expected_value_check(const std::string& step);
+
+// Registers checks from a step file's static initialiser.
+struct ExpectedValueRegistrar {
+  ExpectedValueRegistrar(std::vector<std::pair<std::string, ExpectedValueCheck>> checks);
+};
+
+// The names `invariants:` accepts ("memory_stats").
+const std::vector<std::string>& invariant_names();
+
+// The device allocator's invariants now, on every device, as "device D: invariant N: ..."
+// lines (empty when all hold). Reads statistics and snapshots only; nothing before the
+// allocator is initialised or in a forked child of an initialised parent (nothing to read).
+// The first reading of a device starts its history (invariants 2 and 3 and the peak rule
+// compare later readings with it).
+std::vector<std::string> check_memory_invariants();
+
+}  // namespace accel::scenario

@@ -1,10 +1,13 @@
 #include "command_options.h"
 
+#include <filesystem>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "accel_common/numbers.h"
+#include "accel_common/printable.h"
 
 namespace accel::scenario {
 
@@ -37,6 +40,41 @@ Shard parse_shard(const std::string& text) {
     throw OptionError("--shard expects I/N with 0 <= I < N, got '" + text + "'");
   }
   return Shard{static_cast<int>(*index), static_cast<int>(*count)};
+}
+
+std::vector<MachineChoice> parse_machines(const std::string& text) {
+  std::vector<MachineChoice> machines;
+  std::set<std::string> ids;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (item.empty()) {
+      throw OptionError(
+          "--machine expects a comma-separated list of presets or machine files (such as "
+          "4xh100,2xmax1550), got '" +
+          text + "'");
+    }
+    MachineChoice choice;
+    try {
+      choice.spec = mockdev::load_machine(item);
+    } catch (const mockdev::MachineFileError& e) {
+      throw OptionError("--machine '" + item + "': " + e.what());
+    }
+    const bool preset = item.find('/') == std::string::npos && mockdev::preset_yaml(item);
+    // Case ids are printed in reports and JUnit files: control characters escaped.
+    choice.id =
+        accel::common::printable(preset ? item : std::filesystem::path(item).stem().string());
+    choice.env = item;
+    if (!ids.insert(choice.id).second) {
+      throw OptionError("--machine names '" + choice.id + "' twice, in '" + text +
+                        "' (each machine is a case id: name[" + choice.id + "])");
+    }
+    machines.push_back(std::move(choice));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return machines;
 }
 
 }  // namespace accel::scenario

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "scenario.h"
 
 namespace accel::scenario {
 
@@ -33,5 +36,11 @@ int parse_timeout(const std::string& text);
 
 // --shard I/N: decimal digits, 0 <= I < N. Throws OptionError.
 Shard parse_shard(const std::string& text);
+
+// --machine M[,M...]: presets or machine files (a relative path from the working
+// directory), each loaded now, each once. A case id is the preset as typed or the file's
+// stem. Throws OptionError: an empty item, a machine that does not load (mockdev's
+// message, which lists the presets), two items with the same id.
+std::vector<MachineChoice> parse_machines(const std::string& text);
 
 }  // namespace accel::scenario

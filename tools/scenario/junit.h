@@ -19,9 +19,13 @@ struct JunitCase {
   std::string name;
   std::string file;
   double seconds = 0;
-  std::string problem;  // "" when it passed
+  std::string problem;  // the failure's message; "" when it passed or was skipped
   bool error = false;   // a timeout or a crash rather than a failed expectation
   std::string output;
+  // A <skipped> case with this message: a `skip:` reason, or an xfail that failed
+  // (type="xfail", as pytest writes it).
+  std::optional<std::string> skipped = {};
+  bool xfail = false;
 };
 
 struct JunitSuite {
@@ -46,6 +50,12 @@ class JunitFile {
   std::string path_;
   accel::common::UniqueFd fd_;
 };
+
+// The first failed step of a scenario's report and its first unmet expectation, for the
+// JUnit message: "step at s.yaml:4 on thread main: current_device_index: expected value 3,
+// got 2" (", and 1 more expectation" when several failed). Without a failed step: the first
+// "FAIL name: ..." line's text after the name; "" when the report has neither.
+std::string failure_summary(const std::string& report);
 
 // Text made safe for XML attributes and content (control characters dropped).
 std::string xml_escape(const std::string& text);

@@ -4,7 +4,8 @@
 // (docs/decisions/088-scenarios-run-by-separate-program.md).
 //
 //   accel-scenario run FILE|DIR... [--junit FILE] [--seed N] [--shard I/N] [--timeout S]
-//                                  [--tag TAG] [--name PATTERN]
+//                                  [--tag TAG] [--name PATTERN] [-k EXPR] [--machine M,...]
+//                                  [--list]
 //   accel-scenario sweep FILE|DIR... [the same options]
 //   accel-scenario check FILE|DIR...
 //   accel-scenario steps
@@ -15,11 +16,11 @@
 // install. Numbers are read here as text and checked by command_options.h, so that a bad
 // value is named in the user's terms (CLI11 would wrap `--seed -1` to 2^64 - 1).
 #include <CLI/CLI.hpp>
-
 #include <cstdlib>
 #include <iostream>
 
 #include "command_options.h"
+#include "keyword_expression.h"
 #include "mock_machine.h"
 #include "runner.h"
 #include "step_registry.h"
@@ -56,7 +57,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<std::string> paths;
   RunnerOptions options;
-  std::optional<std::string> junit, tag, name, seed_text, timeout_text, shard_text;
+  std::optional<std::string> junit, tag, name, seed_text, timeout_text, shard_text, keyword,
+      machine_text;
+  bool list = false;
 
   auto add_common = [&](CLI::App* cmd, bool with_seed) {
     cmd->add_option("paths", paths, "scenario files, or directories searched for *.yaml "
@@ -67,6 +70,15 @@ int main(int argc, char** argv) {
     cmd->add_option("--tag", tag, "only the scenarios with this tag")->type_name("TAG");
     cmd->add_option("--name", name, "only the scenarios whose name matches (glob: * ? [...])")
         ->type_name("PATTERN");
+    cmd->add_option("-k", keyword,
+                    "only the cases this expression matches: names (substrings of the case "
+                    "id, or tags) with and, or, not and parentheses, as pytest's -k")
+        ->type_name("EXPR");
+    cmd->add_option("--machine", machine_text,
+                    "run each scenario on each of these machines (presets or machine files, "
+                    "comma-separated), as cases named name[machine]")
+        ->type_name("M[,M...]");
+    cmd->add_flag("--list", list, "print the selected cases and run nothing");
     cmd->add_option("--timeout", timeout_text,
                     "seconds per scenario run (1 to 3600), overriding `timeout:`")
         ->type_name("S");
@@ -107,10 +119,20 @@ int main(int argc, char** argv) {
   options.junit = junit;
   options.selection.tag = tag;
   options.selection.name = name;
+  options.list = list;
+  if (keyword) {
+    try {
+      options.selection.keyword = KeywordExpression::parse(*keyword);
+    } catch (const KeywordError& e) {
+      std::cerr << "accel scenario: " << e.what() << "\nRun 'accel scenario --help' for usage.\n";
+      return 2;
+    }
+  }
   try {
     if (seed_text) options.seed = parse_seed(*seed_text);
     if (timeout_text) options.timeout_seconds = parse_timeout(*timeout_text);
     if (shard_text) options.selection.shard = parse_shard(*shard_text);
+    if (machine_text) options.machines = parse_machines(*machine_text);
   } catch (const OptionError& e) {
     std::cerr << "accel scenario: " << e.what() << "\nRun 'accel scenario --help' for usage.\n";
     return 2;
@@ -120,6 +142,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (app.got_subcommand("check")) return check_scenarios(paths, std::cout, std::cerr);
+  if (list) {  // nothing runs: no driver needed
+    return app.got_subcommand("sweep") ? sweep_scenarios(paths, options, std::cout, std::cerr)
+                                       : run_scenarios(paths, options, std::cout, std::cerr);
+  }
   if (!select_mock_driver()) return 2;
   if (app.got_subcommand("sweep")) return sweep_scenarios(paths, options, std::cout, std::cerr);
   return run_scenarios(paths, options, std::cout, std::cerr);

@@ -78,8 +78,18 @@ struct Step {
   bool has_expectation = false;
 };
 
+// A machine named on the command line (`--machine 4xh100,2xmax1550`): each scenario runs
+// once on each, as a case of its own named "name[id]".
+struct MachineChoice {
+  std::string id;   // in case names: the preset as typed, or a machine file's stem
+  std::string env;  // MOCKDEV_MACHINE for the run: the preset, or the file's path
+  mockdev::MachineSpec spec;
+};
+
 struct Scenario {
-  std::string name;         // `name:`, else the file's stem
+  std::string name;         // `name:`, else the file's stem; a --machine case: "name[machine]"
+  std::string base_name;    // `name:`, else the file's stem, whatever the case
+  std::string machine_id;   // the --machine this case runs on ("" when its own machine)
   std::string file;         // as given on the command line
   std::string description;  // `description:`
   std::vector<std::string> tags;
@@ -91,6 +101,10 @@ struct Scenario {
   int timeout_seconds = 30;
   // `invariants: memory_stats`: checked after every step (tools/scenario/memory_steps.h).
   std::vector<std::string> invariants;
+  // `skip: REASON`: not run, reported as skipped. `xfail: REASON`: expected to fail; a
+  // failure is reported as xfailed, a pass as an error (XPASS, pytest's strict xfail).
+  std::optional<std::string> skip;
+  std::optional<std::string> xfail;
   std::vector<Step> steps;
 };
 

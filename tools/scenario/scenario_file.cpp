@@ -329,7 +329,8 @@ void Reader::check_object_names() const {
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& file,
-                        const std::string& directory, const StepRegistry& registry) {
+                        const std::string& directory, const StepRegistry& registry,
+                        const MachineChoice* choice) {
   Reader reader(file, directory, registry);
   YAML::Node root;
   try {
@@ -338,12 +339,25 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
     reader.fail_at(e.line(), e.what());
   }
   if (!root.IsMap()) reader.fail(root, "(document)", "a map with steps:", Reader::shown(root));
-  reader.check_keys(root, "", {"name", "description", "tags", "machine", "environment", "threads",
-                               "timeout", "invariants", "steps"});
+  reader.check_keys(root, "",
+                    {"name", "description", "tags", "machine", "environment", "threads", "timeout",
+                     "skip", "xfail", "invariants", "steps"});
   Scenario s;
   s.file = file;
   s.name = root["name"] ? reader.name(root["name"], "name", "a name")
                         : accel::common::printable(fs::path(file).stem().string());
+  s.base_name = s.name;
+  // pytest's markers: a reason is required, so a report says why (and a grep finds them).
+  if (root["skip"]) s.skip = reader.name(root["skip"], "skip", "a reason (why it is skipped)");
+  if (root["xfail"]) {
+    if (s.skip) {
+      reader.fail(root["xfail"], "xfail",
+                  "either skip or xfail, never both (a skipped scenario "
+                  "never runs, so it cannot fail)",
+                  "xfail");
+    }
+    s.xfail = reader.name(root["xfail"], "xfail", "a reason (why it is expected to fail)");
+  }
   if (root["description"]) {
     s.description = reader.scalar(root["description"], "description", "a text");
   }
@@ -360,6 +374,12 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
     s.machine = inline_machine(text, machine, reader);
   } else {
     s.machine = named_machine(machine, reader, s.machine_env);
+  }
+  if (choice != nullptr) {
+    s.machine = choice->spec;
+    s.machine_env = choice->env;
+    s.machine_id = choice->id;
+    s.name += "[" + choice->id + "]";
   }
   reader.set_machine(&s.machine);
   if (const YAML::Node env = root["environment"]) {
@@ -419,13 +439,15 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   return s;
 }
 
-Scenario load_scenario(const std::string& path, const StepRegistry& registry) {
+Scenario load_scenario(const std::string& path, const StepRegistry& registry,
+                       const MachineChoice* machine) {
   // Note [Bounded readers]: a FIFO, a device or a huge file is refused before any parse.
   accel::common::FileContents contents =
       accel::common::read_file(path, accel::common::kMaxScenarioFileBytes, "scenario file");
   if (!contents.ok()) throw ScenarioError(path, 0, contents.error);
   const std::string directory = fs::path(path).parent_path().string();
-  return parse_scenario(contents.text, path, directory.empty() ? "." : directory, registry);
+  return parse_scenario(contents.text, path, directory.empty() ? "." : directory, registry,
+                        machine);
 }
 
 std::vector<std::string> collect_scenario_files(const std::vector<std::string>& paths) {

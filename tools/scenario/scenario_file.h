@@ -11,13 +11,18 @@ namespace accel::scenario {
 
 class StepRegistry;
 
-// Reads one scenario file. Throws ScenarioError.
-Scenario load_scenario(const std::string& path, const StepRegistry& registry);
+// Reads one scenario file. With `machine` (--machine), the file's own machine is still
+// read and checked, then replaced: the steps are checked against `machine` (a physical
+// device index it lacks is an error), and the case is named "name[id]". Throws
+// ScenarioError.
+Scenario load_scenario(const std::string& path, const StepRegistry& registry,
+                       const MachineChoice* machine = nullptr);
 
 // Parses scenario YAML text; `file` names it in errors and `directory` resolves relative
 // machine paths. Throws ScenarioError.
 Scenario parse_scenario(const std::string& text, const std::string& file,
-                        const std::string& directory, const StepRegistry& registry);
+                        const std::string& directory, const StepRegistry& registry,
+                        const MachineChoice* machine = nullptr);
 
 // The scenario files named by the command line: a file as given, a directory searched
 // recursively for *.yaml except under any directory named "machines"; sorted, each once.

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "accel_common/edit_distance.h"
@@ -14,8 +15,10 @@ bool has_tag(const Scenario& s, const std::string& tag) {
   return std::find(s.tags.begin(), s.tags.end(), tag) != s.tags.end();
 }
 
+// The scenario's own name or the case id: `--name guard_nesting` keeps every machine's case.
 bool name_matches(const Scenario& s, const std::string& pattern) {
-  return fnmatch(pattern.c_str(), s.name.c_str(), 0) == 0;
+  return fnmatch(pattern.c_str(), s.name.c_str(), 0) == 0 ||
+         fnmatch(pattern.c_str(), s.base_name.c_str(), 0) == 0;
 }
 
 // Up to three of `known` within the close distance of `typed`, nearest first.
@@ -65,23 +68,49 @@ std::string name_error(const std::string& pattern, const std::vector<Scenario>& 
 }  // namespace
 
 std::vector<Scenario> select_scenarios(std::vector<Scenario> all, const Selection& selection) {
+  // Each filter given, with how it is named in messages and the error when it alone
+  // matches nothing.
+  struct Filter {
+    std::string shown;
+    std::function<bool(const Scenario&)> keeps;
+    std::function<std::string()> alone_error;
+  };
+  std::vector<Filter> filters;
+  if (selection.tag) {
+    const std::string& tag = *selection.tag;
+    filters.push_back({"--tag '" + tag + "'", [&](const Scenario& s) { return has_tag(s, tag); },
+                       [&] { return tag_error(tag, all); }});
+  }
+  if (selection.name) {
+    const std::string& pattern = *selection.name;
+    filters.push_back({"--name '" + pattern + "'",
+                       [&](const Scenario& s) { return name_matches(s, pattern); },
+                       [&] { return name_error(pattern, all); }});
+  }
+  if (selection.keyword) {
+    const KeywordExpression& k = *selection.keyword;
+    filters.push_back({"-k '" + k.text() + "'",
+                       [&](const Scenario& s) { return k.matches(s.name, s.tags); },
+                       [&] {
+                         return "-k '" + k.text() + "' matches none of the " +
+                                std::to_string(all.size()) + " scenario(s)";
+                       }});
+  }
   std::vector<Scenario> picked;
-  for (Scenario& s : all) {
-    if (selection.tag && !has_tag(s, *selection.tag)) continue;
-    if (selection.name && !name_matches(s, *selection.name)) continue;
-    picked.push_back(std::move(s));  // `all` is read below only when nothing was picked
+  for (const Scenario& s : all) {
+    if (std::all_of(filters.begin(), filters.end(), [&](const Filter& f) { return f.keeps(s); })) {
+      picked.push_back(s);
+    }
   }
   if (picked.empty() && !all.empty()) {
-    const bool tag_alone = selection.tag && std::any_of(all.begin(), all.end(), [&](const auto& s) {
-                             return has_tag(s, *selection.tag);
-                           });
-    const bool name_alone =
-        selection.name && std::any_of(all.begin(), all.end(),
-                                      [&](const auto& s) { return name_matches(s, *selection.name); });
-    if (selection.tag && !tag_alone) throw SelectionError(tag_error(*selection.tag, all));
-    if (selection.name && !name_alone) throw SelectionError(name_error(*selection.name, all));
-    throw SelectionError("--tag '" + *selection.tag + "' and --name '" + *selection.name +
-                         "' match no scenario together (each matches some on its own)");
+    for (const Filter& f : filters) {
+      if (std::none_of(all.begin(), all.end(), f.keeps)) throw SelectionError(f.alone_error());
+    }
+    std::string shown;
+    for (std::size_t i = 0; i < filters.size(); ++i) {
+      shown += (i == 0 ? "" : i + 1 == filters.size() ? " and " : ", ") + filters[i].shown;
+    }
+    throw SelectionError(shown + " match no scenario together (each matches some on its own)");
   }
   // Shards take every count-th scenario of the sorted list, so they stay balanced.
   std::vector<Scenario> shard;

@@ -104,10 +104,12 @@ std::string format_memory_summary(const MemoryStats& stats, int device, bool abb
   lines.push_back(std::string(17, ' ') + " PyTorch CUDA memory summary, device ID " +
                   left(std::to_string(device), 17) + " ");
   lines.push_back(light);
-  lines.push_back("  " + std::string(9, ' ') +
-                  " CUDA OOMs: " + left(std::to_string(stat(stats, "num_ooms")), 12) + " | " +
-                  std::string(6, ' ') + " cudaMalloc retries: " +
-                  left(std::to_string(stat(stats, "num_alloc_retries")), 8) + "  ");
+  // Read in the table's order, so a missing key is always the first one the table needs.
+  const std::int64_t ooms = stat(stats, "num_ooms");
+  const std::int64_t retries = stat(stats, "num_alloc_retries");
+  lines.push_back("  " + std::string(9, ' ') + " CUDA OOMs: " + left(std::to_string(ooms), 12) +
+                  " | " + std::string(6, ' ') +
+                  " cudaMalloc retries: " + left(std::to_string(retries), 8) + "  ");
   lines.push_back(heavy);
   lines.push_back("        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ");
 

@@ -436,6 +436,13 @@ InfoReport collect_info(std::optional<std::string> machine, bool walk_devices, b
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::kConfig) throw;
   }
+  // The files as they are now: walking the devices initialised the driver, which loads
+  // what a backend loads only then (the Level Zero driver, through the loader), so the
+  // report says what this process used rather than what it had loaded before the walk.
+  report.backend.components = backend_report().components;
+  for (BackendSection& section : report.backends) {
+    if (section.report.selected) section.report.components = report.backend.components;
+  }
   return report;
 }
 

@@ -155,10 +155,10 @@ int run_topo(const accel::tools::CommandLine& line) {
     return kExitConfig;
   }
   if (!report.backend.available) {
-    std::cout << accel::common::printable(fmt::format("backend {}: no devices ({})\n",
+    std::cout << accel::common::printable(fmt::format("backend {}: no devices ({})",
                                                       report.backend.backend,
                                                       report.backend.unavailable_reason))
-              << "fallback: cpu\n";
+              << "\nfallback: cpu\n";
     return kExitOk;
   }
   const accel::tools::TopoReport topo = accel::tools::collect_topo();

@@ -72,9 +72,9 @@ std::string build_line(const BuildInfo& build) {
       build.cuda_abi_checked ? "yes" : "no");
 }
 
-// `not_loaded` is what an unloaded file is called: "not loaded" for the backend serving
-// this process, "not loaded by this process" for another one (Note [Other backends'
-// devices] in info.cpp: only a child that selects it loads it).
+// `not_loaded` is what an unloaded file is called: "not loaded", or "not loaded by this
+// process" for another backend that is available (Note [Other backends' devices] in
+// info.cpp: only a child that selects it loads its files).
 std::string component_text(const BackendComponent& c, std::string_view not_loaded = "not loaded") {
   const std::string state = !c.loaded           ? std::string(not_loaded)
                             : c.version.empty() ? "loaded"
@@ -144,8 +144,10 @@ void print_other_backend(std::ostream& out, const BackendSection& section) {
       field(out, "  " + c.role, component_text(c));
     }
   } else {
+    // An available backend's files are loaded by the process that selects it, not this one.
+    const std::string_view not_loaded = b.available ? "not loaded by this process" : "not loaded";
     for (const BackendComponent& c : b.components) {
-      field(out, "  " + c.role, component_text(c, "not loaded by this process"));
+      field(out, "  " + c.role, component_text(c, not_loaded));
     }
   }
   field(out, "  device count", count_text(b));

@@ -58,6 +58,43 @@ TEST(CommandLine, ParsesInfoOptions) {
   EXPECT_EQ(line.expect_devices, 3);
 }
 
+// --query and --format (query.h): checked while parsing, so a bad value is a usage error
+// naming it; --format only with --query; --query with neither --json nor --count.
+TEST(CommandLine, ParsesQueryAndFormat) {
+  CommandLine line = parse({"info", "--query", "name,memory.used", "--format", "text,noheader"});
+  EXPECT_EQ(line.query, "name,memory.used");
+  EXPECT_EQ(line.format, "text,noheader");
+  line = parse({"info", "--query=index"});
+  EXPECT_EQ(line.query, "index");
+  EXPECT_FALSE(line.format.has_value());
+  EXPECT_EQ(usage_error({"info", "--query", "name,memory.usd"}),
+            "accel: --query: unknown field 'memory.usd' (fields: index, name, uuid, "
+            "pci.bus_id, compute_cap, multiprocessors, mig.mode.current, memory.total, "
+            "memory.used, memory.free)\nRun 'accel info --help' for usage.\n");
+  EXPECT_EQ(usage_error({"info", "--query", "name", "--format", "xml"}),
+            "accel: --format: unknown format 'xml' in 'xml' (expected csv or text, optionally "
+            "followed by ,noheader and ,nounits)\nRun 'accel info --help' for usage.\n");
+  EXPECT_EQ(usage_error({"info", "--format", "csv"}),
+            "accel: --format requires --query\nRun 'accel info --help' for usage.\n");
+  EXPECT_EQ(usage_error({"info", "--query", "name", "--json"}),
+            "accel: --json excludes --query\nRun 'accel info --help' for usage.\n");
+  EXPECT_EQ(usage_error({"info", "--count", "--query", "name"}),
+            "accel: --count excludes --query\nRun 'accel info --help' for usage.\n");
+}
+
+TEST(CommandLine, ParsesTopo) {
+  CommandLine line = parse({"topo"});
+  EXPECT_EQ(line.command, Command::kTopo);
+  EXPECT_FALSE(line.machine.has_value());
+  line = parse({"topo", "--machine", "8xh100", "--backend", "xpu"});
+  EXPECT_EQ(line.command, Command::kTopo);
+  EXPECT_EQ(line.machine, "8xh100");
+  EXPECT_EQ(line.backend, "xpu");
+  EXPECT_EQ(usage_error({"topo", "--json"}),
+            "accel: The following argument was not expected: --json\nRun 'accel topo --help' "
+            "for usage.\n");
+}
+
 TEST(CommandLine, ParsesMachines) {
   EXPECT_EQ(parse({"machines"}).command, Command::kMachines);
   EXPECT_FALSE(parse({"machines"}).show.has_value());
@@ -83,9 +120,10 @@ TEST(CommandLine, HelpAndVersionPrintAndExitZero) {
 TEST(CommandLine, UsageErrorIsOneLineAndAHint) {
   EXPECT_EQ(usage_error({}),
             "accel: no command given (info or machines)\nRun 'accel --help' for usage.\n");
-  EXPECT_EQ(usage_error({"frob"}),
-            "accel: unknown command 'frob' (commands: info, machines, replay, run, scenario)\n"
-            "Run 'accel --help' for usage.\n");
+  EXPECT_EQ(
+      usage_error({"frob"}),
+      "accel: unknown command 'frob' (commands: info, machines, replay, run, scenario, topo)\n"
+      "Run 'accel --help' for usage.\n");
   EXPECT_EQ(usage_error({"info", "--frob"}),
             "accel: The following argument was not expected: --frob\n"
             "Run 'accel info --help' for usage.\n");

@@ -391,7 +391,7 @@ TEST(RenderText, OtherBackendWhoseCountFailedKeepsItsReason) {
   EXPECT_NE(out.str().find("backend xpu (not selected; --backend xpu selects it):\n"
                            "  available:    no (the probe child was killed by signal 9)\n"
                            "  loader:       libze_loader.so.1 (loaded)\n"
-                           "  driver:       /m/libze_mock.so (not loaded by this process)\n"
+                           "  driver:       /m/libze_mock.so (not loaded)\n"
                            "  device count: 0\n"),
             std::string::npos)
       << out.str();

@@ -1,6 +1,6 @@
 #pragma once
-// What the caching-allocator steps (steps_memory.cpp, steps_host_memory.cpp) give the rest of
-// the scenario runner:
+// What the caching-allocator steps (steps_memory.cpp, steps_host_memory.cpp, with their
+// checks in memory_checks.cpp) give the rest of the scenario runner:
 //
 //  * expected-value checks: a step whose value is a map of statistics or a snapshot has
 //    its `expect: {value: ...}` checked when the file is read (an unknown statistic is a
@@ -15,7 +15,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -36,6 +38,16 @@ const ExpectedValueCheck* expected_value_check(const std::string& step);
 struct ExpectedValueRegistrar {
   ExpectedValueRegistrar(std::vector<std::pair<std::string, ExpectedValueCheck>> checks);
 };
+
+// `expect: {value: {KEY: N, ...}}` of a statistics step, checked: every key one of `keys`
+// (else a file:line error naming the closest), values integers or sizes with units.
+nlohmann::json expected_statistics(const Reader& reader, const YAML::Node& node,
+                                   const std::string& path,
+                                   const std::map<std::string, std::int64_t>& keys);
+
+// A reset step's device, so the next invariant check applies the reset's rules
+// (reset_peak_memory_stats when `peak`, else reset_accumulated_memory_stats).
+void note_stats_reset(int device, bool peak);
 
 // The names `invariants:` accepts ("memory_stats").
 const std::vector<std::string>& invariant_names();

@@ -29,24 +29,7 @@ void* host_block(const std::string& name) {
 
 json expected_host_stats(const Reader& reader, const YAML::Node& node, const std::string& path) {
   static const auto keys = detail::alloc::flatten(detail::alloc::HostStats{});
-  reader.require_map(node, path,
-                     "a map of statistic: value (keys as host_memory_stats() names them)");
-  std::vector<std::string> known;
-  for (const auto& entry : keys) known.push_back(entry.first);
-  json out = json::object();
-  for (const auto& entry : node) {
-    const std::string key = reader.text(entry.first, path, "a statistic name");
-    if (!keys.count(key)) {
-      reader.fail(entry.first, path, "a statistic (closest: " + closest_names(key, known) + ")",
-                  key);
-    }
-    const std::string p = Reader::join(path, key);
-    out[key] = entry.second.IsScalar() &&
-                       entry.second.Scalar().find_first_not_of("0123456789") == std::string::npos
-                   ? json(reader.integer(entry.second, p, 0, INT64_MAX))
-                   : json(reader.size(entry.second, p));
-  }
-  return out;
+  return expected_statistics(reader, node, path, keys);
 }
 
 const ExpectedValueRegistrar value_registrar({{"host_memory_stats", expected_host_stats}});

@@ -75,6 +75,11 @@ TEST(BackendSpiTest, OptionalCapabilitiesDefaultToUnsupported) {
   expect_unsupported(backend.destroy_graph(0, GraphHandle{1}), "destroy_graph: " + graphs);
   expect_unsupported(backend.destroy_captured_graph(0, CapturedGraphHandle{1}),
                      "destroy_captured_graph: " + graphs);
+  const std::string copies = "the minimal backend does not support copies and fills";
+  char bytes[2] = {};
+  expect_unsupported(backend.copy_async(0, StreamHandle{}, bytes, bytes + 1, 1),
+                     "copy_async: " + copies);
+  expect_unsupported(backend.fill_async(0, StreamHandle{}, bytes, 7, 2), "fill_async: " + copies);
 }
 
 TEST(BackendSpiTest, DefaultReportUsesTheForkSafeCount) {

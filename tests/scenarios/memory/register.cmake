@@ -30,3 +30,6 @@ scenario_runner_test(memory_invariant_violation_fails_its_step
   "-DEXPECT_1=invariant_violation\\.yaml:8 on thread main: set_allocator_settings: expandable_segments:True\n  expected: the allocator's invariants hold \\(invariants: memory_stats\\)\n  got:      device 0: layout: segment 0x[0-9a-f]+ is_expandable 0\n")
 scenario_runner_test(memory_invariants_hold "${runner}|run|${memory_data}/invariants_hold.yaml"
   -DEXPECT_EXIT=0 "-DEXPECT_1=^PASS invariants_hold ")
+scenario_runner_test(memory_bad_fraction "${runner}|run|${memory_data}/bad_fraction.yaml"
+  -DEXPECT_EXIT=2
+  "-DEXPECT_1=bad_fraction\\.yaml:3: steps\\[0\\]\\.set_per_process_memory_fraction\\.fraction: expected a number \\(the runtime checks its range\\), got 'half'\n")

@@ -30,13 +30,16 @@ enum class RaceKind {
 
 // One side of a race.
 struct RaceAccess {
-  std::uint64_t op = 0;   // the engine's operation id (1, 2, ... since the machine was installed)
-  std::string name;       // "cuMemcpyHtoDAsync_v2", "kernel saxpy"
-  std::string queue;      // the stream's label, e.g. "dev0/stream 7 (prio -1, non-blocking)"
-  int device = 0;         // physical device of the stream
-  std::string call_site;  // where the host enqueued it ("" when unknown)
-  bool writes = false;    // its access to the overlapping range is a write
-  bool unknown = false;   // it has unknown accesses
+  std::uint64_t op = 0;  // the engine's operation id (1, 2, ... since the machine was installed)
+  std::string name;      // "cuMemcpyHtoDAsync_v2", "kernel saxpy"
+  std::string queue;     // the stream's label, e.g. "dev0/stream 7 (prio -1, non-blocking)"
+  std::string handle;    // as the program names it: "CUstream 0x55d0c0a1b2c0" ("" unknown)
+  int device = 0;        // physical device of the stream
+  // Where the host enqueued it: "app.cpp:42 enqueue_pair()" with debug info and addr2line,
+  // else "enqueue_pair()+0x1a (app)" or "app+0x1234"; "" when unknown.
+  std::string call_site;
+  bool writes = false;   // its access to the overlapping range is a write
+  bool unknown = false;  // it has unknown accesses
 };
 
 struct Race {

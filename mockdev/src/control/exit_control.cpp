@@ -17,6 +17,7 @@ int finish_process(int status) {
     core::finish_process_trace();
   }
   core::disarm_race_exit_hook();
+  core::print_race_summary_once(stderr);  // Note [Race summary] in core/race_log.h
   const core::FailingRaces races = core::failing_races();
   if (races.count == 0) return status;
   std::fputs((core::failing_races_line(races) + "\n").c_str(), stderr);

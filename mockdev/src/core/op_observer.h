@@ -43,6 +43,9 @@ struct QueueInfo {
   std::uint64_t id = 0;
   int device = 0;     // physical device
   std::string label;  // for people: "dev0/legacy", "dev1/stream 7 (prio -1, non-blocking)"
+  // How the program holds it: "CUstream 0x55d0c0a1b2c0", "ze_command_list_handle_t 0x..."
+  // ("" for a queue of the engine's own). Reports and the trace name the queue by it.
+  std::string handle = {};
 };
 
 enum class OpKind {
@@ -76,6 +79,9 @@ struct OpRecord {
   std::vector<OpId> deps;         // direct predecessors (Note [Happens-before])
   std::uint64_t host_epoch = 0;   // the host clock when it was enqueued (see on_host_wait)
   std::string call_site;          // where the host enqueued it ("" when unknown)
+  // The return address of the driver entry point that enqueued it, in the program (null
+  // when unknown): Note [Call sites of operations] in core/race_call_site.h.
+  const void* caller = nullptr;
 };
 
 // A data race: two operations of different queues, at least one writing, overlapping ranges,

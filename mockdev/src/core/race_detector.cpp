@@ -2,7 +2,6 @@
 
 #include "core/race_detector.h"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 
@@ -16,10 +15,11 @@
 #include <utility>
 
 #include "core/memory.h"
+#include "core/race_call_site.h"
 #include "core/shadow_memory.h"
 #include "core/string_table.h"
-#include "core/vendor_registry.h"
 #include "core/vector_clock.h"
+#include "core/vendor_registry.h"
 
 namespace mockdev::core {
 namespace {
@@ -31,6 +31,7 @@ struct OpMeta {
   std::uint32_t name = 0;
   std::uint32_t site = 0;
   bool unknown = false;
+  const void* caller = nullptr;  // symbolised only when reported
 };
 
 // The queue's clock from operation `first` on, until the next segment (own entry aside).
@@ -43,6 +44,7 @@ struct Queue {
   std::uint64_t id = 0;
   int device = 0;
   std::string label;
+  std::string handle;
   VectorClock clock;               // the clock of its latest operation
   std::vector<Segment> segments;   // never empty
   std::uint64_t host_version = 0;  // the host clock version already joined
@@ -75,7 +77,7 @@ bool is_facade(std::string_view object) {
 
 // Where the host enqueued the operation being checked, when the engine gave no call site:
 // the first frame of the current stack outside libmockdev.so and the facades, as
-// "function+0xoffset (object)" or "object+0xoffset" (addr2line resolves the offset). Only
+// describe_call_site's text ("app.cpp:42 main", else "object+0xoffset"). Only
 // computed when a race is found, so its cost (an unwind) never touches the op path.
 std::string current_call_site() {
   void* frames[64];
@@ -91,20 +93,7 @@ std::string current_call_site() {
       object.remove_prefix(slash + 1);
     }
     if (is_facade(object)) continue;
-    char text[512];
-    if (info.dli_sname != nullptr && info.dli_saddr != nullptr) {
-      int status = 0;
-      char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-      std::snprintf(text, sizeof text, "%s+0x%tx (%.*s)",
-                    status == 0 && demangled != nullptr ? demangled : info.dli_sname,
-                    static_cast<char*>(frames[i]) - static_cast<char*>(info.dli_saddr),
-                    static_cast<int>(object.size()), object.data());
-      std::free(demangled);
-    } else {
-      std::snprintf(text, sizeof text, "%.*s+0x%tx", static_cast<int>(object.size()), object.data(),
-                    static_cast<char*>(frames[i]) - static_cast<char*>(info.dli_fbase));
-    }
-    return text;
+    return describe_call_site(frames[i]);  // file:line function, where it can
   }
   return "";
 }
@@ -127,7 +116,7 @@ class RaceDetector final : public OpObserver {
     const std::uint32_t q = queue_of(record.queue);
     if (record.id >= meta_.size()) meta_.resize(record.id + 1);
     meta_[record.id] = OpMeta{q, names_.intern(record.name), sites_.intern(record.call_site),
-                              record.unknown_accesses};
+                              record.unknown_accesses, record.caller};
 
     // The operation's clock: its queue's (program order), the host's, its deps'.
     Queue& queue = queues_[q];
@@ -176,6 +165,7 @@ class RaceDetector final : public OpObserver {
     queue.id = info.id;
     queue.device = info.device;
     queue.label = info.label;
+    queue.handle = info.handle;
     queue.segments.push_back(Segment{0, VectorClock{}});
     queues_.push_back(std::move(queue));
     queue_index_.emplace(info.id, index);
@@ -186,9 +176,9 @@ class RaceDetector final : public OpObserver {
     if (id == last_queue_id_ && last_queue_index_ != kNoQueue) return last_queue_index_;
     auto it = queue_index_.find(id);
     // An operation on a queue nobody announced still gets a queue (device 0), never a crash.
-    const std::uint32_t index = it != queue_index_.end()
-                                    ? it->second
-                                    : add_queue(QueueInfo{id, 0, "queue " + std::to_string(id)});
+    const std::uint32_t index =
+        it != queue_index_.end() ? it->second
+                                 : add_queue(QueueInfo{id, 0, "queue " + std::to_string(id), {}});
     last_queue_id_ = id;
     last_queue_index_ = index;
     return index;
@@ -259,12 +249,17 @@ class RaceDetector final : public OpObserver {
   control::RaceAccess access_of(OpId op, bool writes) const {
     const OpMeta& m = meta_[op];
     const Queue& queue = queues_[m.queue];
-    return control::RaceAccess{
-        op, names_.get(m.name), queue.label, queue.device, sites_.get(m.site), writes, m.unknown};
+    std::string site = sites_.get(m.site);
+    if (site.empty()) site = describe_call_site(m.caller);
+    return control::RaceAccess{op,           names_.get(m.name), queue.label, queue.handle,
+                               queue.device, std::move(site),    writes,      m.unknown};
   }
 
+  // The queue as the program names it, with the simulation's label beside the handle.
   static std::string describe(const control::RaceAccess& a) {
-    return "  by op " + std::to_string(a.op) + " \"" + a.name + "\" on queue \"" + a.queue + "\"" +
+    const std::string queue =
+        a.handle.empty() ? "queue \"" + a.queue + "\"" : a.handle + " (queue \"" + a.queue + "\")";
+    return "  by op " + std::to_string(a.op) + " \"" + a.name + "\" on " + queue +
            (a.call_site.empty() ? std::string(" (call site unknown)") : " at " + a.call_site) +
            (a.unknown ? " (unknown accesses: a kernel launched but never registered)" : "") + "\n";
   }

@@ -24,13 +24,18 @@
 // core/memory.h), so it conflicts with every unordered access to that device's memory;
 // such a race has kind kUnknownAccesses ("unknown accesses" in the report) and follows
 // the same policy as any other race (the program cannot be shown race-free).
-// Call sites: the engine's OpRecord::call_site when it has one; otherwise the operation
-// whose enqueue revealed the race gets the first frame of the current stack outside
-// mockdev ("function+0xoffset (object)"), computed only when a race is found. The earlier
-// operation's stack is gone by then, so it stays "call site unknown" unless the engine
-// filled it.
+// Call sites: OpRecord::call_site when the engine gave text; otherwise OpRecord::caller, the
+// return address the driver entry point captured (Note [Call sites of operations] in
+// core/race_call_site.h), kept per operation and symbolised only when a race is reported
+// ("app.cpp:42 main" with debug info). An operation with neither (Level Zero's, which the
+// loader dispatches) gets, when its enqueue reveals the race, the first frame of the
+// current stack outside mockdev, unwound then; an earlier one without a caller stays
+// "call site unknown".
+// Queues are named as the program names them (QueueInfo::handle, "CUstream 0x55d0c0a1b2c0")
+// with the simulation's label beside: `on CUstream 0x55d0c0a1b2c0 (queue "dev0/stream 1
+// (non-blocking)")`; a queue without a handle keeps `on queue "<label>"`.
 // Cost per simple operation (one queue, no deps beyond program order): one map lookup per
-// range and O(1) clock work; memory 16 bytes per operation plus one clock per join.
+// range and O(1) clock work; memory 24 bytes per operation plus one clock per join.
 
 #include <cstdio>
 #include <memory>

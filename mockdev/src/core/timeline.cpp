@@ -8,6 +8,7 @@
 
 #include "core/engine.h"
 #include "core/memory.h"
+#include "core/race_call_site.h"
 #include "core/timeline_state.h"
 
 namespace mockdev::core {
@@ -171,6 +172,7 @@ void announce(TimelineState& t, const Op& op, const OpDesc& desc, std::span<cons
   r.unknown_accesses = desc.unknown_accesses;
   r.deps.assign(deps.begin(), deps.end());
   r.host_epoch = t.host_epoch;
+  r.caller = current_caller();  // only here: no observer, no cost
   for (auto& o : observers()) o->on_enqueue(r);
 }
 
@@ -183,12 +185,12 @@ std::uint64_t transfer_ns(std::uint64_t bytes, double gb_per_s) {
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(ns)));
 }
 
-std::uint64_t create_queue(int device, std::string label) {
+std::uint64_t create_queue(int device, std::string label, std::string handle) {
   TimelineState& t = timeline();
   const std::uint64_t id = t.queues.size() + 1;
   t.queues.push_back(Queue{id, device, std::move(label), 0, true, 0});
   ++t.stats.queues;
-  const QueueInfo info{id, device, t.queues.back().label};
+  const QueueInfo info{id, device, t.queues.back().label, std::move(handle)};
   for (auto& o : observers()) o->on_queue_created(info);
   return id;
 }

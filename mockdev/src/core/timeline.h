@@ -101,8 +101,10 @@ struct OpDesc {
 
 enum class WaitResult { kDone, kDeadlock };
 
-// A new queue on physical `device`; its id (1, 2, ...; never reused).
-std::uint64_t create_queue(int device, std::string label) MOCKDEV_REQUIRES(g_engine_mutex);
+// A new queue on physical `device`; its id (1, 2, ...; never reused). `handle`: how the
+// program names it (QueueInfo::handle), for reports and the trace.
+std::uint64_t create_queue(int device, std::string label, std::string handle = {})
+    MOCKDEV_REQUIRES(g_engine_mutex);
 // The queue's work still runs; the queue takes no more.
 void destroy_queue(std::uint64_t queue) MOCKDEV_REQUIRES(g_engine_mutex);
 // Its pending operations will never complete (Note [Deadlocks]); the queue is destroyed.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/engine_lock.h"
+#include "core/race_call_site.h"
 #include "core/string_table.h"
 
 namespace mockdev::core {
@@ -118,6 +119,7 @@ struct Slice {
   std::uint64_t queue = 0;
   std::uint32_t name = 0;
   std::uint32_t site = 0;
+  const void* caller = nullptr;  // symbolised when the slice is written
   OpKind kind = OpKind::kBarrier;
   bool enqueued = false;
   bool done = false;
@@ -147,7 +149,9 @@ class TraceWriter final : public TraceObserver {
 
   void on_queue_created(const QueueInfo& info) override {
     if (tracks_.count(info.id) != 0) return;
-    add_track(info.id, info.device, info.label);
+    // The track is named as the program names the queue, then the simulation's label.
+    add_track(info.id, info.device,
+              info.handle.empty() ? info.label : info.handle + ": " + info.label);
   }
 
   void on_queue_destroyed(std::uint64_t) override {}
@@ -159,6 +163,7 @@ class TraceWriter final : public TraceObserver {
     slice.queue = record.queue;
     slice.name = names_.intern(record.name);
     slice.site = sites_.intern(record.call_site);
+    slice.caller = record.caller;
     slice.kind = record.kind;
     slice.enqueued = true;
     if (tracks_.count(record.queue) == 0) {
@@ -185,9 +190,11 @@ class TraceWriter final : public TraceObserver {
     out += ",\"dur\":";
     append_us(out, slice.end_ns - slice.start_ns);
     out += ",\"args\":{\"op\":" + std::to_string(op);
-    if (slice.site != 0) {
+    const std::string site =
+        slice.site != 0 ? std::string(sites_.get(slice.site)) : describe_call_site(slice.caller);
+    if (!site.empty()) {
       out += ",\"call_site\":";
-      append_json_string(out, sites_.get(slice.site));
+      append_json_string(out, site);
     }
     out += "}}";
   }

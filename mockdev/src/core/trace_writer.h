@@ -4,9 +4,11 @@
 //
 // Note [Timeline trace]
 // Layout: one process per device of each installed machine ("dev0: NVIDIA H100 80GB HBM3
-// (4xh100)"), one thread (track) per queue named by its label, every completed operation a
-// complete ("X") slice in virtual microseconds (ns precision) with its op id and call site
-// in args, every event record -> wait a flow arrow ("s" at the record, "f" binding to the
+// (4xh100)"), one thread (track) per queue named as the program names it, then its label
+// ("CUstream 0x55d0c0a1b2c0: dev0/stream 1 (non-blocking)"; the label alone for a queue
+// without a handle), every completed operation a complete ("X") slice in virtual
+// microseconds (ns precision) with its op id and call site in args (symbolised from the
+// operation's caller, Note [Call sites of operations] in core/race_call_site.h), every event record -> wait a flow arrow ("s" at the record, "f" binding to the
 // enclosing wait slice, one id per arrow), every race an instant event ("i", thread scope)
 // on both operations' tracks at their start, its report in args. An operation that never
 // completed has no slice (a race mark on it sits at the machine's last completion time).

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/race_call_site.h"
 #include "cuda/driver_api.h"
 #include "cuda/entry_points.h"
 #include "facade/facade_export.h"
@@ -26,17 +27,21 @@ CUresult guarded(F&& body) noexcept {
 }  // namespace
 
 // One forwarder per row: MOCKDEV_EXPORT CUresult <symbol>(<params>) -> api::<name>(<args>).
+// Each records its caller for the operations it enqueues (Note [Call sites of operations]
+// in core/race_call_site.h): one thread-local pointer.
 #define MOCKDEV_CUDA_FORWARDER(name, version, symbol, params, args, traits) \
   MOCKDEV_EXPORT CUresult symbol params {                                   \
+    const mockdev::core::CallerScope caller(__builtin_return_address(0));   \
     return guarded([&] { return api::symbol args; });                       \
   }
 ACCEL_CUDA_DRIVER_TABLE(MOCKDEV_CUDA_FORWARDER)
 #undef MOCKDEV_CUDA_FORWARDER
 // And one per per-thread default-stream variant: <variant>(<params>) -> api::<variant>.
 #define MOCKDEV_CUDA_PT_FORWARDER(name, version, symbol, variant, pt_version, suffix, params, \
-                                  args, traits)                                              \
-  MOCKDEV_EXPORT CUresult variant params {                                                   \
-    return guarded([&] { return api::variant args; });                                       \
+                                  args, traits)                                               \
+  MOCKDEV_EXPORT CUresult variant params {                                                    \
+    const mockdev::core::CallerScope caller(__builtin_return_address(0));                     \
+    return guarded([&] { return api::variant args; });                                        \
   }
 ACCEL_CUDA_PER_THREAD_TABLE(MOCKDEV_CUDA_PT_FORWARDER)
 #undef MOCKDEV_CUDA_PT_FORWARDER

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <string>
 
 #include "core/engine.h"
@@ -23,6 +24,15 @@ std::uint64_t thread_key() {
   return key;
 }
 
+// How the program names the stream (QueueInfo::handle): the CUstream value it passes.
+std::string handle_text(const CUstream_st& s) {
+  if (s.kind == CUstream_st::Kind::kLegacy) return "CUstream 0 (the legacy default stream)";
+  if (s.kind == CUstream_st::Kind::kPerThread) return "CUstream 0x2 (CU_STREAM_PER_THREAD)";
+  char text[48];
+  std::snprintf(text, sizeof text, "CUstream %p", static_cast<const void*>(&s));
+  return text;
+}
+
 }  // namespace
 
 ContextStreams& streams_of(const CUctx_st* ctx) { return stream_registry().contexts[ctx->id]; }
@@ -37,7 +47,7 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   s->flags = flags;
   s->priority = priority;
   s->id = r.next_stream_id++;
-  s->queue = core::create_queue(ctx->physical_device, std::move(label));
+  s->queue = core::create_queue(ctx->physical_device, std::move(label), handle_text(*s));
   ContextStreams& cs = streams_of(ctx);
   cs.queues.push_back(s->queue);
   if (kind != CUstream_st::Kind::kLegacy && (flags & CU_STREAM_NON_BLOCKING) == 0) {

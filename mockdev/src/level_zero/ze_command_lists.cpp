@@ -9,6 +9,7 @@
 // engine queue [inferred: lists sharing an (ordinal, index) are not serialised with each
 // other].
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -66,15 +67,22 @@ ze_result_t check_queue_desc(const ZeDevice& device, const ze_command_queue_desc
   return ZE_RESULT_SUCCESS;
 }
 
+// `handle`: the program's handle of the list or queue, naming it in race reports and the
+// trace ("ze_command_list_handle_t 0x...").
 void init_stream(Stream& s, ZeDevice* device, const ze_command_queue_desc_t& desc,
-                 const std::string& what) MOCKDEV_ZE_LOCKED {
+                 const std::string& what, const char* handle_type,
+                 const void* handle) MOCKDEV_ZE_LOCKED {
   s.device = device;
   s.card = device->card;
   s.in_order = (desc.flags & kQueueInOrder) != 0;
   s.synchronous = desc.mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;  // DEFAULT is async
-  s.queue = core::create_queue(device->card, device_label(*device) + "/" + what + " (ordinal " +
-                                                 std::to_string(desc.ordinal) + ", index " +
-                                                 std::to_string(desc.index) + ")");
+  char handle_text[96];
+  std::snprintf(handle_text, sizeof handle_text, "%s %p", handle_type, handle);
+  s.queue = core::create_queue(device->card,
+                               device_label(*device) + "/" + what + " (ordinal " +
+                                   std::to_string(desc.ordinal) + ", index " +
+                                   std::to_string(desc.index) + ")",
+                               handle_text);
 }
 
 ze_result_t zeCommandListCreateImmediate(ze_context_handle_t hcontext, ze_device_handle_t hdevice,
@@ -92,7 +100,7 @@ ze_result_t zeCommandListCreateImmediate(ze_context_handle_t hcontext, ze_device
     list->immediate = true;
     list->ordinal = desc->ordinal;
     list->fill_pattern_limit = group.pattern_limit;
-    init_stream(list->stream, device, *desc, "immediate list");
+    init_stream(list->stream, device, *desc, "immediate list", "ze_command_list_handle_t", list);
     add_child(context, list, HandleKind::kCommandList);
     *out = list;
     return ZE_RESULT_SUCCESS;
@@ -606,7 +614,7 @@ ze_result_t zeCommandQueueCreate(ze_context_handle_t hcontext, ze_device_handle_
     auto* queue = new _ze_command_queue_handle_t();
     queue->context = context;
     queue->ordinal = desc->ordinal;
-    init_stream(queue->stream, device, *desc, "command queue");
+    init_stream(queue->stream, device, *desc, "command queue", "ze_command_queue_handle_t", queue);
     add_child(context, queue, HandleKind::kCommandQueue);
     *out = queue;
     return ZE_RESULT_SUCCESS;

@@ -126,11 +126,14 @@ TEST_F(RaceDetectorTest, ReadThenUnorderedWriteRacesAndNamesTheRead) {
   EXPECT_TRUE(races()[0].second.writes);
   EXPECT_EQ(races()[0].bytes, 32u);
   EXPECT_NE(races()[0].text.find("conflicts with an earlier read\n"), std::string::npos);
-  // No call site from the engine: the revealing operation gets the enqueuer's frame (this
-  // test binary), the earlier one stays unknown.
+  // No call site from the engine and no caller: the revealing operation gets the
+  // enqueuer's frame (ObserverDriver::enqueue, in this test binary: "observer_driver.h:N
+  // ..." from debug info, else "mockdev_observer_test+0x..."), the earlier one stays unknown.
   EXPECT_EQ(races()[0].first.call_site, "");
-  EXPECT_NE(races()[0].second.call_site.find("mockdev_observer_test"), std::string::npos)
-      << races()[0].second.call_site;
+  const std::string& site = races()[0].second.call_site;
+  EXPECT_TRUE(site.find("/observer_driver.h:") != std::string::npos ||
+              site.rfind("mockdev_observer_test+0x", 0) == 0)
+      << site;
   EXPECT_NE(races()[0].text.find(" at " + races()[0].second.call_site + "\n"), std::string::npos);
 }
 

@@ -14,6 +14,13 @@
 namespace mockdev::testing {
 namespace {
 
+// How reports and traces name a created stream: "CUstream 0x55d0c0a1b2c0".
+std::string handle_of(CUstream stream) {
+  char text[48];
+  std::snprintf(text, sizeof text, "CUstream %p", static_cast<void*>(stream));
+  return text;
+}
+
 class RaceDriver : public StreamTest,
                    public ::testing::WithParamInterface<StreamSettings::Schedule> {};
 
@@ -23,6 +30,7 @@ TEST_P(RaceDriver, TwoStreamsWritingOneBufferRaceOnce) {
   CUstream b = make_stream(CU_STREAM_NON_BLOCKING);
   const CUdeviceptr d = alloc(1024);
   ::testing::internal::CaptureStderr();
+  const int first_line = __LINE__ + 1;
   ASSERT_EQ(cu().cuMemsetD8Async(d, 1, 1024, a), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuMemsetD8Async(d + 512, 2, 256, b), CUDA_SUCCESS);
   const std::string err = ::testing::internal::GetCapturedStderr();
@@ -35,10 +43,25 @@ TEST_P(RaceDriver, TwoStreamsWritingOneBufferRaceOnce) {
   EXPECT_EQ(races[0].second.queue, "dev0/stream 2 (non-blocking)");
   EXPECT_EQ(races[0].begin, d + 512);
   EXPECT_EQ(races[0].bytes, 256u);
+  // Both queues by the handles the program holds (Note [Race detection]).
+  EXPECT_EQ(races[0].first.handle, handle_of(a));
+  EXPECT_EQ(races[0].second.handle, handle_of(b));
   EXPECT_EQ(err, races[0].text);
-  // The revealing call's site: this test's frame, below the facade and the engine.
-  EXPECT_NE(races[0].second.call_site.find("mockdev_observer_test"), std::string::npos)
-      << races[0].second.call_site;
+  // Both calls' sites: this test's lines, the caller of the facade (Note [Call sites of
+  // operations]); object+offset where addr2line cannot say.
+  if (std::system("addr2line --version >/dev/null 2>&1") == 0) {
+    EXPECT_NE(
+        races[0].first.call_site.find("race_driver_test.cpp:" + std::to_string(first_line) + " "),
+        std::string::npos)
+        << races[0].first.call_site;
+    EXPECT_NE(races[0].second.call_site.find(
+                  "race_driver_test.cpp:" + std::to_string(first_line + 1) + " "),
+              std::string::npos)
+        << races[0].second.call_site;
+  } else {
+    EXPECT_NE(races[0].first.call_site.find("mockdev_observer_test"), std::string::npos);
+    EXPECT_NE(races[0].second.call_site.find("mockdev_observer_test"), std::string::npos);
+  }
   EXPECT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
   cu().cuStreamDestroy_v2(a);
   cu().cuStreamDestroy_v2(b);
@@ -159,8 +182,9 @@ TEST_F(StreamTest, TheTraceOfADriverProgram) {
   EXPECT_EQ(flow_ends, 1);
   std::set<std::string> labels;
   for (const auto& [track, label] : thread_names) labels.insert(label);
-  EXPECT_TRUE(labels.count("dev0/stream 1 (non-blocking)")) << text.str();
-  EXPECT_TRUE(labels.count("dev0/stream 2 (non-blocking)")) << text.str();
+  // Tracks are named by the program's handle, then the label (Note [Timeline trace]).
+  EXPECT_TRUE(labels.count(handle_of(a) + ": dev0/stream 1 (non-blocking)")) << text.str();
+  EXPECT_TRUE(labels.count(handle_of(b) + ": dev0/stream 2 (non-blocking)")) << text.str();
   unsetenv("MOCKDEV_TRACE");
   std::remove(path.c_str());
 }

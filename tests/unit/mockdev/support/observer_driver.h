@@ -31,11 +31,13 @@ class ObserverDriver {
  public:
   explicit ObserverDriver(core::OpObserver& observer) : observer_(observer) {}
 
-  std::uint64_t queue(int device, std::string label) {
+  std::uint64_t queue(int device, std::string label, std::string handle = {}) {
     const std::uint64_t id = ++queues_;
-    observer_.on_queue_created(core::QueueInfo{id, device, std::move(label)});
+    observer_.on_queue_created(core::QueueInfo{id, device, std::move(label), std::move(handle)});
     return id;
   }
+  // The return address later operations carry as their caller (OpRecord::caller).
+  void set_caller(const void* caller) { caller_ = caller; }
 
   struct Op {
     Op(OpKind kind_, std::string name_, std::vector<AccessRange> reads_ = {},
@@ -70,6 +72,7 @@ class ObserverDriver {
     for (OpId dep : op.deps) record.deps.push_back(dep);
     record.host_epoch = epoch_;
     record.call_site = std::move(op.call_site);
+    record.caller = caller_;
     last_[queue] = record.id;
     observer_.on_enqueue(record);
     return record.id;
@@ -109,6 +112,7 @@ class ObserverDriver {
   std::uint64_t queues_ = 0;
   OpId ops_ = 0;
   std::uint64_t epoch_ = 0;
+  const void* caller_ = nullptr;
   std::map<std::uint64_t, OpId> last_;
 };
 

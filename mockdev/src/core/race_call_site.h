@@ -1,0 +1,54 @@
+#pragma once
+// Where the program enqueued an operation: one return address per operation, captured at
+// the driver entry point, symbolised only when a report needs it.
+//
+// Note [Call sites of operations]
+// A race report must say where both operations came from, but the earlier one's stack is
+// gone by the time the later one reveals the race, and unwinding at every enqueue would
+// cost microseconds on the op path (Note [Op path cost] in core/timeline.h). So each
+// exported CUDA entry point (cuda/cuda_facade.cpp) opens a CallerScope with its own return
+// address, __builtin_return_address(0): the instruction after the call in whatever called
+// the driver (the program, or the runtime's backend when the program went through accel).
+// That is one thread-local pointer written and restored per driver call. The timeline
+// copies it into OpRecord::caller when (and only when) observers exist, and the race
+// detector keeps it per operation (8 bytes). The scope restores the previous value, so a
+// host function that calls the driver while an outer call is still enqueuing does not
+// change the outer call's site.
+// Symbolising (describe_call_site) happens when a race is reported or a trace slice is
+// written, once per distinct address (cached): dladdr gives the object, the nearest
+// exported symbol and the offset; for file:line, `addr2line -f -C -e OBJECT OFFSET` is run
+// when it is on PATH (binutils; debug info needed), looking up the call instruction
+// (return address - 1). Without debug info or addr2line the text falls back to
+// "function+0xoffset (object)" or "object+0xoffset", which `addr2line -e` resolves later.
+// Level Zero calls reach the mock through the loader's dispatch tables, so a return address
+// there would name the loader, not the program: they capture none, and their races keep
+// the fallback (the later operation's stack, unwound when the race is found).
+// Thread safety: CallerScope and current_caller touch only the calling thread's state;
+// describe_call_site takes a lock of its own around its cache (the detector and the trace
+// call it with the engine lock held, tests without).
+
+#include <string>
+
+namespace mockdev::core {
+
+// While alive, operations enqueued on this thread carry `return_address` as their caller.
+class CallerScope {
+ public:
+  explicit CallerScope(const void* return_address) noexcept;
+  ~CallerScope();
+  CallerScope(const CallerScope&) = delete;
+  CallerScope& operator=(const CallerScope&) = delete;
+
+ private:
+  const void* saved_;
+};
+
+// The innermost CallerScope's address on this thread (null outside any).
+const void* current_caller() noexcept;
+
+// "app.cpp:42 enqueue_pair()" (file:line and function, from debug info), else
+// "enqueue_pair()+0x1a (app)" or "app+0x1234"; "" for null or an address in no object.
+// Cached per address for the life of the process. `use_addr2line` false: dladdr only.
+std::string describe_call_site(const void* return_address, bool use_addr2line = true);
+
+}  // namespace mockdev::core

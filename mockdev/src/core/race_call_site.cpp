@@ -22,8 +22,6 @@ extern char** environ;
 namespace mockdev::core {
 namespace {
 
-thread_local const void* t_caller = nullptr;
-
 std::string_view base_name(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -119,13 +117,7 @@ std::string describe_uncached(const void* address, bool use_addr2line) {
 
 }  // namespace
 
-CallerScope::CallerScope(const void* return_address) noexcept : saved_(t_caller) {
-  t_caller = return_address;
-}
-
-CallerScope::~CallerScope() { t_caller = saved_; }
-
-const void* current_caller() noexcept { return t_caller; }
+constinit thread_local const void* detail::t_caller = nullptr;
 
 std::string describe_call_site(const void* return_address, bool use_addr2line) {
   if (return_address == nullptr) return "";

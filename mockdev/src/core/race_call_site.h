@@ -9,9 +9,11 @@
 // exported CUDA entry point (cuda/cuda_facade.cpp) opens a CallerScope with its own return
 // address, __builtin_return_address(0): the instruction after the call in whatever called
 // the driver (the program, or the runtime's backend when the program went through accel).
-// That is one thread-local pointer written and restored per driver call. The timeline
+// That is one thread-local pointer written and restored per driver call, inline. The timeline
 // copies it into OpRecord::caller when (and only when) observers exist, and the race
-// detector keeps it per operation (8 bytes). The scope restores the previous value, so a
+// detector keeps it per operation as an index into its table of distinct callers (inside
+// its 16-byte record; the last caller is checked first, as consecutive operations mostly
+// share a call site). The scope restores the previous value, so a
 // host function that calls the driver while an outer call is still enqueuing does not
 // change the outer call's site.
 // Symbolising (describe_call_site) happens when a race is reported or a trace slice is
@@ -31,11 +33,20 @@
 
 namespace mockdev::core {
 
+namespace detail {
+// The innermost CallerScope's address on this thread. constinit: no dynamic initialisation,
+// so the facades reach it with a plain thread-local access, no wrapper call.
+extern constinit thread_local const void* t_caller;
+}  // namespace detail
+
 // While alive, operations enqueued on this thread carry `return_address` as their caller.
+// Inline: the facades' forwarders run it on every driver call.
 class CallerScope {
  public:
-  explicit CallerScope(const void* return_address) noexcept;
-  ~CallerScope();
+  explicit CallerScope(const void* return_address) noexcept : saved_(detail::t_caller) {
+    detail::t_caller = return_address;
+  }
+  ~CallerScope() { detail::t_caller = saved_; }
   CallerScope(const CallerScope&) = delete;
   CallerScope& operator=(const CallerScope&) = delete;
 
@@ -44,7 +55,7 @@ class CallerScope {
 };
 
 // The innermost CallerScope's address on this thread (null outside any).
-const void* current_caller() noexcept;
+inline const void* current_caller() noexcept { return detail::t_caller; }
 
 // "app.cpp:42 enqueue_pair()" (file:line and function, from debug info), else
 // "enqueue_pair()+0x1a (app)" or "app+0x1234"; "" for null or an address in no object.

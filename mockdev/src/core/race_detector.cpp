@@ -26,13 +26,16 @@ namespace {
 
 constexpr std::uint32_t kNoQueue = std::numeric_limits<std::uint32_t>::max();
 
+// 16 bytes: the caller is an index into the detector's table of return addresses (one per
+// call site of the program, not per operation), symbolised only when reported.
 struct OpMeta {
   std::uint32_t queue = kNoQueue;  // dense queue index
   std::uint32_t name = 0;
   std::uint32_t site = 0;
-  bool unknown = false;
-  const void* caller = nullptr;  // symbolised only when reported
+  std::uint32_t caller : 31 = 0;  // callers_[caller]; 0: none
+  std::uint32_t unknown : 1 = 0;
 };
+static_assert(sizeof(OpMeta) == 16, "one cache line holds four operations");
 
 // The queue's clock from operation `first` on, until the next segment (own entry aside).
 struct Segment {
@@ -116,7 +119,7 @@ class RaceDetector final : public OpObserver {
     const std::uint32_t q = queue_of(record.queue);
     if (record.id >= meta_.size()) meta_.resize(record.id + 1);
     meta_[record.id] = OpMeta{q, names_.intern(record.name), sites_.intern(record.call_site),
-                              record.unknown_accesses, record.caller};
+                              caller_index(record.caller), record.unknown_accesses ? 1u : 0u};
 
     // The operation's clock: its queue's (program order), the host's, its deps'.
     Queue& queue = queues_[q];
@@ -170,6 +173,17 @@ class RaceDetector final : public OpObserver {
     queues_.push_back(std::move(queue));
     queue_index_.emplace(info.id, index);
     return index;
+  }
+
+  // The index of `caller` in callers_: consecutive operations mostly share a call site, so
+  // the last one is checked before the map.
+  std::uint32_t caller_index(const void* caller) {
+    if (caller == last_caller_) return last_caller_index_;
+    auto [it, added] = caller_ids_.emplace(caller, static_cast<std::uint32_t>(callers_.size()));
+    if (added) callers_.push_back(caller);
+    last_caller_ = caller;
+    last_caller_index_ = it->second;
+    return it->second;
   }
 
   std::uint32_t queue_of(std::uint64_t id) {
@@ -250,9 +264,9 @@ class RaceDetector final : public OpObserver {
     const OpMeta& m = meta_[op];
     const Queue& queue = queues_[m.queue];
     std::string site = sites_.get(m.site);
-    if (site.empty()) site = describe_call_site(m.caller);
+    if (site.empty()) site = describe_call_site(callers_[m.caller]);
     return control::RaceAccess{op,           names_.get(m.name), queue.label, queue.handle,
-                               queue.device, std::move(site),    writes,      m.unknown};
+                               queue.device, std::move(site),    writes,      m.unknown != 0};
   }
 
   // The queue as the program names it, with the simulation's label beside the handle.
@@ -330,7 +344,11 @@ class RaceDetector final : public OpObserver {
   std::unordered_map<std::uint64_t, std::uint32_t> queue_index_;
   std::uint64_t last_queue_id_ = 0;
   std::uint32_t last_queue_index_ = kNoQueue;
-  std::vector<OpMeta> meta_;  // by OpId
+  std::vector<OpMeta> meta_;                   // by OpId
+  std::vector<const void*> callers_{nullptr};  // OpMeta::caller -> return address
+  std::unordered_map<const void*, std::uint32_t> caller_ids_{{nullptr, 0}};
+  const void* last_caller_ = nullptr;
+  std::uint32_t last_caller_index_ = 0;
   StringTable names_;
   StringTable sites_;
   VectorClock host_clock_;

@@ -37,6 +37,12 @@ bool select_mock_driver() {
         accel::tools::mock_selection(accel::tools::mock_facade_directory(), "");
     setenv("ACCEL_CUDA_DRIVER", s.driver_path.c_str(), 1);
     setenv("ACCEL_NVML_LIBRARY", s.nvml_path.c_str(), 1);
+    // A scenario's machine is the whole machine, Intel devices included: as `accel
+    // --machine` does, the real Level Zero loader is pointed at the mock driver (absent
+    // from a build without the Level Zero headers, where xpu machines show no device).
+    if (!s.level_zero_driver_path.empty()) {
+      setenv("ZE_ENABLE_ALT_DRIVERS", s.level_zero_driver_path.c_str(), 1);
+    }
     return true;
   } catch (const std::exception& e) {
     std::cerr << "accel scenario: " << e.what() << "\n";

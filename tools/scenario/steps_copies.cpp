@@ -211,7 +211,8 @@ const StepRegistrar registrar({
        const auto [name, size] = named_size(a, {"name", "size", "device"});
        StepArgs device{a.reader, a.node["device"], Reader::join(a.path, "device"), a.threads};
        const DeviceArg where = device_arg(device);
-       return [name, size, where](StepEnv&) -> json {
+       // Init-captures: clang 14 cannot capture a structured binding by name.
+       return [name = name, size = size, where](StepEnv&) -> json {
          std::lock_guard lock(g_buffers_mutex);
          Buffer b;
          b.kind = Buffer::Kind::kDevice;
@@ -234,7 +235,7 @@ const StepRegistrar registrar({
            a.node["value"]
                ? a.reader.integer(a.node["value"], Reader::join(a.path, "value"), 0, 255)
                : 0);
-       return [name, size, pinned, value](StepEnv&) -> json {
+       return [name = name, size = size, pinned, value](StepEnv&) -> json {
          std::lock_guard lock(g_buffers_mutex);
          Buffer b;
          b.size = size;

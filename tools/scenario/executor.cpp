@@ -15,11 +15,11 @@
 #include "accel/accelerator.h"
 #include "accel/error.h"
 #include "accel/lazy_init.h"
+#include "memory_steps.h"
 #include "mockdev/capture.h"
 #include "mockdev/control.h"
 #include "mockdev/exit.h"
 #include "mockdev/races.h"
-#include "memory_steps.h"
 #include "mockdev/streams.h"
 #include "step_registry.h"
 
@@ -217,9 +217,9 @@ class Run {
     if (guard_check && before) {
       const std::optional<int> after = probe_device();
       if (after && *after != *before) {
-        violation(step, env, "the guard left device " + std::to_string(*after) +
-                                 " current; device " + std::to_string(*before) +
-                                 " was current before it");
+        violation(step, env,
+                  "the guard left device " + std::to_string(*after) + " current; device " +
+                      std::to_string(*before) + " was current before it");
       }
     }
     if (guard_check) {
@@ -240,8 +240,9 @@ class Run {
     std::vector<std::pair<std::string, std::string>> mismatches = check(step, o);
     if (mismatches.empty()) mismatches = invariant_mismatches();
     if (mismatches.empty()) return;
-    out_ << "FAIL " << scenario_.name << (in_child_ ? " (forked child)" : "") << ": step at " << step.file << ":" << step.line
-         << " on thread " << env.name() << ": " << step.shown << "\n";
+    out_ << "FAIL " << scenario_.name << (in_child_ ? " (forked child)" : "") << ": step at "
+         << step.file << ":" << step.line << " on thread " << env.name() << ": " << step.shown
+         << "\n";
     for (const auto& [expected, got] : mismatches) {
       out_ << "  expected: " << expected << "\n  got:      " << got << "\n";
     }
@@ -285,8 +286,8 @@ class Run {
         ++started;
       } catch (const std::system_error& e) {
         // The host's limit (RLIMIT_NPROC, memory) is lower than this scenario needs.
-        out_ << "FAIL " << scenario_.name << ": threads: cannot start thread '" << name
-             << "' (" << started + 1 << " of " << named << "): " << e.what() << "\n";
+        out_ << "FAIL " << scenario_.name << ": threads: cannot start thread '" << name << "' ("
+             << started + 1 << " of " << named << "): " << e.what() << "\n";
         return 1;
       }
     }
@@ -320,8 +321,10 @@ class Run {
           const std::string changed =
               stream_differences(outermost, thread_stream_snapshot(kSnapshotDevices));
           if (!changed.empty()) {
-            violation("thread " + name + ": closing its open guards at the end did not restore "
-                      "its current streams: " + changed);
+            violation("thread " + name +
+                      ": closing its open guards at the end did not restore "
+                      "its current streams: " +
+                      changed);
           }
         }
       });
@@ -378,8 +381,8 @@ class Run {
             (void)current_device_index();
             (void)get_memory_info();
           } catch (const std::exception& e) {
-            violation("thread " + name + " cannot use its device once the fault was cleared: " +
-                      e.what());
+            violation("thread " + name +
+                      " cannot use its device once the fault was cleared: " + e.what());
           }
         });
       }
@@ -399,7 +402,8 @@ class Run {
                 " driver allocation(s) leaked beyond those the scenario holds");
     }
     if (live.primary_contexts_active > mockdev::control::machine().devices.size()) {
-      violation("more primary contexts than devices: " + std::to_string(live.primary_contexts_active));
+      violation("more primary contexts than devices: " +
+                std::to_string(live.primary_contexts_active));
     }
     json result{{"calls", calls},
                 {"usable", usable},
@@ -413,7 +417,8 @@ class Run {
     const Expectation& e = step.expect;
     if (e.error_kind) {
       const std::string want =
-          "error " + *e.error_kind + (e.message ? " with a message containing \"" + *e.message + "\"" : "");
+          "error " + *e.error_kind +
+          (e.message ? " with a message containing \"" + *e.message + "\"" : "");
       if (o.ok() || *o.error_kind != *e.error_kind ||
           (e.message && o.error_message.find(*e.message) == std::string::npos)) {
         bad.emplace_back(want, outcome_text(o));
@@ -458,8 +463,9 @@ class Run {
     for (const auto& [device, bytes] : e.used_bytes) {
       const std::uint64_t used = mockdev::control::used_bytes(device);
       if (used != bytes) {
-        bad.emplace_back("device " + std::to_string(device) + " using " + std::to_string(bytes) + " bytes",
-                         "device " + std::to_string(device) + " using " + std::to_string(used) + " bytes");
+        bad.emplace_back(
+            "device " + std::to_string(device) + " using " + std::to_string(bytes) + " bytes",
+            "device " + std::to_string(device) + " using " + std::to_string(used) + " bytes");
       }
     }
     return bad;
@@ -516,14 +522,16 @@ bool ThreadEnv::sweeping() const { return run_.options().sweep; }
 void apply_environment(const Scenario& scenario, std::uint64_t seed) {
   // A host's own settings must not change what the scenario sees: the variables a scenario
   // may set start unset (the driver variables the runner set are kept unless overridden).
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_REQUIRE_DEVICES",
-                           "MOCKDEV_SCHEDULE", "MOCKDEV_SEED", "MOCKDEV_RACES"}) {
+  for (const char* name :
+       {"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_REQUIRE_DEVICES", "MOCKDEV_SCHEDULE",
+        "MOCKDEV_SEED", "MOCKDEV_RACES", "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY"}) {
     unsetenv(name);
   }
   // The run seed (--seed) seeds the stream schedule unless the scenario fixes one (in its
   // environment or its machine's streams.seed), so a scenario that depends on one
   // interleaving keeps it.
-  if (seed != 0 && !scenario.environment.count("MOCKDEV_SEED") && scenario.machine.streams.seed == 0) {
+  if (seed != 0 && !scenario.environment.count("MOCKDEV_SEED") &&
+      scenario.machine.streams.seed == 0) {
     setenv("MOCKDEV_SEED", std::to_string(seed).c_str(), 1);
   }
   if (scenario.machine_env.empty()) {
@@ -550,17 +558,20 @@ int execute(const Scenario& scenario, const ExecuteOptions& options, std::ostrea
   mockdev::MachineSpec machine = scenario.machine;
   if (const char* v = std::getenv("MOCKDEV_SCHEDULE")) {
     const std::string text(v);
-    machine.streams.schedule = text == "random"        ? mockdev::StreamSettings::Schedule::kRandom
-                               : text == "adversarial" ? mockdev::StreamSettings::Schedule::kAdversarial
-                                                       : mockdev::StreamSettings::Schedule::kEager;
+    machine.streams.schedule = text == "random" ? mockdev::StreamSettings::Schedule::kRandom
+                               : text == "adversarial"
+                                   ? mockdev::StreamSettings::Schedule::kAdversarial
+                                   : mockdev::StreamSettings::Schedule::kEager;
   }
-  if (const char* v = std::getenv("MOCKDEV_SEED")) machine.streams.seed = std::strtoull(v, nullptr, 10);
+  if (const char* v = std::getenv("MOCKDEV_SEED"))
+    machine.streams.seed = std::strtoull(v, nullptr, 10);
   if (const char* v = std::getenv("MOCKDEV_RACES")) {
     if (const auto policy = mockdev::parse_race_policy(v)) machine.streams.races = *policy;
   }
   mockdev::control::reset(machine);
   if (options.fault) {
-    mockdev::control::fail_call(options.fault->entry_point, options.fault->nth, options.fault->code);
+    mockdev::control::fail_call(options.fault->entry_point, options.fault->nth,
+                                options.fault->code);
   }
   int status = 0;
   {

@@ -28,9 +28,11 @@ constexpr std::int64_t kMaxTimeoutSeconds = 3600;
 // The variables a scenario may set: the ones the runtime and the simulated driver read.
 const std::vector<std::string>& environment_names() {
   static const std::vector<std::string> names = {
-      "CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND",      "ACCEL_REQUIRE_DEVICES",
-      "ACCEL_CUDA_DRIVER",    "ACCEL_NVML_LIBRARY", "MOCKDEV_SCHEDULE",
-      "MOCKDEV_SEED",         "MOCKDEV_RACES"};
+      "CUDA_VISIBLE_DEVICES",  "ACCEL_BACKEND",
+      "ACCEL_REQUIRE_DEVICES", "ACCEL_CUDA_DRIVER",
+      "ACCEL_NVML_LIBRARY",    "MOCKDEV_SCHEDULE",
+      "MOCKDEV_SEED",          "MOCKDEV_RACES",
+      "ZE_AFFINITY_MASK",      "ZE_FLAT_DEVICE_HIERARCHY"};
   return names;
 }
 
@@ -44,7 +46,8 @@ const std::vector<std::string>& environment_names() {
 // the runtime), MOCKDEV_SCHEDULE / MOCKDEV_SEED / MOCKDEV_RACES with mockdev's
 // parse_schedule / parse_seed / parse_race_policy (an empty value means unset, as for the
 // engine). CUDA_VISIBLE_DEVICES is passed as written: the driver accepts any text
-// (its rules, Note [Driver visible-device rules], are what scenarios test), and the driver
+// (its rules, Note [Driver visible-device rules], are what scenarios test), and so are
+// ZE_AFFINITY_MASK and ZE_FLAT_DEVICE_HIERARCHY, Level Zero's twins of it, and the driver
 // file variables are checked by the runtime when it loads them, which scenarios test too.
 // No value may hold a NUL (Reader::environment_value, for `set_environment` steps too:
 // setenv would cut the value there). Otherwise `set_environment` steps are deliberately not
@@ -134,10 +137,9 @@ mockdev::MachineSpec named_machine(const YAML::Node& node, const Reader& reader,
   }
 }
 
-Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
-                              const std::string& path, const StepKind& kind) {
-  reader.require_map(node, path,
-                     "a map of value, error, message, calls, live, used_bytes, races");
+Expectation parse_expectation(const Reader& reader, const YAML::Node& node, const std::string& path,
+                              const StepKind& kind) {
+  reader.require_map(node, path, "a map of value, error, message, calls, live, used_bytes, races");
   reader.check_keys(node, path,
                     {"value", "error", "message", "calls", "live", "used_bytes", "races"});
   Expectation e;
@@ -161,8 +163,10 @@ Expectation parse_expectation(const Reader& reader, const YAML::Node& node,
       reader.fail(node["error"], p, "an error kind (closest: " + closest_names(k, names) + ")", k);
     }
     if (e.value) {
-      reader.fail(node["error"], p, "either a value or an error, never both (a step that fails "
-                                    "has no value)", k);
+      reader.fail(node["error"], p,
+                  "either a value or an error, never both (a step that fails "
+                  "has no value)",
+                  k);
     }
     e.error_kind = k;
   }
@@ -234,9 +238,8 @@ std::string one_line(const std::string& kind, const YAML::Node& arg) {
 
 const std::vector<std::string>& error_kind_names() {
   static const std::vector<std::string> names = {
-      "runtime",       "value", "type",         "index",       "driver",
-      "unavailable",   "config", "out_of_memory", "fork",       "deferred_call",
-      "unsupported",   "user",  "exception",    "child"};
+      "runtime",       "value", "type",          "index",       "driver", "unavailable", "config",
+      "out_of_memory", "fork",  "deferred_call", "unsupported", "user",   "exception",   "child"};
   return names;
 }
 
@@ -248,8 +251,7 @@ std::vector<Step> Reader::steps(const YAML::Node& node, const std::string& path,
   for (const auto& item : node) {
     const std::string p = path + "[" + std::to_string(index++) + "]";
     if (!item.IsMap() || item.size() == 0) {
-      fail(item, p, "a step: a map with one step name (e.g. `- set_device_index: 1`)",
-           shown(item));
+      fail(item, p, "a step: a map with one step name (e.g. `- set_device_index: 1`)", shown(item));
     }
     const StepKind* kind = nullptr;
     YAML::Node arg, expect, thread;
@@ -267,8 +269,7 @@ std::vector<Step> Reader::steps(const YAML::Node& node, const std::string& path,
         has_thread = true;
       } else if (const StepKind* k = registry_.find(name)) {
         if (kind) {
-          fail(key, p, "one step per list entry (this one already has '" + kind->name + "')",
-               name);
+          fail(key, p, "one step per list entry (this one already has '" + kind->name + "')", name);
         }
         kind = k;
         arg = entry.second;
@@ -296,8 +297,8 @@ std::vector<Step> Reader::steps(const YAML::Node& node, const std::string& path,
           fail(thread, tp, "no thread here: nested steps run on their parent's thread", name);
         }
       } else if (std::find(threads.begin(), threads.end(), name) == threads.end()) {
-        fail(thread, tp, "a thread named in `threads:` (closest: " + closest_names(name, threads) +
-                             ")", name);
+        fail(thread, tp,
+             "a thread named in `threads:` (closest: " + closest_names(name, threads) + ")", name);
       }
       step.thread = name;
     }
@@ -362,13 +363,15 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
     s.description = reader.scalar(root["description"], "description", "a text");
   }
   if (const YAML::Node tags = root["tags"]) {
-    if (!tags.IsSequence()) reader.fail(tags, "tags", "a list of tags (e.g. [sweep])", Reader::shown(tags));
+    if (!tags.IsSequence())
+      reader.fail(tags, "tags", "a list of tags (e.g. [sweep])", Reader::shown(tags));
     for (const auto& t : tags) s.tags.push_back(reader.name(t, "tags", "a tag"));
   }
   const YAML::Node machine = root["machine"];
   if (!machine) {
-    reader.fail_at(Reader::line_of(root), "machine: expected a preset name, a machine file or an "
-                                          "inline machine (required), got ''");
+    reader.fail_at(Reader::line_of(root),
+                   "machine: expected a preset name, a machine file or an "
+                   "inline machine (required), got ''");
   }
   if (machine.IsMap()) {
     s.machine = inline_machine(text, machine, reader);
@@ -432,7 +435,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
     }
   }
   const YAML::Node steps = root["steps"];
-  if (!steps) reader.fail_at(Reader::line_of(root), "steps: expected a list of steps (required), got ''");
+  if (!steps)
+    reader.fail_at(Reader::line_of(root), "steps: expected a list of steps (required), got ''");
   s.steps = reader.steps(steps, "steps", s.threads);
   if (s.steps.empty()) reader.fail(steps, "steps", "at least one step", "[]");
   reader.check_object_names();
@@ -456,8 +460,8 @@ std::vector<std::string> collect_scenario_files(const std::vector<std::string>& 
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::size_t found = 0;
-      for (auto it = fs::recursive_directory_iterator(p, ec); it != fs::recursive_directory_iterator();
-           it.increment(ec)) {
+      for (auto it = fs::recursive_directory_iterator(p, ec);
+           it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
         if (it->is_directory() && it->path().filename() == "machines") {
           it.disable_recursion_pending();

@@ -13,21 +13,22 @@ using nlohmann::json;
 
 const StepRegistrar registrar({
     {"set_environment",
-     "{VARIABLE: value or null, ...}: sets (or unsets) CUDA_VISIBLE_DEVICES, ACCEL_BACKEND or "
-     "ACCEL_REQUIRE_DEVICES in this process",
+     "{VARIABLE: value or null, ...}: sets (or unsets) CUDA_VISIBLE_DEVICES, ACCEL_BACKEND, "
+     "ACCEL_REQUIRE_DEVICES, ZE_AFFINITY_MASK or ZE_FLAT_DEVICE_HIERARCHY in this process",
      false,
      [](const StepArgs& a) -> Action {
        a.reader.require_map(a.node, a.path, "a map of variable: value (null unsets it)");
        a.reader.check_keys(a.node, a.path,
-                           {"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_REQUIRE_DEVICES"});
+                           {"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_REQUIRE_DEVICES",
+                            "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY"});
        std::vector<std::pair<std::string, std::optional<std::string>>> changes;
        for (const auto& entry : a.node) {
          const std::string name = entry.first.Scalar();
          if (entry.second.IsNull()) {
            changes.emplace_back(name, std::nullopt);
          } else {
-           changes.emplace_back(name,
-                                a.reader.environment_value(entry.second, Reader::join(a.path, name)));
+           changes.emplace_back(
+               name, a.reader.environment_value(entry.second, Reader::join(a.path, name)));
          }
        }
        return [changes](StepEnv&) {

@@ -1,9 +1,10 @@
 // The stream simulation under the runtime, through mockdev's control API: the races its
 // detector found (mockdev/races.h), its settings and counters (mockdev/streams.h), and
 // `driver_memset`, device work queued on a named stream through the driver file the
-// runtime loaded, so a scenario can make two streams touch the same bytes (the runtime's
-// API has no copies or kernels). The schedule and seed come from the scenario's
-// environment (MOCKDEV_SCHEDULE, MOCKDEV_SEED) or its machine's `streams:` section.
+// runtime loaded, so a scenario can make two streams touch driver memory the runtime's
+// allocator does not own (the runtime's copies and fills are steps_copies.cpp). The schedule and
+// seed come from the scenario's environment (MOCKDEV_SCHEDULE, MOCKDEV_SEED) or its machine's
+// `streams:` section.
 #include "accel_abi/cuda_driver.h"
 #include "mockdev/races.h"
 #include "mockdev/streams.h"
@@ -17,15 +18,21 @@ namespace abi = accel::cuda_abi;
 
 const char* schedule_name(mockdev::StreamSettings::Schedule s) {
   switch (s) {
-    case mockdev::StreamSettings::Schedule::kEager: return "eager";
-    case mockdev::StreamSettings::Schedule::kRandom: return "random";
-    case mockdev::StreamSettings::Schedule::kAdversarial: return "adversarial";
+    case mockdev::StreamSettings::Schedule::kEager:
+      return "eager";
+    case mockdev::StreamSettings::Schedule::kRandom:
+      return "random";
+    case mockdev::StreamSettings::Schedule::kAdversarial:
+      return "adversarial";
   }
   return "unknown";
 }
 
 json access_json(const mockdev::control::RaceAccess& a) {
-  return json{{"name", a.name}, {"queue", a.queue}, {"device", a.device}, {"writes", a.writes},
+  return json{{"name", a.name},
+              {"queue", a.queue},
+              {"device", a.device},
+              {"writes", a.writes},
               {"unknown", a.unknown}};
 }
 
@@ -39,13 +46,14 @@ const StepRegistrar registrar({
        return [](StepEnv&) {
          json out = json::array();
          for (const mockdev::control::Race& r : mockdev::control::races()) {
-           out.push_back({{"kind", r.kind == mockdev::control::RaceKind::kDataRace ? "data_race"
-                                                                                    : "unknown_accesses"},
-                          {"first", access_json(r.first)},
-                          {"second", access_json(r.second)},
-                          {"begin", r.begin},
-                          {"bytes", r.bytes},
-                          {"host", r.host}});
+           out.push_back(
+               {{"kind", r.kind == mockdev::control::RaceKind::kDataRace ? "data_race"
+                                                                         : "unknown_accesses"},
+                {"first", access_json(r.first)},
+                {"second", access_json(r.second)},
+                {"begin", r.begin},
+                {"bytes", r.bytes},
+                {"host", r.host}});
          }
          return out;
        };
@@ -63,9 +71,10 @@ const StepRegistrar registrar({
        no_argument(a);
        return [](StepEnv&) {
          const mockdev::StreamSettings s = mockdev::streams::settings();
-         return json{{"schedule", schedule_name(s.schedule)},
-                     {"seed", s.seed},
-                     {"races", std::string(mockdev::race_policy_name(mockdev::control::race_policy()))}};
+         return json{
+             {"schedule", schedule_name(s.schedule)},
+             {"seed", s.seed},
+             {"races", std::string(mockdev::race_policy_name(mockdev::control::race_policy()))}};
        };
      }},
     {"stream_stats",
@@ -99,16 +108,20 @@ const StepRegistrar registrar({
          stream = object_name(a, a.node["stream"], Reader::join(a.path, "stream"), "stream", false);
        }
        const auto value = static_cast<unsigned char>(
-           a.node["value"] ? a.reader.integer(a.node["value"], Reader::join(a.path, "value"), 0, 255) : 0);
+           a.node["value"]
+               ? a.reader.integer(a.node["value"], Reader::join(a.path, "value"), 0, 255)
+               : 0);
        const std::uint64_t size = a.reader.size(a.node["size"], Reader::join(a.path, "size"));
        const std::uint64_t offset =
            a.node["offset"] ? a.reader.size(a.node["offset"], Reader::join(a.path, "offset")) : 0;
        return [alloc, stream, value, size, offset](StepEnv& env) -> json {
          auto it = env.allocations().find(alloc);
-         if (it == env.allocations().end()) throw UserError("driver_memset: no allocation '" + alloc + "'");
+         if (it == env.allocations().end())
+           throw UserError("driver_memset: no allocation '" + alloc + "'");
          const Stream s = stream ? env.stream_objects().stream(*stream) : current_stream();
-         auto memset = reinterpret_cast<abi::CUresult (*)(abi::CUdeviceptr, unsigned char, std::size_t,
-                                                          abi::CUstream)>(driver_symbol("cuMemsetD8Async"));
+         auto memset =
+             reinterpret_cast<abi::CUresult (*)(abi::CUdeviceptr, unsigned char, std::size_t,
+                                                abi::CUstream)>(driver_symbol("cuMemsetD8Async"));
          const abi::CUresult r = memset(it->second + offset, value, size,
                                         reinterpret_cast<abi::CUstream>(s.native_handle()));
          if (r != abi::CUDA_SUCCESS) driver_error("cuMemsetD8Async", r);

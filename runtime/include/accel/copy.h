@@ -1,6 +1,6 @@
 #pragma once
 // Copies and fills: bytes moved and set on a stream, so that stream ordering, races and
-// stale reads can be exercised through the runtime alone (issue 21, decision 210).
+// stale reads can be exercised through the runtime alone (decision 210).
 //
 // Addresses are the driver's unified addresses: device memory of any device (from
 // allocate() / raw_alloc() or the driver), pinned host memory (allocate_host() /

@@ -148,13 +148,16 @@ class TraceWriter final : public TraceObserver {
   }
 
   void on_queue_created(const QueueInfo& info) override {
-    if (tracks_.count(info.id) != 0) return;
-    // The track is named as the program names the queue, then the simulation's label.
-    add_track(info.id, info.device,
-              info.handle.empty() ? info.label : info.handle + ": " + info.label);
+    if (tracks_.count(info.id) != 0 || idle_queues_.count(info.id) != 0) return;
+    // The track is named as the program names the queue, then the simulation's label. It is
+    // written when the queue's first operation is: a queue nothing ran on (the runtime's
+    // pool streams, mostly) would be only metadata, so it has no track.
+    idle_queues_.emplace(
+        info.id,
+        IdleQueue{info.device, info.handle.empty() ? info.label : info.handle + ": " + info.label});
   }
 
-  void on_queue_destroyed(std::uint64_t) override {}
+  void on_queue_destroyed(std::uint64_t queue) override { idle_queues_.erase(queue); }
 
   void on_enqueue(const OpRecord& record) override {
     if (record.id == 0) return;
@@ -167,7 +170,13 @@ class TraceWriter final : public TraceObserver {
     slice.kind = record.kind;
     slice.enqueued = true;
     if (tracks_.count(record.queue) == 0) {
-      add_track(record.queue, 0, "queue " + std::to_string(record.queue));
+      const auto idle = idle_queues_.find(record.queue);
+      if (idle != idle_queues_.end()) {
+        add_track(record.queue, idle->second.device, idle->second.label);
+        idle_queues_.erase(idle);
+      } else {
+        add_track(record.queue, 0, "queue " + std::to_string(record.queue));
+      }
     }
   }
 
@@ -311,7 +320,12 @@ class TraceWriter final : public TraceObserver {
   MachineSpec machine_;
   std::map<int, int> processes_;  // device -> trace pid
   std::unordered_map<std::uint64_t, Track> tracks_;
-  std::vector<Slice> slices_;  // by OpId
+  struct IdleQueue {
+    int device = 0;
+    std::string label;
+  };
+  std::unordered_map<std::uint64_t, IdleQueue> idle_queues_;  // created, nothing enqueued yet
+  std::vector<Slice> slices_;                                 // by OpId
   StringTable names_;
   StringTable sites_;
   std::vector<std::pair<OpId, OpId>> flows_;
@@ -364,7 +378,7 @@ constexpr std::string_view kTail = "\n]}\n";
 
 // The process's trace file and why it failed to open, kept for the life of the process.
 bool g_trace_opened = false;
-TraceFile* g_trace_file = nullptr;       // never deleted: Note [Leaky state]
+TraceFile* g_trace_file = nullptr;          // never deleted: Note [Leaky state]
 std::string* g_trace_open_error = nullptr;  // likewise
 
 }  // namespace
@@ -437,9 +451,10 @@ bool TraceFile::write_at_end(std::string_view text, bool then_tail) {
 }
 
 void TraceFile::fail(int error) {
-  error_ = std::string(kTraceVariable) + " '" + path_ + "': cannot write: " +
-           (error != 0 ? std::strerror(error) : "write error");
-  if (diagnostics_ != nullptr) std::fprintf(diagnostics_, "mockdev: %s; tracing is off\n", error_.c_str());
+  error_ = std::string(kTraceVariable) + " '" + path_ +
+           "': cannot write: " + (error != 0 ? std::strerror(error) : "write error");
+  if (diagnostics_ != nullptr)
+    std::fprintf(diagnostics_, "mockdev: %s; tracing is off\n", error_.c_str());
   failed_ = true;
 }
 

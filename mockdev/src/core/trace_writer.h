@@ -4,16 +4,17 @@
 //
 // Note [Timeline trace]
 // Layout: one process per device of each installed machine ("dev0: NVIDIA H100 80GB HBM3
-// (4xh100)"), one thread (track) per queue named as the program names it, then its label
+// (4xh100)"), one thread (track) per queue that ran an operation (a queue nothing ran on has
+// none, nor has a device none of whose queues did), named as the program names it, then its label
 // ("CUstream 0x55d0c0a1b2c0: dev0/stream 1 (non-blocking)"; the label alone for a queue
 // without a handle), every completed operation a complete ("X") slice in virtual
 // microseconds (ns precision) with its op id and call site in args (symbolised from the
-// operation's caller, Note [Call sites of operations] in core/race_call_site.h), every event record -> wait a flow arrow ("s" at the record, "f" binding to the
-// enclosing wait slice, one id per arrow), every race an instant event ("i", thread scope)
-// on both operations' tracks at their start, its report in args. An operation that never
-// completed has no slice (a race mark on it sits at the machine's last completion time).
-// Opening: the path is opened once, when the engine starts, through
-// accel::common::open_for_writing (Note [Bounded readers]), which never blocks. A FIFO
+// operation's caller, Note [Call sites of operations] in core/race_call_site.h), every event record
+// -> wait a flow arrow ("s" at the record, "f" binding to the enclosing wait slice, one id per
+// arrow), every race an instant event ("i", thread scope) on both operations' tracks at their
+// start, its report in args. An operation that never completed has no slice (a race mark on it sits
+// at the machine's last completion time). Opening: the path is opened once, when the engine starts,
+// through accel::common::open_for_writing (Note [Bounded readers]), which never blocks. A FIFO
 // nobody reads, a directory or a socket is a setting that does not work, so the simulated
 // hardware does not start (a configuration error, as for a misspelt MOCKDEV_SCHEDULE: one
 // stderr line "mockdev: cannot start the simulated hardware: MOCKDEV_TRACE '/tmp/f': is a
@@ -94,7 +95,7 @@ class TraceFile {
   std::string path_;
   std::FILE* diagnostics_;
   accel::common::UniqueFd fd_;
-  bool stream_;              // a FIFO or a character device: written in order, never rewritten
+  bool stream_;  // a FIFO or a character device: written in order, never rewritten
   pid_t owner_;
   std::uint64_t end_ = 0;    // a regular file: where the next events go (the tail's offset)
   bool has_events_ = false;  // an event was written (the next one needs a comma)

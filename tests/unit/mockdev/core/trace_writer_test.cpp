@@ -203,6 +203,30 @@ std::string read_all(std::FILE* out) {
   return text;
 }
 
+// Queues nothing ran on (the runtime's pool streams, mostly) are left out: no track, and no
+// process for a device none of whose queues ran anything (Note [Timeline trace]).
+TEST(TraceWriter, QueuesNothingRanOnHaveNoTrack) {
+  const std::string path = temp_path("idle.json");
+  auto file = core::TraceFile::open(path);
+  ASSERT_NE(file, nullptr);
+  auto writer = core::make_trace_writer(*file, twin(), false);
+  ObserverDriver d(*writer);
+  d.queue(0, "dev0/idle 1");
+  const auto used = d.queue(0, "dev0/used");
+  d.queue(0, "dev0/idle 2");
+  d.queue(1, "dev1/idle");
+  writer->on_complete(d.kernel(used, {}, {}), 0, 10);
+  writer->flush();
+  const json events = read_trace(path)["traceEvents"];
+  ASSERT_EQ(events.size(), 4u) << events.dump(1);
+  EXPECT_EQ(events[0], process_name(1, "dev0: GPU A (twin)"));
+  EXPECT_EQ(events[1], sort_index(1));
+  EXPECT_EQ(events[2], thread_name(1, 2, "dev0/used"));
+  EXPECT_EQ(events[3]["ph"], "X");
+  EXPECT_EQ(events[3]["tid"], 2);
+  std::remove(path.c_str());
+}
+
 TEST(TraceWriter, ABadPathIsOneLineNamingItAndTracingIsOff) {
   std::FILE* out = std::tmpfile();
   const std::string missing = "/nonexistent-mockdev-dir/trace.json";

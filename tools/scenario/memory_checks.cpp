@@ -222,4 +222,14 @@ std::vector<std::string> check_memory_invariants() {
   return out;
 }
 
+AllocationOnStream allocation_on_stream(const StepArgs& a, const char* allocation_kind) {
+  a.reader.require_map(a.node, a.path, "{alloc, stream}");
+  a.reader.check_keys(a.node, a.path, {"alloc", "stream"});
+  if (!a.node["alloc"] || !a.node["stream"]) {
+    a.reader.fail(a.node, a.path, "alloc and stream (both required)", "{...}");
+  }
+  return {object_name(a, a.node["alloc"], Reader::join(a.path, "alloc"), allocation_kind, false),
+          object_name(a, a.node["stream"], Reader::join(a.path, "stream"), "stream", false)};
+}
+
 }  // namespace accel::scenario

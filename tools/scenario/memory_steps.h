@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "reader.h"
+#include "step_registry.h"
 
 namespace accel::scenario {
 
@@ -44,6 +45,15 @@ struct ExpectedValueRegistrar {
 nlohmann::json expected_statistics(const Reader& reader, const YAML::Node& node,
                                    const std::string& path,
                                    const std::map<std::string, std::int64_t>& keys);
+
+// The argument of a step that marks a named allocation as used on a named stream
+// (`record_stream`, `record_host_use`): {alloc: NAME, stream: S}, both required, each a name
+// an earlier step defined (`allocation_kind` says which table, for the error).
+struct AllocationOnStream {
+  std::string alloc;
+  std::string stream;
+};
+AllocationOnStream allocation_on_stream(const StepArgs& a, const char* allocation_kind);
 
 // A reset step's device, so the next invariant check applies the reset's rules
 // (reset_peak_memory_stats when `peak`, else reset_accumulated_memory_stats).

@@ -76,16 +76,8 @@ const StepRegistrar registrar({
      "work, queued before its free, has completed)",
      false,
      [](const StepArgs& a) -> Action {
-       a.reader.require_map(a.node, a.path, "{alloc, stream}");
-       a.reader.check_keys(a.node, a.path, {"alloc", "stream"});
-       if (!a.node["alloc"] || !a.node["stream"]) {
-         a.reader.fail(a.node, a.path, "alloc and stream (both required)", "{...}");
-       }
-       const std::string name = object_name(a, a.node["alloc"], Reader::join(a.path, "alloc"),
-                                            "pinned allocation", false);
-       const std::string stream =
-           object_name(a, a.node["stream"], Reader::join(a.path, "stream"), "stream", false);
-       return [name, stream](StepEnv& env) -> json {
+       const AllocationOnStream arg = allocation_on_stream(a, "pinned allocation");
+       return [name = arg.alloc, stream = arg.stream](StepEnv& env) -> json {
          record_host_use(host_block(name), env.stream_objects().stream(stream));
          return nullptr;
        };

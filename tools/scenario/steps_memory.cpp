@@ -135,16 +135,8 @@ const StepRegistrar registrar({
      "before its free has completed)",
      false,
      [](const StepArgs& a) -> Action {
-       a.reader.require_map(a.node, a.path, "{alloc, stream}");
-       a.reader.check_keys(a.node, a.path, {"alloc", "stream"});
-       if (!a.node["alloc"] || !a.node["stream"]) {
-         a.reader.fail(a.node, a.path, "alloc and stream (both required)", "{...}");
-       }
-       const std::string name = object_name(a, a.node["alloc"], Reader::join(a.path, "alloc"),
-                                            "device allocation", false);
-       const std::string stream =
-           object_name(a, a.node["stream"], Reader::join(a.path, "stream"), "stream", false);
-       return [name, stream](StepEnv& env) -> json {
+       const AllocationOnStream arg = allocation_on_stream(a, "device allocation");
+       return [name = arg.alloc, stream = arg.stream](StepEnv& env) -> json {
          record_stream(allocation(name), env.stream_objects().stream(stream));
          return nullptr;
        };

@@ -36,12 +36,14 @@ constexpr const char* kRunFooter =
 first, so libcuda.so.1, libnvidia-ml.so.1 and libcudart.so.13 load from it, then the
 entries you had), ACCEL_CUDA_DRIVER, ACCEL_NVML_LIBRARY, ZE_ENABLE_ALT_DRIVERS (where the
 mock Level Zero driver is built), MOCKDEV_MACHINE, and MOCKDEV_SCHEDULE, MOCKDEV_SEED,
-MOCKDEV_RACES, MOCKDEV_TRACE for the options given. The machine is loaded once before
-PROGRAM starts, so a machine file with an error is reported by accel, not by PROGRAM.
+MOCKDEV_RACES, MOCKDEV_LEAKS, MOCKDEV_TRACE for the options given. The machine is loaded
+once before PROGRAM starts, so a machine file with an error is reported by accel, not by
+PROGRAM.
 
 exit status: PROGRAM's own, once it has started; this includes the simulation's verdict:
              under --races fail, a program that had data races exits 86 (mockdev's
-             race-failure status), and a program killed by a signal ends by that signal,
+             race-failure status), under --leaks fail one that left driver objects
+             live exits 87, and a program killed by a signal ends by that signal,
                2 a usage error (an unknown option, a bad value, no `--` or no PROGRAM),
              125 a configuration error: an unknown machine, a machine file the simulated
                  driver cannot load, no simulated drivers in this install,
@@ -228,6 +230,11 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
                        "file's, else report)"))
       ->type_name("off|report|fail|abort")
       ->check(one_of({"off", "report", "fail", "abort"}));
+  once(run->add_option("--leaks", line.leaks,
+                       "list the driver objects live at exit; fail: and exit 87 if any "
+                       "(MOCKDEV_LEAKS; default: off)"))
+      ->type_name("off|report|fail")
+      ->check(one_of({"off", "report", "fail"}));
   once(run->add_option("--trace", line.trace,
                        "write the simulated timeline to FILE (Chrome trace-event JSON; "
                        "MOCKDEV_TRACE)"))

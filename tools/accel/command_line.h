@@ -9,7 +9,8 @@
 //   accel scenario ARGS...   (handed to the scenario runner, accel-scenario)
 //   accel replay ARGS...     (handed to the trace replayer, accel-replay)
 //   accel run --machine FILE|PRESET [--schedule eager|random|adversarial] [--seed N]
-//             [--races off|report|fail|abort] [--trace FILE] -- PROGRAM [ARGS...]
+//             [--races off|report|fail|abort] [--leaks off|report|fail] [--trace FILE]
+//             -- PROGRAM [ARGS...]
 //   accel --help | -h        accel info --help, accel machines --help, accel run --help
 //   accel --version | -V
 // For `run`, the first `--` ends accel's options: every word after it is the program and
@@ -43,6 +44,7 @@ struct CommandLine {
   std::optional<std::string> schedule;  // eager | random | adversarial
   std::optional<std::string> seed;      // an unsigned decimal number below 2^64
   std::optional<std::string> races;     // off | report | fail | abort
+  std::optional<std::string> leaks;     // off | report | fail
   std::optional<std::string> trace;     // the trace file
   std::vector<std::string> program;     // PROGRAM [ARGS...]
 };

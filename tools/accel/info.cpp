@@ -321,9 +321,9 @@ std::vector<EnvironmentValue> environment_in_effect() {
 }
 
 // Note [Simulation settings]
-// The simulated hardware reads four variables when it starts (docs/MACHINE_FILES.md,
-// "Streams"); each overrides the machine file's `streams:` value, which has its own
-// default. This program never loads the machine, so an unset variable is shown with the
+// The simulated hardware reads five variables when it starts (docs/MACHINE_FILES.md,
+// "Streams" and "Leak report"); the stream ones override the machine file's `streams:`
+// value, which has its own default. This program never loads the machine, so an unset variable is shown with the
 // rule that applies rather than a value it would have to guess.
 std::vector<SimulationSetting> simulation_in_effect() {
   struct Row {
@@ -337,6 +337,7 @@ std::vector<SimulationSetting> simulation_in_effect() {
        "the machine file's streams.seed, else 0"},
       {common::environment_variable_name("MOCKDEV_RACES"),
        "the machine file's streams.races, else report"},
+      {common::environment_variable_name("MOCKDEV_LEAKS"), "no leak report at exit"},
       {common::environment_variable_name("MOCKDEV_TRACE"), "no trace is written"},
   };
   std::vector<SimulationSetting> settings;

@@ -115,7 +115,7 @@ BuildInfo build_info();
 // the table's order), then any other ACCEL_* variable that is set, in name order.
 std::vector<EnvironmentValue> environment_in_effect();
 
-// MOCKDEV_SCHEDULE, MOCKDEV_SEED, MOCKDEV_RACES, MOCKDEV_TRACE, in that order, each with its
+// MOCKDEV_SCHEDULE, MOCKDEV_SEED, MOCKDEV_RACES, MOCKDEV_LEAKS, MOCKDEV_TRACE, in that order, each with its
 // value in this process's environment and its default.
 std::vector<SimulationSetting> simulation_in_effect();
 

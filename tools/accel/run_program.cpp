@@ -144,6 +144,7 @@ std::vector<RunAssignment> run_assignments(const MockSelection& selection, const
   add_setting(out, common::environment_variable_name("MOCKDEV_SCHEDULE"), line.schedule);
   add_setting(out, common::environment_variable_name("MOCKDEV_SEED"), line.seed);
   add_setting(out, common::environment_variable_name("MOCKDEV_RACES"), line.races);
+  add_setting(out, common::environment_variable_name("MOCKDEV_LEAKS"), line.leaks);
   add_setting(out, common::environment_variable_name("MOCKDEV_TRACE"), line.trace);
   return out;
 }
@@ -180,7 +181,8 @@ void check_machine_name(std::string_view machine, const std::vector<std::string>
 // After execvp this process is the program, so its exit status is the program's, and
 // whatever the simulation decides at exit is part of it: under MOCKDEV_RACES=fail a
 // process that had races ends with mockdev's kRaceFailureExitStatus (86,
-// mockdev/include/mockdev/exit.h). accel's own statuses are the ones it returns before
+// mockdev/include/mockdev/exit.h), and under MOCKDEV_LEAKS=fail one that left driver objects
+// live with kLeakFailureExitStatus (87). accel's own statuses are the ones it returns before
 // the program starts: 2 for a usage error (command_line.cpp), 125 for a configuration
 // error (the machine, the drivers), 127 for a program that cannot be found or run: the
 // values env(1), nohup(1) and timeout(1) use for the same three cases.

@@ -1,6 +1,6 @@
 #pragma once
-// `accel run --machine M [--schedule S] [--seed N] [--races R] [--trace FILE] -- PROGRAM
-// [ARGS...]`: runs any program on the simulated hardware, as if the machine were installed.
+// `accel run --machine M [--schedule S] [--seed N] [--races R] [--leaks L] [--trace FILE] --
+// PROGRAM [ARGS...]`: runs any program on the simulated hardware, as if the machine were installed.
 //
 // The program is not linked with anything of ours: the dynamic loader finds the simulated
 // drivers first (LD_LIBRARY_PATH starts with the directory of the mock libcuda.so.1,
@@ -8,7 +8,7 @@
 // Zero driver (ZE_ENABLE_ALT_DRIVERS), a program on the accel runtime is pointed at the
 // same files (ACCEL_CUDA_DRIVER, ACCEL_NVML_LIBRARY), and the mock reads the machine and
 // the simulation's settings from MOCKDEV_MACHINE, MOCKDEV_SCHEDULE, MOCKDEV_SEED,
-// MOCKDEV_RACES, MOCKDEV_TRACE. The driver directory is found as `--machine` finds it
+// MOCKDEV_RACES, MOCKDEV_LEAKS, MOCKDEV_TRACE. The driver directory is found as `--machine` finds it
 // (Note [Finding the mock driver] in mock_machine.cpp: ACCEL_MOCKDEV_DIR, else the
 // installed layout beside this executable, else the build tree's).
 //
@@ -46,8 +46,8 @@ struct RunAssignment {
 
 // What `accel run` sets, in order: LD_LIBRARY_PATH (the driver directory, then
 // `ld_library_path` when it is not empty: the user's entries are kept, after ours), then
-// mock_assignments(selection), then MOCKDEV_SCHEDULE, MOCKDEV_SEED, MOCKDEV_RACES and
-// MOCKDEV_TRACE for the options `line` gives. Pure.
+// mock_assignments(selection), then MOCKDEV_SCHEDULE, MOCKDEV_SEED, MOCKDEV_RACES,
+// MOCKDEV_LEAKS and MOCKDEV_TRACE for the options `line` gives. Pure.
 std::vector<RunAssignment> run_assignments(const MockSelection& selection, const CommandLine& line,
                                            std::string_view ld_library_path);
 

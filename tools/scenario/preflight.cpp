@@ -13,7 +13,8 @@ namespace {
 // The file behind `fd`, when it is one the report goes to as well (a regular file or a
 // pipe: a terminal may show both).
 bool same_file(int fd, int other) {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::fstat(fd, &a) != 0 || ::fstat(other, &b) != 0) return false;
   if (!S_ISREG(a.st_mode) && !S_ISFIFO(a.st_mode)) return false;
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -39,6 +40,15 @@ std::optional<std::string> refused_environment() {
     return std::string(r.name) + "='" + value +
            "' is set, but it would change nothing: each scenario takes it from " + r.instead +
            "; unset it";
+  }
+  // The leak report lists what a process leaves live at exit, and a scenario process runs
+  // the runtime, whose stream pool and cached memory live as long as it does by design: every
+  // scenario would report them. Leaks are for a program of one's own (accel run --leaks).
+  if (const char* value = std::getenv("MOCKDEV_LEAKS"); value != nullptr && value[0] != '\0') {
+    return std::string("MOCKDEV_LEAKS='") + value +
+           "' is set, but scenarios do not take it: each scenario process runs the runtime, "
+           "whose stream pool and cached memory are live at its exit by design; run a program "
+           "with `accel run --leaks` instead, and unset it here";
   }
   return std::nullopt;
 }

@@ -7,7 +7,9 @@
 //   MOCKDEV_SCHEDULE, MOCKDEV_SEED, MOCKDEV_RACES) would change nothing: every scenario
 //   takes its machine and stream settings from its own file. (A host's CUDA_VISIBLE_DEVICES,
 //   ACCEL_BACKEND and ACCEL_REQUIRE_DEVICES are its programs' settings, not the runner's:
-//   scenarios start with them unset, as documented, and they are not refused.)
+//   scenarios start with them unset, as documented, and they are not refused.) MOCKDEV_LEAKS
+//   is refused too: a scenario process runs the runtime, whose stream pool and cached memory
+//   are live at exit by design, so every scenario would report them.
 // - MOCKDEV_TRACE names the one file every scenario process writes its trace to, so it must
 //   be writable now (accel::common::open_for_writing: a directory or a FIFO nobody reads is
 //   refused at once, never a hang), must not be the runner's own report (its stdout or

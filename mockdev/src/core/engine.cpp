@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/environment_choice.h"
+#include "core/leak_report.h"
 #include "core/memory.h"
 #include "core/race_policy.h"
 #include "core/trace_writer.h"
@@ -61,6 +62,9 @@ void apply_stream_environment(StreamSettings& settings) {
   if (std::optional<std::string> error = race_policy_environment_error()) {
     throw std::invalid_argument(*error);
   }
+  if (std::optional<std::string> error = leak_policy_environment_error()) {
+    throw std::invalid_argument(*error);  // Note [Leak report] in core/leak_report.h
+  }
   // An empty value counts as unset, as for every variable the project reads. The values
   // are read by the machine file's own parsers (mockdev/machine.h), as the scenario reader
   // checks them.
@@ -83,9 +87,15 @@ void apply_stream_environment(StreamSettings& settings) {
   }
 }
 
+namespace {
+// Created by the first caller of engine() (who holds the lock); never deleted: Note [Leaky
+// state].
+Engine* instance = nullptr;
+}  // namespace
+
+bool engine_started() { return instance != nullptr; }
+
 Engine& engine() {
-  // Created by the first caller (who holds the lock); never deleted: Note [Leaky state].
-  static Engine* instance = nullptr;
   if (instance == nullptr) {
     instance = new Engine();
     auto [machine, error] = machine_from_environment();

@@ -73,6 +73,10 @@ void apply_stream_environment(StreamSettings& settings);
 
 // The engine, created (and the machine loaded from MOCKDEV_MACHINE) on first use.
 Engine& engine() MOCKDEV_REQUIRES(g_engine_mutex);
+// Whether engine() has been called in this process (or its parent before a fork): the exit
+// work (core/leak_report.h) reads the state only then, so a program that never touched the
+// driver does not load a machine while it exits.
+bool engine_started() MOCKDEV_REQUIRES(g_engine_mutex);
 
 // Installs `machine` as if it were power-cycled (control::reset): core state and (through
 // `generation`) every adapter's state start afresh; `config_error` records why the

@@ -36,6 +36,8 @@ class MOCKDEV_CAPABILITY("mutex") EngineMutex {
   EngineMutex& operator=(const EngineMutex&) = delete;
   void lock() MOCKDEV_ACQUIRE() { pthread_mutex_lock(&mutex_); }
   void unlock() MOCKDEV_RELEASE() { pthread_mutex_unlock(&mutex_); }
+  // For exit work that must not wait forever on a thread stuck holding it.
+  bool try_lock() MOCKDEV_TRY_ACQUIRE(true) { return pthread_mutex_trylock(&mutex_) == 0; }
   // Waits on `cv` with the mutex released, and holds it again on return (the timeline's
   // host waits for a host function running on another thread: core/timeline.cpp).
   void wait(pthread_cond_t* cv) MOCKDEV_REQUIRES(this) { pthread_cond_wait(cv, &mutex_); }

@@ -7,6 +7,7 @@
 #include "core/engine.h"
 #include "core/memory_state.h"
 #include "core/pinned_host.h"
+#include "core/race_call_site.h"
 
 namespace mockdev::core {
 namespace detail {
@@ -174,7 +175,8 @@ std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes
       if (!offset) continue;
       if (!detail::admit(m, device, bytes, 0)) return std::nullopt;
       g.blocks.emplace(*offset, span);
-      m.allocations.emplace(base + *offset, Allocation{owner, device, context, bytes, 0, base});
+      m.allocations.emplace(base + *offset,
+                            Allocation{owner, device, context, bytes, 0, base, current_caller()});
       return base + *offset;
     }
   }
@@ -190,11 +192,21 @@ std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes
     SharedGranule g{owner, device, context, rounded, {}};
     g.blocks.emplace(0, detail::round_up(bytes, kSmallBlockAlignment));
     m.granules.emplace(address, std::move(g));
-    m.allocations.emplace(address, Allocation{owner, device, context, bytes, 0, address});
+    m.allocations.emplace(address,
+                          Allocation{owner, device, context, bytes, 0, address, current_caller()});
     return address;
   }
-  m.allocations.emplace(address, Allocation{owner, device, context, bytes, rounded});
+  m.allocations.emplace(address,
+                        Allocation{owner, device, context, bytes, rounded, 0, current_caller()});
   return address;
+}
+
+std::vector<std::pair<std::uint64_t, Allocation>> live_allocations(Api owner) {
+  std::vector<std::pair<std::uint64_t, Allocation>> out;
+  for (const auto& [address, a] : memory().allocations) {
+    if (a.owner == owner) out.emplace_back(address, a);
+  }
+  return out;
 }
 
 std::optional<Allocation> find_allocation(std::uint64_t address) {

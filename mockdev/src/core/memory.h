@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/engine_lock.h"
@@ -67,6 +68,8 @@ struct Allocation {
   std::uint64_t accounted_bytes = 0;  // rounded to the granularity (Note [Allocation granularity])
   std::uint64_t granule = 0;          // a small allocation's shared granule (Note [Small
                                       // allocations]); 0: the allocation is its own
+  const void* caller = nullptr;       // the call that made it (core/race_call_site.h), for the
+                                      // leak report (core/leak_report.h)
 };
 
 // A granule shared by small allocations (Note [Small allocations]).
@@ -88,6 +91,9 @@ std::optional<std::uint64_t> allocate(Api owner, int device, std::uint64_t bytes
     MOCKDEV_REQUIRES(g_engine_mutex);
 // The live allocation starting at `address`, or nullopt.
 std::optional<Allocation> find_allocation(std::uint64_t address) MOCKDEV_REQUIRES(g_engine_mutex);
+// Every live allocation `owner` made, by address (the leak report, core/leak_report.h).
+std::vector<std::pair<std::uint64_t, Allocation>> live_allocations(Api owner)
+    MOCKDEV_REQUIRES(g_engine_mutex);
 // Frees the live allocation starting at `address` (see find_allocation); false if none.
 bool free_allocation(std::uint64_t address) MOCKDEV_REQUIRES(g_engine_mutex);
 // Frees every allocation `owner` made on physical `device` in context `context`.

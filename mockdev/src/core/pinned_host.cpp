@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/engine.h"
+#include "core/race_call_site.h"
 
 namespace mockdev::core {
 namespace {
@@ -24,6 +25,14 @@ PinnedState& pinned() MOCKDEV_REQUIRES(g_engine_mutex) {
 
 }  // namespace
 
+std::vector<PinnedRange> pinned_ranges(Api owner) {
+  std::vector<PinnedRange> out;
+  for (const auto& [base, range] : pinned().ranges) {
+    if (range.owner == owner) out.push_back(range);
+  }
+  return out;
+}
+
 bool add_pinned(PinnedRange range) {
   const std::uint64_t base = range.base;
   const std::uint64_t bytes = range.bytes;
@@ -35,6 +44,7 @@ bool add_pinned(PinnedRange range) {
     if (prev->first + prev->second.bytes > base) return false;
   }
   range.id = p.next_id++;
+  range.caller = current_caller();
   p.ranges.emplace(base, range);
   if (range.managed) return true;  // not page-locked memory: not counted as pinned
   p.bytes += bytes;

@@ -14,8 +14,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/engine_lock.h"
+#include "mockdev/machine.h"
 
 namespace mockdev::core {
 
@@ -26,21 +28,27 @@ struct PinnedRange {
   // What the adapter that made it records (pointer queries); the core reads only
   // device_accessible (Note [Device-accessible host memory]).
   bool device_accessible = false;
-  bool managed = false;       // managed memory (cuMemAllocManaged): not counted as pinned
-  unsigned flags = 0;         // the flags it was allocated or registered with
-  int device = 0;             // physical device of the context that made it
-  std::uint64_t context = 0;  // that context's key in the adapter (core::Allocation::context)
-  std::uint64_t id = 0;       // set by add_pinned: unique for the machine, never reused
+  bool managed = false;          // managed memory (cuMemAllocManaged): not counted as pinned
+  unsigned flags = 0;            // the flags it was allocated or registered with
+  int device = 0;                // physical device of the context that made it
+  std::uint64_t context = 0;     // that context's key in the adapter (core::Allocation::context)
+  std::uint64_t id = 0;          // set by add_pinned: unique for the machine, never reused
+  Api owner = Api::kCuda;        // the API that made it
+  const void* caller = nullptr;  // set by add_pinned: the call that made it (leak report)
 };
 
 // Records [base, base + bytes) as pinned, with what `range` says of it. False when it
 // overlaps a pinned range already.
 bool add_pinned(PinnedRange range) MOCKDEV_REQUIRES(g_engine_mutex);
-// Shorthand: a plain range, host-only.
-inline bool add_pinned(std::uint64_t base, std::uint64_t bytes, bool allocated)
+// Shorthand: a plain range of `owner`, host-only.
+inline bool add_pinned(Api owner, std::uint64_t base, std::uint64_t bytes, bool allocated)
     MOCKDEV_REQUIRES(g_engine_mutex) {
-  return add_pinned(PinnedRange{base, bytes, allocated});
+  PinnedRange range{base, bytes, allocated};
+  range.owner = owner;
+  return add_pinned(range);
 }
+// Every pinned range `owner` made, by base address (the leak report, core/leak_report.h).
+std::vector<PinnedRange> pinned_ranges(Api owner) MOCKDEV_REQUIRES(g_engine_mutex);
 // The pinned range that holds [address, address + bytes) wholly (bytes >= 1), or nullopt.
 std::optional<PinnedRange> pinned_containing(std::uint64_t address, std::uint64_t bytes)
     MOCKDEV_REQUIRES(g_engine_mutex);

@@ -24,5 +24,6 @@
 #define MOCKDEV_REQUIRES(...) MOCKDEV_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 #define MOCKDEV_ACQUIRE(...) MOCKDEV_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define MOCKDEV_RELEASE(...) MOCKDEV_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+#define MOCKDEV_TRY_ACQUIRE(...) MOCKDEV_THREAD_ANNOTATION(try_acquire_capability(__VA_ARGS__))
 #define MOCKDEV_EXCLUDES(...) MOCKDEV_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 #define MOCKDEV_NO_THREAD_SAFETY_ANALYSIS MOCKDEV_THREAD_ANNOTATION(no_thread_safety_analysis)

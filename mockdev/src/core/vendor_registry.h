@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/live_object.h"
 #include "mockdev/machine.h"
 
 namespace mockdev::core {
@@ -75,6 +76,10 @@ struct ApiRow {
   // True when the API is initialised in this very process (engine lock held); nullptr when
   // the adapter's driver is not built (then never initialised).
   bool (*initialized)() = nullptr;
+  // Appends what the program made through this API in this process and has not destroyed
+  // (engine lock held; called only when `initialized` says so): Note [Leak report] in
+  // core/leak_report.h. nullptr when the driver is not built or makes no objects (NVML).
+  void (*live_objects)(LiveObjects& out) = nullptr;
 };
 
 // The row of `api` (every Api has exactly one).

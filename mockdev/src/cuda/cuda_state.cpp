@@ -6,6 +6,7 @@
 
 #include "core/engine.h"
 #include "core/keep_forever.h"
+#include "core/race_call_site.h"
 #include "cuda/device_attributes.h"
 
 namespace mockdev::cuda {
@@ -122,6 +123,7 @@ CUctx_st* new_context(int physical, int dev, bool primary) {
   ctx->primary = primary;
   ctx->id = s.next_context_id++;
   ctx->settings = default_context_settings(physical);
+  ctx->caller = core::current_caller();
   s.live_contexts.insert(ctx);
   return ctx;
 }

@@ -44,6 +44,7 @@ struct accel::cuda_abi::CUctx_st {
   unsigned long long id = 0;  // cuCtxGetId: unique for the machine, creation order
   int released_by_reset = 0;  // primary: retains a reset ended that a release may still give
   mockdev::cuda::ContextSettings settings;
+  const void* caller = nullptr;  // the call that made it (the leak report, core/leak_report.h)
 };
 
 namespace mockdev::cuda {

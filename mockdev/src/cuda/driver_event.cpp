@@ -5,6 +5,7 @@
 
 #include "core/engine.h"
 #include "core/keep_forever.h"
+#include "core/race_call_site.h"
 #include "core/timeline.h"
 #include "cuda/capture_streams.h"
 #include "cuda/driver_api.h"
@@ -65,7 +66,7 @@ CUresult cuEventCreate(CUevent* event, unsigned int flags) {
   }
   const WorkContext current = context_for_work();
   if (current.ctx == nullptr) return current.error;
-  auto* created = new CUevent_st{current.ctx, flags, 0};  // never freed: stream_objects.h
+  auto* created = new CUevent_st{current.ctx, flags, 0, core::current_caller()};  // never freed
   core::keep_forever(created);
   StreamRegistry& r = stream_registry();
   r.live_events.insert(created);

@@ -39,6 +39,9 @@ constexpr core::DeviceAttributeKeys kAttributeKeys{&attribute_from_key, &close_a
 
 }  // namespace
 
+// live_objects.cpp.
+void list_live_objects(core::LiveObjects& out) MOCKDEV_REQUIRES(core::g_engine_mutex);
+
 extern const core::ApiRow kApiRow;
 constinit const core::ApiRow kApiRow{
     .api = Api::kCuda,
@@ -53,6 +56,7 @@ constinit const core::ApiRow kApiRow{
     .device_attributes = &kAttributeKeys,
     .facade = "libcuda.so.1",
     .initialized = &driver_ready,
+    .live_objects = &list_live_objects,
 };
 
 }  // namespace mockdev::cuda

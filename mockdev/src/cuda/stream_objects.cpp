@@ -9,6 +9,7 @@
 
 #include "core/engine.h"
 #include "core/keep_forever.h"
+#include "core/race_call_site.h"
 #include "core/pinned_host.h"
 #include "cuda/capture_streams.h"
 #include "cuda/pool_model.h"
@@ -47,6 +48,7 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   s->flags = flags;
   s->priority = priority;
   s->id = r.next_stream_id++;
+  s->caller = core::current_caller();
   s->queue = core::create_queue(ctx->physical_device, std::move(label), handle_text(*s));
   ContextStreams& cs = streams_of(ctx);
   cs.queues.push_back(s->queue);

@@ -45,12 +45,14 @@ struct accel::cuda_abi::CUstream_st {
   unsigned flags = 0;  // CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING
   int priority = 0;
   unsigned long long id = 0;  // cuStreamGetId: unique for the process's machine
+  const void* caller = nullptr;  // the call that made it (the leak report, core/leak_report.h)
 };
 
 struct accel::cuda_abi::CUevent_st {
   CUctx_st* ctx = nullptr;
   unsigned flags = 0;
   mockdev::core::OpId record = 0;  // the last record's operation; 0 = never recorded
+  const void* caller = nullptr;    // the call that made it (the leak report)
 };
 
 namespace mockdev::cuda {

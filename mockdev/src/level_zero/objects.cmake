@@ -2,6 +2,7 @@
 # interprocess handles (ze_ipc.h), modules and kernels (ze_objects.h, ze_kernels.h; submission
 # of commands to the engine in ze_submit.cpp, of launches in ze_launch.cpp).
 target_sources(mockdev PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/ze_call_site.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_context.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ze_virtual_memory.cpp

@@ -14,6 +14,8 @@ namespace mockdev::level_zero {
 #ifdef MOCKDEV_HAVE_LEVEL_ZERO_DRIVER
 // ze_state.cpp (declared in ze_state.h, which needs the Level Zero headers).
 bool driver_ready() MOCKDEV_REQUIRES(core::g_engine_mutex);
+// ze_call_site.cpp (declared in ze_objects.h, likewise).
+void list_live_objects(core::LiveObjects& out) MOCKDEV_REQUIRES(core::g_engine_mutex);
 #endif
 
 namespace {
@@ -47,8 +49,10 @@ constinit const core::ApiRow kApiRow{
     .facade = "libze_mock.so",
 #ifdef MOCKDEV_HAVE_LEVEL_ZERO_DRIVER
     .initialized = &driver_ready,
+    .live_objects = &list_live_objects,
 #else
     .initialized = nullptr,
+    .live_objects = nullptr,
 #endif
 };
 

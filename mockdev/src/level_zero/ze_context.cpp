@@ -35,6 +35,7 @@ void add_handle(const void* handle, HandleKind kind) {
   core::keep_forever(handle);
   register_handle(handle);
   objects().kinds[handle] = kind;
+  if (const void* caller = program_call_site()) objects().callers[handle] = caller;
 }
 
 void add_child(_ze_context_handle_t* context, void* object, HandleKind kind) {
@@ -49,6 +50,7 @@ void remove_child(_ze_context_handle_t* context, void* object) {
 void remove_handle(const void* handle) {
   unregister_handle(handle);
   objects().kinds.erase(handle);
+  objects().callers.erase(handle);
 }
 
 bool destroy_orphan(const void* handle, HandleKind kind) {

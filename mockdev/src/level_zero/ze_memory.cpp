@@ -75,6 +75,7 @@ _ze_context_handle_t* context_of(ze_context_handle_t handle) MOCKDEV_ZE_LOCKED {
 std::uint64_t record(_ze_context_handle_t& context, std::uint64_t address, ZeAllocation a)
     MOCKDEV_ZE_LOCKED {
   a.id = objects().next_allocation_id++;
+  a.caller = program_call_site();
   context.allocations[address] = a;
   return address;
 }
@@ -87,7 +88,7 @@ ze_result_t host_backed(_ze_context_handle_t& context, MemKind kind, ZeDevice* d
   void* memory = std::aligned_alloc(align, round_up(bytes, align));
   if (memory == nullptr) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   const auto address = reinterpret_cast<std::uintptr_t>(memory);
-  core::add_pinned(address, bytes, true);
+  core::add_pinned(Api::kLevelZero, address, bytes, true);
   ZeAllocation a;
   a.kind = kind;
   a.bytes = bytes;

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "core/engine_lock.h"
+#include "core/live_object.h"
 #include "core/timeline.h"
 #include "level_zero/ze_state.h"
 
@@ -65,6 +66,7 @@ struct ZeAllocation {
   std::uint64_t tile_bytes = 0;    // charged to the tile, 0 unless `device` is a tile
   std::uint64_t page_bytes = 0;    // pageSize
   bool module_global = false;      // a module's global (ze_kernels.h): zeMemFree refuses it
+  const void* caller = nullptr;    // the program's call that made it (program_call_site)
 };
 
 // A reservation's mapped range and its access (zeVirtualMemGetAccessAttribute).
@@ -241,8 +243,23 @@ struct ObjectsState {
   // Objects of a destroyed context that Intel's driver still lets the caller destroy (Note
   // [Objects after their context]): out of `kinds`, so every other use is refused.
   std::map<const void*, HandleKind> orphans;
+  // The program's call that made each live object, kept while a leak policy is in force
+  // (program_call_site; Note [Leak report] in core/leak_report.h).
+  std::map<const void*, const void*> callers;
 };
 ObjectsState& objects() MOCKDEV_ZE_LOCKED;
+
+// The return address in the program of the Level Zero call now running: the first frame of
+// the calling thread's stack outside the mock and outside the loader and its layers (files
+// named libze_*). Level Zero calls come through the loader's dispatch tables, so the
+// CUDA facade's cheap return address would name the loader; this unwinds the stack instead,
+// so it is done only while a leak policy is in force (nullptr otherwise, or when no frame
+// qualifies). ze_call_site.cpp.
+const void* program_call_site();
+
+// The Level Zero objects and allocations a program made in this process and has not
+// destroyed (the registry row's live_objects hook; Note [Leak report]). ze_call_site.cpp.
+void list_live_objects(core::LiveObjects& out) MOCKDEV_ZE_LOCKED;
 
 // The registry (ze_state.h) plus the kind of each object handle.
 void add_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;

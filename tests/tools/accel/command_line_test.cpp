@@ -155,14 +155,15 @@ TEST(CommandLine, RepeatedOptionIsAnError) {
 // accel run: the words after the first `--` are the program's, unparsed (its own `--` and
 // options included); the settings are taken as written.
 TEST(CommandLine, ParsesRun) {
-  const CommandLine line =
-      parse({"run", "--machine", "8xh100", "--schedule", "random", "--seed", "18446744073709551615",
-             "--races", "fail", "--trace", "t.json", "--", "./app", "--machine", "--", "x"});
+  const CommandLine line = parse({"run", "--machine", "8xh100", "--schedule", "random", "--seed",
+                                  "18446744073709551615", "--races", "fail", "--leaks", "report",
+                                  "--trace", "t.json", "--", "./app", "--machine", "--", "x"});
   EXPECT_EQ(line.command, Command::kRun);
   EXPECT_EQ(line.machine, "8xh100");
   EXPECT_EQ(line.schedule, "random");
   EXPECT_EQ(line.seed, "18446744073709551615");
   EXPECT_EQ(line.races, "fail");
+  EXPECT_EQ(line.leaks, "report");
   EXPECT_EQ(line.trace, "t.json");
   EXPECT_EQ(line.program, (std::vector<std::string>{"./app", "--machine", "--", "x"}));
   const CommandLine plain = parse({"run", "--machine=2xa100", "--", "app"});
@@ -177,6 +178,8 @@ TEST(CommandLine, RunUsageErrorsNameTheValue) {
             "accel: --schedule: expected eager, random, adversarial, got 'fast'" + hint);
   EXPECT_EQ(usage_error({"run", "--machine", "m", "--races", "warn", "--", "a"}),
             "accel: --races: expected off, report, fail, abort, got 'warn'" + hint);
+  EXPECT_EQ(usage_error({"run", "--machine", "m", "--leaks", "abort", "--", "a"}),
+            "accel: --leaks: expected off, report, fail, got 'abort'" + hint);
   EXPECT_EQ(usage_error({"run", "--machine", "m", "--seed", "18446744073709551616", "--", "a"}),
             "accel: --seed: expected a whole number from 0 to 18446744073709551615, got "
             "'18446744073709551616'" +

@@ -339,19 +339,21 @@ TEST(RenderJson, SimulationSettingsWithValueAndDefault) {
       << out.str();
 }
 
-TEST(SimulationInEffect, ReadsTheFourVariables) {
+TEST(SimulationInEffect, ReadsTheFiveVariables) {
   ::setenv("MOCKDEV_SEED", "7", 1);
   ::unsetenv("MOCKDEV_SCHEDULE");
   const std::vector<SimulationSetting> settings = simulation_in_effect();
   ::unsetenv("MOCKDEV_SEED");
-  ASSERT_EQ(settings.size(), 4u);
+  ASSERT_EQ(settings.size(), 5u);
   EXPECT_EQ(settings[0].name, "MOCKDEV_SCHEDULE");
   EXPECT_EQ(settings[0].value, std::nullopt);
   EXPECT_EQ(settings[1].name, "MOCKDEV_SEED");
   EXPECT_EQ(settings[1].value, std::optional<std::string>("7"));
   EXPECT_EQ(settings[2].name, "MOCKDEV_RACES");
-  EXPECT_EQ(settings[3].name, "MOCKDEV_TRACE");
-  EXPECT_EQ(settings[3].default_text, "no trace is written");
+  EXPECT_EQ(settings[3].name, "MOCKDEV_LEAKS");
+  EXPECT_EQ(settings[3].default_text, "no leak report at exit");
+  EXPECT_EQ(settings[4].name, "MOCKDEV_TRACE");
+  EXPECT_EQ(settings[4].default_text, "no trace is written");
 }
 
 // A backend that counted and found no device: one line, not the driver call behind it.

@@ -20,7 +20,10 @@ add_executable(ze_objects_test
   ze_copy_surface_test.cpp
   ze_modules_test.cpp
   ze_virtual_pages_test.cpp
-  ze_ipc_test.cpp)
+  ze_ipc_test.cpp
+  ze_leaks_test.cpp)
+# ze_leaks_test.cpp reads the leak report's list (mockdev/src/core/leak_report.h) directly.
+target_include_directories(ze_objects_test PRIVATE ${PROJECT_SOURCE_DIR}/mockdev/src)
 target_link_libraries(ze_objects_test PRIVATE
   ${ACCEL_ZE_LOADER_LIBRARY} mockdev accel_level_zero_headers GTest::gtest_main
   accel_build_flags)

@@ -32,11 +32,10 @@ std::vector<std::string> names_where(bool (*keep)(const EnvironmentVariable&)) {
 
 TEST(EnvironmentTable, AccelInfoListsTheseVariablesInThisOrder) {
   EXPECT_EQ(names_where([](const EnvironmentVariable& v) { return v.listed; }),
-            (std::vector<std::string>{"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND",
-                                      "ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY",
-                                      "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR",
-                                      "MOCKDEV_MACHINE", "ZE_ENABLE_ALT_DRIVERS",
-                                      "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY"}));
+            (std::vector<std::string>{
+                "CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_CUDA_DRIVER", "ACCEL_NVML_LIBRARY",
+                "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR", "MOCKDEV_MACHINE",
+                "ZE_ENABLE_ALT_DRIVERS", "ZE_AFFINITY_MASK", "ZE_FLAT_DEVICE_HIERARCHY"}));
 }
 
 TEST(EnvironmentTable, TheHelpShowsTheseVariablesInThisOrder) {
@@ -54,13 +53,13 @@ TEST(EnvironmentTable, TheHelpShowsTheseVariablesInThisOrder) {
 }
 
 TEST(EnvironmentTable, EveryTestClearsTheseVariables) {
-  EXPECT_EQ(names_where([](const EnvironmentVariable& v) { return v.cleared; }),
-            (std::vector<std::string>{
-                "CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_CUDA_DRIVER",
-                "ACCEL_NVML_LIBRARY", "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR",
-                "MOCKDEV_MACHINE", "ZE_ENABLE_ALT_DRIVERS", "ZE_AFFINITY_MASK",
-                "ZE_FLAT_DEVICE_HIERARCHY", "MOCKDEV_SCHEDULE", "MOCKDEV_SEED", "MOCKDEV_RACES",
-                "MOCKDEV_TRACE"}));
+  EXPECT_EQ(
+      names_where([](const EnvironmentVariable& v) { return v.cleared; }),
+      (std::vector<std::string>{"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_CUDA_DRIVER",
+                                "ACCEL_NVML_LIBRARY", "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR",
+                                "MOCKDEV_MACHINE", "ZE_ENABLE_ALT_DRIVERS", "ZE_AFFINITY_MASK",
+                                "ZE_FLAT_DEVICE_HIERARCHY", "MOCKDEV_SCHEDULE", "MOCKDEV_SEED",
+                                "MOCKDEV_RACES", "MOCKDEV_LEAKS", "MOCKDEV_TRACE"}));
 }
 
 // CMake reads the .def file with its own parser (cmake/environment_variables.cmake): both
@@ -84,11 +83,10 @@ TEST(EnvironmentTable, TheSimulatedHardwareSetsTheseVariables) {
                     std::string(variable.mock));
     }
   }
-  EXPECT_EQ(set, (std::vector<std::string>{"ACCEL_BACKEND runtime backend",
-                                           "ACCEL_CUDA_DRIVER cuda mockdev_cuda",
-                                           "ACCEL_NVML_LIBRARY cuda mockdev_nvml",
-                                           "MOCKDEV_MACHINE mockdev machine",
-                                           "ZE_ENABLE_ALT_DRIVERS xpu mockdev_level_zero"}));
+  EXPECT_EQ(set, (std::vector<std::string>{
+                     "ACCEL_BACKEND runtime backend", "ACCEL_CUDA_DRIVER cuda mockdev_cuda",
+                     "ACCEL_NVML_LIBRARY cuda mockdev_nvml", "MOCKDEV_MACHINE mockdev machine",
+                     "ZE_ENABLE_ALT_DRIVERS xpu mockdev_level_zero"}));
 }
 
 TEST(EnvironmentTable, EveryMeaningIsOneLine) {

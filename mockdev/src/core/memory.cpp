@@ -8,6 +8,7 @@
 #include "core/memory_state.h"
 #include "core/pinned_host.h"
 #include "core/race_call_site.h"
+#include "core/timeline.h"
 
 namespace mockdev::core {
 namespace detail {
@@ -59,10 +60,19 @@ bool admit(MemoryState& m, int device, std::uint64_t requested, std::uint64_t ro
   return d.used() <= d.capacity && rounded <= d.capacity - d.used();
 }
 
+void memory_changed(MemoryState& m, int device) {
+  const std::uint64_t used = m.devices[static_cast<std::size_t>(device)].used();
+  const auto& observers = engine().observers;
+  if (observers.empty()) return;
+  const std::uint64_t now = host_time_ns();
+  for (const auto& o : observers) o->on_memory(device, used, now);
+}
+
 void charge(MemoryState& m, int device, std::uint64_t bytes) {
   DeviceMemory& d = m.devices[static_cast<std::size_t>(device)];
   d.allocation_bytes += bytes;
   d.peak = std::max(d.peak, d.used());
+  memory_changed(m, device);
 }
 
 void drop_pages(MemoryState& m, std::uint64_t base, std::uint64_t bytes) {
@@ -333,8 +343,10 @@ void free_block(MemoryState& m, std::uint64_t address, std::uint64_t granule) {
   g->second.blocks.erase(address - granule);
   if (!g->second.blocks.empty()) return;
   detail::drop_pages(m, granule, g->second.bytes);
-  m.devices[static_cast<std::size_t>(g->second.device)].allocation_bytes -= g->second.bytes;
+  const int device = g->second.device;
+  m.devices[static_cast<std::size_t>(device)].allocation_bytes -= g->second.bytes;
   m.granules.erase(g);
+  detail::memory_changed(m, device);
 }
 
 }  // namespace
@@ -344,12 +356,13 @@ bool free_allocation(std::uint64_t address) {
   auto it = m.allocations.find(address);
   if (it == m.allocations.end()) return false;
   const std::uint64_t granule = it->second.granule;
+  const int device = it->second.device;
   if (granule == 0) {
     detail::drop_pages(m, it->first, it->second.bytes);
-    m.devices[static_cast<std::size_t>(it->second.device)].allocation_bytes -=
-        it->second.accounted_bytes;
+    m.devices[static_cast<std::size_t>(device)].allocation_bytes -= it->second.accounted_bytes;
   }
   m.allocations.erase(it);
+  if (granule == 0) detail::memory_changed(m, device);
   if (granule != 0) free_block(m, address, granule);
   return true;
 }
@@ -378,6 +391,7 @@ void free_device_allocations(Api owner, int device, std::uint64_t context) {
       ++it;
     }
   }
+  detail::memory_changed(m, device);
 }
 
 void release_context_memory(Api owner, int device) {
@@ -411,12 +425,15 @@ bool take_context_reserve(int device) {
   if (d.used() > d.capacity || d.context_reserve > d.capacity - d.used()) return false;
   d.reserve_bytes += d.context_reserve;
   d.peak = std::max(d.peak, d.used());
+  if (d.context_reserve != 0) detail::memory_changed(memory(), device);
   return true;
 }
 
 void return_context_reserve(int device) {
   DeviceMemory& d = memory().devices.at(static_cast<std::size_t>(device));
+  const std::uint64_t before = d.reserve_bytes;
   d.reserve_bytes -= std::min(d.reserve_bytes, d.context_reserve);
+  if (d.reserve_bytes != before) detail::memory_changed(memory(), device);
 }
 
 DeviceMemoryReport memory_report(int device) {

@@ -66,6 +66,9 @@ inline std::uint64_t round_up(std::uint64_t bytes, std::uint64_t granularity) {
 // Whether a new allocation of `requested` bytes (`rounded` as accounted) may be made on
 // `device`: counts the attempt against the faults, then checks capacity. False = OOM.
 bool admit(MemoryState& m, int device, std::uint64_t requested, std::uint64_t rounded);
+// Tells the observers (OpObserver::on_memory) the bytes now in use on `device`: every change
+// of a device's allocation or reserve bytes calls it.
+void memory_changed(MemoryState& m, int device) MOCKDEV_REQUIRES(g_engine_mutex);
 // Adds `bytes` to the device's allocation bytes and moves the peak.
 void charge(MemoryState& m, int device, std::uint64_t bytes);
 // Drops the backing pages wholly inside [base, base + bytes) (Note [Lazy backing]).

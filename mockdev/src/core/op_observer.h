@@ -72,7 +72,7 @@ struct OpRecord {
   OpId id = 0;
   std::uint64_t queue = 0;  // QueueInfo::id
   OpKind kind = OpKind::kBarrier;
-  std::string name;         // "cuMemcpyHtoDAsync_v2", "kernel saxpy", "host function"
+  std::string name;  // "cuMemcpyHtoDAsync_v2", "kernel saxpy", "host function"
   std::vector<AccessRange> reads;
   std::vector<AccessRange> writes;
   bool unknown_accesses = false;  // a kernel launched but never registered
@@ -82,13 +82,15 @@ struct OpRecord {
   // The return address of the driver entry point that enqueued it, in the program (null
   // when unknown): Note [Call sites of operations] in core/race_call_site.h.
   const void* caller = nullptr;
+  std::uint64_t host_ns = 0;      // the host's virtual clock when it was enqueued
+  std::uint64_t host_thread = 0;  // the enqueuing thread's id (gettid); 0 when not known
 };
 
 // A data race: two operations of different queues, at least one writing, overlapping ranges,
 // neither ordered before the other.
 struct RaceReport {
-  OpId first = 0;   // the earlier enqueued
-  OpId second = 0;  // the one whose enqueue revealed the race
+  OpId first = 0;           // the earlier enqueued
+  OpId second = 0;          // the one whose enqueue revealed the race
   std::uint64_t begin = 0;  // the overlapping range
   std::uint64_t bytes = 0;
   std::string text;  // the whole report, as printed on stderr
@@ -108,6 +110,13 @@ class OpObserver {
   virtual void on_host_wait(OpId op, std::uint64_t host_epoch) = 0;
   // An event recorded by `record` was waited on by `wait` (a flow arrow in the trace).
   virtual void on_event_flow(OpId record, OpId wait) = 0;
+  // The device memory in use on physical `device` changed to `used_bytes` (allocations and
+  // context reserves: core/memory.h) at host virtual time `host_ns`. Most observers ignore it.
+  virtual void on_memory(int device, std::uint64_t used_bytes, std::uint64_t host_ns) {
+    (void)device;
+    (void)used_bytes;
+    (void)host_ns;
+  }
   // Called once when the machine is replaced or the process is about to exit.
   virtual void flush() = 0;
 };

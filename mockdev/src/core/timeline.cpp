@@ -3,6 +3,8 @@
 
 #include "core/timeline.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -173,6 +175,8 @@ void announce(TimelineState& t, const Op& op, const OpDesc& desc, std::span<cons
   r.deps.assign(deps.begin(), deps.end());
   r.host_epoch = t.host_epoch;
   r.caller = current_caller();  // only here: no observer, no cost
+  r.host_ns = t.host_ns;
+  r.host_thread = static_cast<std::uint64_t>(gettid());
   for (auto& o : observers()) o->on_enqueue(r);
 }
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -169,6 +170,9 @@ class TraceWriter final : public TraceObserver {
     slice.caller = record.caller;
     slice.kind = record.kind;
     slice.enqueued = true;
+    if (record.host_thread != 0) {  // 0: a record that does not say (observer tests)
+      host_calls_.push_back(HostCall{record.id, record.host_ns, record.host_thread});
+    }
     if (tracks_.count(record.queue) == 0) {
       const auto idle = idle_queues_.find(record.queue);
       if (idle != idle_queues_.end()) {
@@ -219,7 +223,20 @@ class TraceWriter final : public TraceObserver {
     file_.close();  // abort() follows: a FIFO's reader gets a whole document
   }
 
+  void on_memory(int device, std::uint64_t used_bytes, std::uint64_t host_ns) override {
+    auto [last, inserted] = memory_in_use_.try_emplace(device, used_bytes);
+    if (!inserted && last->second == used_bytes) return;
+    last->second = used_bytes;
+    const int pid = process_of(device);  // before this event: it may write the process
+    std::string& out = begin_event();
+    out += "{\"name\":\"driver memory in use\",\"cat\":\"memory\",\"ph\":\"C\",\"pid\":" +
+           std::to_string(pid) + ",\"ts\":";
+    append_us(out, host_ns);
+    out += ",\"args\":{\"bytes\":" + std::to_string(used_bytes) + "}}";
+  }
+
   void flush() override {
+    render_host_calls();
     render_flows();
     render_races();
     file_.append(pending_);
@@ -227,26 +244,73 @@ class TraceWriter final : public TraceObserver {
   }
 
  private:
-  void add_track(std::uint64_t queue, int device, const std::string& label) {
+  // The trace process of `device` (kHostProcess: the host's), written when first needed.
+  int process_of(int device) {
     auto process = processes_.find(device);
-    if (process == processes_.end()) {
-      const int pid = file_.next_process_id();
-      process = processes_.emplace(device, pid).first;
-      std::string name = "dev" + std::to_string(device);
-      if (device >= 0 && static_cast<std::size_t>(device) < machine_.devices.size()) {
-        name += ": " + machine_.devices[static_cast<std::size_t>(device)].name;
-      }
-      name += " (" + machine_.name + ")";
-      std::string& out = begin_event();
-      out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
-             ",\"args\":{\"name\":";
-      append_json_string(out, name);
-      out += "}}";
-      begin_event() +=
-          "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
-          ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
+    if (process != processes_.end()) return process->second;
+    const int pid = file_.next_process_id();
+    processes_.emplace(device, pid);
+    std::string name =
+        device == kHostProcess ? std::string("host") : "dev" + std::to_string(device);
+    if (device >= 0 && static_cast<std::size_t>(device) < machine_.devices.size()) {
+      name += ": " + machine_.devices[static_cast<std::size_t>(device)].name;
     }
-    const Track track{process->second, queue};
+    name += " (" + machine_.name + ")";
+    std::string& out = begin_event();
+    out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+           ",\"args\":{\"name\":";
+    append_json_string(out, name);
+    out += "}}";
+    begin_event() +=
+        "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+        ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
+    return pid;
+  }
+
+  // Note [Host calls in the trace]
+  // Each driver call that enqueued an operation is an instant event ("i", thread scope) on
+  // the track of the host thread that made it (named by its OS thread id; the process's
+  // first thread is "(main)"), in a "host" process, at the host's virtual clock when it was
+  // made, named by the entry point, its op id (the device slice's), its queue and call site
+  // in args. An instant, not a slice: the virtual host clock moves only when the host waits,
+  // so a call has no duration of its own to draw, and
+  // the calls between two waits share one timestamp, in call order (Note [Virtual time] in
+  // core/timeline.h).
+  void render_host_calls() {
+    for (const HostCall& call : host_calls_) {
+      const Slice& slice = slices_[call.op];
+      const int pid = process_of(kHostProcess);
+      if (host_threads_.insert(call.thread).second) {
+        std::string& meta = begin_event();
+        meta += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+                ",\"tid\":" + std::to_string(call.thread) + ",\"args\":{\"name\":";
+        std::string name = "host thread " + std::to_string(call.thread);
+        if (call.thread == static_cast<std::uint64_t>(getpid())) name += " (main)";
+        append_json_string(meta, name);
+        meta += "}}";
+      }
+      std::string& out = begin_event();
+      out += "{\"name\":";
+      append_json_string(out, names_.get(slice.name));
+      out += ",\"cat\":\"host call\",\"ph\":\"i\",\"s\":\"t\",\"pid\":" + std::to_string(pid) +
+             ",\"tid\":" + std::to_string(call.thread) + ",\"ts\":";
+      append_us(out, call.host_ns);
+      out += ",\"args\":{\"op\":" + std::to_string(call.op) + ",\"queue\":";
+      append_json_string(out, track_labels_.at(slice.queue));
+      const std::string site =
+          slice.site != 0 ? std::string(sites_.get(slice.site)) : describe_call_site(slice.caller);
+      if (!site.empty()) {
+        out += ",\"call_site\":";
+        append_json_string(out, site);
+      }
+      out += "}}";
+    }
+    host_calls_.clear();
+  }
+
+  void add_track(std::uint64_t queue, int device, const std::string& label) {
+    const Track track{process_of(device), queue};
+    track_labels_.emplace(queue, label);
     tracks_.emplace(queue, track);
     std::string& out = begin_event();
     out += "{\"name\":\"thread_name\",\"ph\":\"M\",";
@@ -332,6 +396,17 @@ class TraceWriter final : public TraceObserver {
   std::vector<control::Race> races_;
   std::uint64_t latest_ns_ = 0;
   std::string pending_;  // rendered events since the last flush
+  // Host calls (Note [Host calls in the trace]), rendered at the next flush.
+  static constexpr int kHostProcess = -1;  // processes_'s key of the host process
+  struct HostCall {
+    OpId op = 0;
+    std::uint64_t host_ns = 0;
+    std::uint64_t thread = 0;
+  };
+  std::vector<HostCall> host_calls_;
+  std::set<std::uint64_t> host_threads_;                         // threads whose track is named
+  std::unordered_map<std::uint64_t, std::string> track_labels_;  // queue -> its track's name
+  std::map<int, std::uint64_t> memory_in_use_;  // device -> the last counter value written
 };
 
 void flush_at_exit() {

@@ -12,7 +12,10 @@
 // operation's caller, Note [Call sites of operations] in core/race_call_site.h), every event record
 // -> wait a flow arrow ("s" at the record, "f" binding to the enclosing wait slice, one id per
 // arrow), every race an instant event ("i", thread scope) on both operations' tracks at their
-// start, its report in args. An operation that never completed has no slice (a race mark on it sits
+// start, its report in args. Each device's process also holds a counter ("C") "driver memory
+// in use", the device's allocated and reserved bytes (core/memory.h) at each change, on the
+// host's virtual clock. A "host" process holds one track per host thread that enqueued work,
+// each call an instant event (Note [Host calls in the trace] in trace_writer.cpp). An operation that never completed has no slice (a race mark on it sits
 // at the machine's last completion time). Opening: the path is opened once, when the engine starts,
 // through accel::common::open_for_writing (Note [Bounded readers]), which never blocks. A FIFO
 // nobody reads, a directory or a socket is a setting that does not work, so the simulated

@@ -15,8 +15,10 @@ namespace {
 // Frees `h` (released and unmapped): its bytes and its share of the device's memory.
 void free_handle(MemoryState& m, std::map<std::uint64_t, PhysicalMemory>::iterator h) {
   detail::drop_pages(m, h->second.physical, h->second.bytes);
-  m.devices[static_cast<std::size_t>(h->second.device)].allocation_bytes -= h->second.bytes;
+  const int device = h->second.device;
+  m.devices[static_cast<std::size_t>(device)].allocation_bytes -= h->second.bytes;
   m.handles.erase(h);
+  detail::memory_changed(m, device);
 }
 
 // The mappings [base, base + bytes) covers, when they are whole and adjacent; first and end.

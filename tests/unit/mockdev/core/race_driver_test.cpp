@@ -1,12 +1,17 @@
 // The race detector and the timeline trace under the simulated driver: programs written
 // against the CUDA driver API, racy and correctly synchronised, under every schedule.
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "mockdev/races.h"
 #include "stream_test.h"
@@ -152,11 +157,14 @@ TEST_F(StreamTest, TheTraceOfADriverProgram) {
   const CUdeviceptr d = alloc(1 << 20);
   CUevent e = nullptr;
   ASSERT_EQ(cu().cuEventCreate(&e, 0), CUDA_SUCCESS);
+  const int first_line = __LINE__ + 1;
   ASSERT_EQ(cu().cuMemsetD8Async(d, 1, 1 << 20, a), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuEventRecord(e, a), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuStreamWaitEvent(b, e, 0), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuMemsetD8Async(d, 2, 1 << 20, b), CUDA_SUCCESS);
   ASSERT_EQ(cu().cuCtxSynchronize(), CUDA_SUCCESS);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cu().cuMemGetInfo_v2(&free_bytes, &total_bytes), CUDA_SUCCESS);
   control::reset(load_machine("1xa100"));  // flushes the trace of the machine above
   std::ifstream in(path);
   std::stringstream text;
@@ -165,9 +173,12 @@ TEST_F(StreamTest, TheTraceOfADriverProgram) {
   std::map<std::string, int> slices;
   std::map<std::string, std::string> thread_names;  // "pid/tid" -> label
   int flow_starts = 0, flow_ends = 0;
+  std::vector<nlohmann::json> host_calls, counters;
   for (const auto& event : trace["traceEvents"]) {
     const std::string ph = event["ph"];
     if (ph == "X") ++slices[event["name"].get<std::string>()];
+    if (ph == "i" && event["cat"] == "host call") host_calls.push_back(event);
+    if (ph == "C") counters.push_back(event);
     if (ph == "s") ++flow_starts;
     if (ph == "f") ++flow_ends;
     if (ph == "M" && event["name"] == "thread_name") {
@@ -185,6 +196,34 @@ TEST_F(StreamTest, TheTraceOfADriverProgram) {
   // Tracks are named by the program's handle, then the label (Note [Timeline trace]).
   EXPECT_TRUE(labels.count(handle_of(a) + ": dev0/stream 1 (non-blocking)")) << text.str();
   EXPECT_TRUE(labels.count(handle_of(b) + ": dev0/stream 2 (non-blocking)")) << text.str();
+  // The host's calls that enqueued work, on the calling thread's track, in call order, each
+  // naming its op, queue and call site (Note [Host calls in the trace]).
+  const std::string main_thread = "host thread " + std::to_string(getpid()) + " (main)";
+  EXPECT_TRUE(labels.count(main_thread)) << text.str();
+  ASSERT_EQ(host_calls.size(), 4u) << text.str();
+  const char* names[] = {"cuMemsetD8Async", "cuEventRecord", "cuStreamWaitEvent",
+                         "cuMemsetD8Async"};
+  const CUstream queues[] = {a, a, b, b};
+  const bool symbolised = std::system("addr2line --version >/dev/null 2>&1") == 0;
+  for (std::size_t i = 0; i < host_calls.size(); ++i) {
+    const nlohmann::json& call = host_calls[i];
+    EXPECT_EQ(call["name"], names[i]);
+    EXPECT_EQ(call["tid"].get<long>(), static_cast<long>(getpid()));
+    EXPECT_EQ(call["args"]["queue"].get<std::string>().rfind(handle_of(queues[i]) + ": ", 0), 0u)
+        << call;
+    if (symbolised) {
+      const std::string site = call["args"]["call_site"];
+      EXPECT_NE(site.find("race_driver_test.cpp:" +
+                          std::to_string(first_line + static_cast<int>(i)) + " "),
+                std::string::npos)
+          << site;
+    }
+  }
+  // The driver's memory in use on the device, a counter that moves with each allocation; its
+  // last value is what cuMemGetInfo said.
+  ASSERT_FALSE(counters.empty()) << text.str();
+  EXPECT_EQ(counters.back()["name"], "driver memory in use");
+  EXPECT_EQ(counters.back()["args"]["bytes"].get<std::uint64_t>(), total_bytes - free_bytes);
   unsetenv("MOCKDEV_TRACE");
   std::remove(path.c_str());
 }

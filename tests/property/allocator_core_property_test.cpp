@@ -40,7 +40,6 @@ bool core_is_written() {
 
 void run_property(const char* name, bool expandable, bool with_limits) {
   if (!core_is_written()) GTEST_SKIP() << "the device allocator core is not written yet";
-  device_model::apply_property_scale();
   CoreCoverage coverage;
   const bool ok = rc::check(std::string("device allocator core, ") + name, [&] {
     const Settings settings = *gen_settings(expandable, with_limits);

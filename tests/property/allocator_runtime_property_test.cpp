@@ -30,7 +30,6 @@ void run_property(const char* name, bool expandable) {
       << "this test runs on the simulated 2xa100 machine (ctest sets MOCKDEV_MACHINE)";
   const Driver driver = load_driver();
   ASSERT_TRUE(driver.error.empty()) << driver.error;
-  device_model::apply_property_scale();
   RuntimeCoverage coverage;
   const bool ok = rc::check(std::string("device allocator through the public API, ") + name, [&] {
     const Program program = *gen_program(kLimits);

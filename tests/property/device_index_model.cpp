@@ -269,36 +269,6 @@ std::string ScenarioRecorder::write(const std::string& description) const {
   return out ? std::filesystem::absolute(path).lexically_normal().string() : std::string();
 }
 
-int apply_property_scale() {
-  static const int factor = [] {
-    const char* value = std::getenv("ACCEL_PROPERTY_SCALE");
-    if (value == nullptr || value[0] == '\0') return 1;
-    char* end = nullptr;
-    const long k = std::strtol(value, &end, 10);
-    if (*end != '\0' || k < 1 || k > 1000) {
-      std::cerr << "[ property ] ACCEL_PROPERTY_SCALE='" << value
-                << "' ignored: expected an integer from 1 to 1000" << std::endl;
-      return 1;
-    }
-    // rapidcheck reads RC_PARAMS once, at its first use; rewrite max_success before that.
-    std::string params = std::getenv("RC_PARAMS") ? std::getenv("RC_PARAMS") : "";
-    long base = 100;  // rapidcheck's default
-    const std::string key = "max_success=";
-    const std::size_t at = params.find(key);
-    if (at != std::string::npos) {
-      const std::size_t end_at = params.find(' ', at);
-      base = std::strtol(params.c_str() + at + key.size(), nullptr, 10);
-      params.erase(at, end_at == std::string::npos ? std::string::npos : end_at - at);
-    }
-    params += (params.empty() || params.back() == ' ' ? "" : " ") + key + std::to_string(base * k);
-    setenv("RC_PARAMS", params.c_str(), 1);
-    std::cout << "[ property ] ACCEL_PROPERTY_SCALE=" << k << ": max_success " << base << " x "
-              << k << " = " << base * k << std::endl;
-    return static_cast<int>(k);
-  }();
-  return factor;
-}
-
 Sut::~Sut() {
   for (int t = 0; t < kThreads; ++t) {
     auto& guards = guards_[t];
@@ -317,7 +287,6 @@ std::array<int, kThreads> Sut::current_indices() {
 }
 
 bool check_device_index_programs(const char* description, Coverage& coverage) {
-  apply_property_scale();
   std::array<WorkerThread, kThreads> workers;
   ScenarioRecorder recorder;
   const bool ok = rc::check(description, [&] {

@@ -94,11 +94,6 @@ class Sut {
   ScenarioRecorder& recorder_;
 };
 
-// Note [Property scale]: ACCEL_PROPERTY_SCALE=K (1 to 1000) multiplies rapidcheck's
-// max_success (RC_PARAMS, default 100) for long nightly campaigns; unset, ci/test's 1,000
-// programs stay as they are. Applied once per process, before rapidcheck reads RC_PARAMS.
-// Returns the factor; a malformed value is reported and ignored (factor 1).
-int apply_property_scale();
 
 // Generates and runs random programs (rapidcheck state machine) until rapidcheck's
 // configured max_success; returns whether every program matched the model. On a failure,

@@ -5,12 +5,15 @@
 # names the file), so every entry point it resolves at init and every call of its tests
 # goes to the simulation. The tests to run are listed in tests.txt, one unittest id per
 # line ('#' starts a comment); the run passes when every listed test passes.
-#   run_numba_tests.sh <simulated libcuda.so.1> <tests.txt>
+#   run_numba_tests.sh <simulated libcuda.so.1> <tests.txt> [<sanitizer runtime to preload>]
+# The third argument, given by sanitizer builds, is preloaded into Python alone (not into
+# this script's bash, which a preloaded ThreadSanitizer runtime kills at start).
 # Exit status 77 (ctest: skipped) when Numba is not installed, so the test never passes
 # silently where it could not run.
 set -uo pipefail
 driver="$1"
 list="$2"
+preload="${3:-}"
 python=/usr/bin/python3
 if ! "${python}" -c 'import numba.cuda' >/dev/null 2>&1; then
   echo "clients.numba_cudadrv: NOT RUN: Numba is not installed (Debian: python3-numba)"
@@ -22,4 +25,7 @@ if (( ${#tests[@]} == 0 )); then
   exit 1
 fi
 export NUMBA_CUDA_DRIVER="${driver}"
+if [[ -n "${preload}" ]]; then
+  exec env LD_PRELOAD="${preload}" "${python}" -m numba.runtests -v "${tests[@]}"
+fi
 exec "${python}" -m numba.runtests -v "${tests[@]}"

@@ -50,12 +50,21 @@ std::atomic<pid_t> g_reported_pid{0};
 
 // The engine lock, waited for at most about a second (another thread may be stuck holding
 // it while the process exits); false when it was not had.
-bool lock_engine_bounded() MOCKDEV_NO_THREAD_SAFETY_ANALYSIS {
+bool lock_engine_bounded() MOCKDEV_TRY_ACQUIRE(true, g_engine_mutex) {
   for (int attempt = 0; attempt < 200; ++attempt) {
     if (g_engine_mutex.try_lock()) return true;
     usleep(5000);
   }
   return false;
+}
+
+// The report's text for this process (engine lock held), or "" when no API was initialised
+// here: nothing to report on.
+std::string report_text(LeakPolicy policy, std::uint64_t& live) MOCKDEV_REQUIRES(g_engine_mutex) {
+  if (!driver_used_here()) return "";
+  const LiveObjects objects = live_objects();
+  live = objects.size();
+  return leak_report_text(objects, policy);
 }
 
 }  // namespace
@@ -159,20 +168,19 @@ std::uint64_t report_leaks_once(std::FILE* out) noexcept {
       std::fflush(out);
       return policy == LeakPolicy::kFail ? 1 : 0;
     }
-    LiveObjects objects;
-    bool used = false;
+    std::uint64_t live = 0;
+    std::string text;
     try {
-      used = driver_used_here();
-      if (used) objects = live_objects();
+      text = report_text(policy, live);
     } catch (...) {
       g_engine_mutex.unlock();
       throw;
     }
     g_engine_mutex.unlock();
-    if (!used) return 0;  // nothing to report on: no API was initialised in this process
-    std::fputs(leak_report_text(objects, policy).c_str(), out);
+    if (text.empty()) return 0;  // nothing to report on: no API was initialised in this process
+    std::fputs(text.c_str(), out);
     std::fflush(out);
-    return policy == LeakPolicy::kFail ? objects.size() : 0;
+    return policy == LeakPolicy::kFail ? live : 0;
   } catch (...) {
     std::fputs("mockdev: leak report failed: out of memory\n", out);
     std::fflush(out);

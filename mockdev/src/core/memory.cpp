@@ -337,7 +337,8 @@ std::uint64_t backed_bytes() { return memory().pages.size() * kPageBytes; }
 namespace {
 
 // Frees the block at `address` of granule `granule`, and the granule once it is empty.
-void free_block(MemoryState& m, std::uint64_t address, std::uint64_t granule) {
+void free_block(MemoryState& m, std::uint64_t address, std::uint64_t granule)
+    MOCKDEV_REQUIRES(g_engine_mutex) {
   auto g = m.granules.find(granule);
   if (g == m.granules.end()) return;
   g->second.blocks.erase(address - granule);

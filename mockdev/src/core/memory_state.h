@@ -70,10 +70,10 @@ bool admit(MemoryState& m, int device, std::uint64_t requested, std::uint64_t ro
 // of a device's allocation or reserve bytes calls it.
 void memory_changed(MemoryState& m, int device) MOCKDEV_REQUIRES(g_engine_mutex);
 // Adds `bytes` to the device's allocation bytes and moves the peak.
-void charge(MemoryState& m, int device, std::uint64_t bytes);
+void charge(MemoryState& m, int device, std::uint64_t bytes) MOCKDEV_REQUIRES(g_engine_mutex);
 // Drops the backing pages wholly inside [base, base + bytes) (Note [Lazy backing]).
 void drop_pages(MemoryState& m, std::uint64_t base, std::uint64_t bytes);
 // Frees the handles whose owning context was on `owner_device`, with their mappings.
-void free_context_handles(MemoryState& m, int owner_device);
+void free_context_handles(MemoryState& m, int owner_device) MOCKDEV_REQUIRES(g_engine_mutex);
 
 }  // namespace mockdev::core::detail

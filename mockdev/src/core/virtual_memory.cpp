@@ -13,7 +13,8 @@ using detail::MemoryState;
 namespace {
 
 // Frees `h` (released and unmapped): its bytes and its share of the device's memory.
-void free_handle(MemoryState& m, std::map<std::uint64_t, PhysicalMemory>::iterator h) {
+void free_handle(MemoryState& m, std::map<std::uint64_t, PhysicalMemory>::iterator h)
+    MOCKDEV_REQUIRES(g_engine_mutex) {
   detail::drop_pages(m, h->second.physical, h->second.bytes);
   const int device = h->second.device;
   m.devices[static_cast<std::size_t>(device)].allocation_bytes -= h->second.bytes;

@@ -198,12 +198,18 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
+// Note [One event per line]
+// Each segment (with its blocks) and each history entry starts a line of its own, so a tool
+// that reads the file back names a line that means something: accel-replay's errors say
+// "<file>:<line>: device_traces[0][17].size: ..." at the entry itself, and a text diff of two
+// snapshots shows whole events. Nothing else holds a newline (strings are escaped), so the
+// snapshot with no segment and no entry is the one-line document it always was.
 std::string snapshot_to_json(const MemorySnapshot& snapshot) {
   std::string out = "{";
   key(out, "segments");
   out += '[';
   for (std::size_t i = 0; i < snapshot.segments.size(); ++i) {
-    if (i != 0) out += ',';
+    out += i != 0 ? ",\n" : "\n";
     append_segment(out, snapshot.segments[i]);
   }
   out += "],";
@@ -214,7 +220,7 @@ std::string snapshot_to_json(const MemorySnapshot& snapshot) {
     out += '[';
     const auto& trace = snapshot.device_traces[d];
     for (std::size_t i = 0; i < trace.size(); ++i) {
-      if (i != 0) out += ',';
+      out += i != 0 ? ",\n" : "\n";
       append_trace_entry(out, trace[i]);
     }
     out += ']';

@@ -42,6 +42,11 @@ TEST(SnapshotCompat, ReadsWhatTheRuntimeWrites) {
   EXPECT_EQ(trace.events[1].stream, 1u);
   EXPECT_EQ(trace.events[2].kind, TraceEvent::Kind::kFree);
   EXPECT_EQ(trace.events[2].id, 1u);
+  // One event per line (Note [One event per line]): line 1 opens the segments, line 2 is the
+  // segment, the entries start on line 3, so each event names its entry's own line.
+  EXPECT_EQ(trace.events[0].line, 4u);
+  EXPECT_EQ(trace.events[1].line, 6u);
+  EXPECT_EQ(trace.events[2].line, 7u);  // the free_requested
 }
 
 // A snapshot in the shape PyTorch's writer gives it (keys in its order, one entry per line

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "accel/memory.h"
@@ -64,6 +65,37 @@ MemorySnapshot sample() {
 TEST(SnapshotJson, AnEmptySnapshotIsEmptyLists) {
   EXPECT_EQ(memory_snapshot_json(MemorySnapshot{}),
             R"({"segments":[],"device_traces":[],"external_annotations":[]})");
+}
+
+// Note [One event per line]: every segment and every history entry opens a line, so a reader's
+// line numbers name events.
+TEST(SnapshotJson, EachSegmentAndEntryIsALineOfItsOwn) {
+  const std::string text = memory_snapshot_json(sample());
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t end = text.find('\n'); end != std::string::npos; end = text.find('\n', start)) {
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  lines.push_back(text.substr(start));
+  const auto starts = [](const std::string& line, std::string_view head) {
+    return line.rfind(head, 0) == 0;
+  };
+  const auto ends = [](const std::string& line, std::string_view tail) {
+    return line.size() >= tail.size() &&
+           line.compare(line.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  ASSERT_EQ(lines.size(), 6u) << text;  // the header, two segments, three entries
+  EXPECT_EQ(lines[0], R"({"segments":[)");
+  EXPECT_TRUE(starts(lines[1], R"({"device":1,)") && ends(lines[1], "}]},")) << lines[1];
+  EXPECT_TRUE(starts(lines[2], R"({"device":2,)") && ends(lines[2], R"(]}],"device_traces":[[],[)"))
+      << lines[2];
+  EXPECT_TRUE(starts(lines[3], R"({"action":"segment_alloc",)") && ends(lines[3], "},"))
+      << lines[3];
+  EXPECT_TRUE(starts(lines[4], R"({"action":"alloc",)") && ends(lines[4], "}],[")) << lines[4];
+  EXPECT_TRUE(starts(lines[5], R"({"action":"oom",)") &&
+              ends(lines[5], R"(}]],"external_annotations":[]})"))
+      << lines[5];
 }
 
 TEST(SnapshotJson, ValuesReadBackExactly) {
@@ -128,11 +160,14 @@ TEST(SnapshotJson, KeysAreWrittenInAFixedOrder) {
   snapshot.segments[0].blocks.push_back(BlockSnapshot{16, 32, 8, "inactive", {{"f", 1, "g"}}});
   snapshot.device_traces = {{TraceEntry{"free_completed", 16, 32, 0, 9, {}}}};
   EXPECT_EQ(memory_snapshot_json(snapshot),
-            R"({"segments":[{"device":0,"address":0,"total_size":0,"allocated_size":0,)"
+            "{\"segments\":[\n"  // Note [One event per line]
+            R"({"device":0,"address":0,"total_size":0,"allocated_size":0,)"
             R"("active_size":0,"requested_size":0,"stream":0,"segment_type":"large",)"
             R"("segment_pool_id":[0,0],"is_expandable":false,"frames":[],"blocks":[{"address":16,)"
             R"("size":32,"requested_size":8,"state":"inactive","frames":[{"filename":"f",)"
-            R"("line":1,"name":"g"}]}]}],"device_traces":[[{"action":"free_completed",)"
+            R"("line":1,"name":"g"}]}]}],"device_traces":[[)"
+            "\n"
+            R"({"action":"free_completed",)"
             R"("addr":16,"size":32,"stream":0,"compile_context":"N/A","user_metadata":"",)"
             R"("time_us":9}]],"external_annotations":[]})");
   EXPECT_EQ(memory_snapshot_json(sample()), memory_snapshot_json(sample()));

@@ -160,6 +160,19 @@ namespace {
 
 using namespace detail;  // NOLINT: the timeline's own helpers
 
+// The calling thread's OS id, cached per thread: a gettid() system call per operation would sit
+// on the op path (Note [Op path cost]). Recomputed in a forked child, whose thread has a new id.
+std::uint64_t this_thread_id() {
+  thread_local pid_t cached_pid = 0;
+  thread_local pid_t cached_tid = 0;
+  const pid_t pid = current_pid();
+  if (cached_pid != pid) {
+    cached_pid = pid;
+    cached_tid = gettid();
+  }
+  return static_cast<std::uint64_t>(cached_tid);
+}
+
 void announce(TimelineState& t, const Op& op, const OpDesc& desc, std::span<const OpId> deps)
     MOCKDEV_REQUIRES(g_engine_mutex) {
   OpRecord r;
@@ -176,7 +189,7 @@ void announce(TimelineState& t, const Op& op, const OpDesc& desc, std::span<cons
   r.host_epoch = t.host_epoch;
   r.caller = current_caller();  // only here: no observer, no cost
   r.host_ns = t.host_ns;
-  r.host_thread = static_cast<std::uint64_t>(gettid());
+  r.host_thread = this_thread_id();
   for (auto& o : observers()) o->on_enqueue(r);
 }
 

@@ -203,8 +203,7 @@ class TraceWriter final : public TraceObserver {
     out += ",\"dur\":";
     append_us(out, slice.end_ns - slice.start_ns);
     out += ",\"args\":{\"op\":" + std::to_string(op);
-    const std::string site =
-        slice.site != 0 ? std::string(sites_.get(slice.site)) : describe_call_site(slice.caller);
+    const std::string site = site_of(slice);
     if (!site.empty()) {
       out += ",\"call_site\":";
       append_json_string(out, site);
@@ -297,8 +296,7 @@ class TraceWriter final : public TraceObserver {
       append_us(out, call.host_ns);
       out += ",\"args\":{\"op\":" + std::to_string(call.op) + ",\"queue\":";
       append_json_string(out, track_labels_.at(slice.queue));
-      const std::string site =
-          slice.site != 0 ? std::string(sites_.get(slice.site)) : describe_call_site(slice.caller);
+      const std::string site = site_of(slice);
       if (!site.empty()) {
         out += ",\"call_site\":";
         append_json_string(out, site);
@@ -318,6 +316,11 @@ class TraceWriter final : public TraceObserver {
     out += ",\"args\":{\"name\":";
     append_json_string(out, label);
     out += "}}";
+  }
+
+  // The slice's call site: the one its record named, else its caller's, symbolised now.
+  std::string site_of(const Slice& slice) {
+    return slice.site != 0 ? std::string(sites_.get(slice.site)) : describe_call_site(slice.caller);
   }
 
   static void append_track(std::string& out, const Track& track) {

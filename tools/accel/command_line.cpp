@@ -260,6 +260,17 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
     outcome.line = line;
     return outcome;
   }
+  // `accel memory-summary ...` too: the replayer reads snapshots (its --memory-summary mode).
+  app.add_subcommand("memory-summary",
+                     "PyTorch's memory_summary() table for a dumped memory snapshot "
+                     "(accel memory-summary --help)");
+  if (!args.empty() && args[0] == "memory-summary") {
+    line.command = Command::kReplay;
+    line.replay_args = {"--memory-summary"};
+    line.replay_args.insert(line.replay_args.end(), args.begin() + 1, args.end());
+    outcome.line = line;
+    return outcome;
+  }
   // run: the program is what follows the first `--`, unparsed.
   std::vector<std::string> options = args;
   std::optional<std::vector<std::string>> program;
@@ -274,7 +285,7 @@ ParseOutcome parse_command_line(const std::vector<std::string>& args) {
       args[0] != "run" && args[0] != "topo") {
     outcome.exit_status = kExitUsage;
     outcome.error = fmt::format(
-        "accel: unknown command '{}' (commands: info, machines, replay, run, scenario, topo)\nRun "
+        "accel: unknown command '{}' (commands: info, machines, memory-summary, replay, run, scenario, topo)\nRun "
         "'accel --help' for usage.\n",
         args[0]);
     return outcome;

@@ -39,6 +39,7 @@ struct CommandLine {
   std::optional<std::string> show;         // machines --show NAME
   std::vector<std::string> scenario_args;  // scenario: every word after it, unparsed
   std::vector<std::string> replay_args;    // replay: every word after it, unparsed
+                                           // (memory-summary: --memory-summary and them)
   // run: the simulation's settings (checked here: only the values mockdev accepts) and
   // the program with its arguments (never empty).
   std::optional<std::string> schedule;  // eager | random | adversarial

@@ -6,6 +6,8 @@
 //   accel-replay TRACE [--capacity SIZE | --machine PRESET|FILE] [--device I]
 //                [--config CONF | --compare CONF...] [--find-min-capacity] [--json]
 //                [--progress | --no-progress]
+//   accel-replay --memory-summary SNAPSHOT [--device I] [--abbreviated]
+//                (`accel memory-summary ...`: snapshot_summary.h)
 //
 // Exit status: 0 every replay ran without running out of memory, 1 one ran out of memory
 // (or the allocator failed otherwise), 2 bad input: usage, a malformed trace, a bad
@@ -24,6 +26,7 @@
 #include "mockdev/machine.h"
 #include "replay.h"
 #include "report.h"
+#include "snapshot_summary.h"
 #include "trace.h"
 
 namespace {
@@ -81,9 +84,62 @@ std::uint64_t machine_capacity(const std::string& machine, int device) {
   }
 }
 
+// --device's value, read strictly and said in the user's terms (CLI11's own range check
+// prints floating-point bounds).
+int parse_device(const std::string& text) {
+  const auto value = accel::common::parse_unsigned_decimal(text);
+  if (!value || *value > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    throw BadInput{fmt::format("--device expects a device index from 0 to {}, got '{}'",
+                               std::numeric_limits<int>::max(), text)};
+  }
+  return static_cast<int>(*value);
+}
+
+// `accel memory-summary SNAPSHOT [--device I] [--abbreviated]`. Exit status: 0 printed, 2
+// bad input (usage, a file that is not a readable snapshot).
+int memory_summary_main(int argc, char** argv) {
+  CLI::App app{"accel memory-summary: PyTorch's memory_summary() table for a dumped memory "
+               "snapshot (JSON)",
+               "accel memory-summary"};
+  std::string path;
+  std::string device_text = "0";
+  bool abbreviated = false;
+  app.add_option("snapshot", path, "the snapshot: accel::memory_snapshot_json, or a PyTorch "
+                                   "snapshot converted to JSON")
+      ->required();
+  app.add_option("--device", device_text, "the device whose segments and trace to read "
+                                          "(default 0)")
+      ->type_name("I");
+  app.add_flag("--abbreviated", abbreviated, "only the rows over both pools, as "
+                                             "memory_summary(abbreviated=True)");
+  app.footer("exit status: 0 printed, 2 bad input (usage, a malformed snapshot)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "accel memory-summary: " << e.what()
+              << "\nRun 'accel memory-summary --help' for usage.\n";
+    return kExitBadInput;
+  }
+  try {
+    const int device = parse_device(device_text);
+    const SnapshotSummary summary = summarize_snapshot_file(path, device);
+    std::cout << render_snapshot_summary(summary, path, device, abbreviated);
+    return kExitOk;
+  } catch (const TraceError& e) {
+    std::cerr << "accel memory-summary: " << e.what() << '\n';
+  } catch (const BadInput& e) {
+    std::cerr << "accel memory-summary: " << e.message << '\n';
+  }
+  return kExitBadInput;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "--memory-summary") {
+    return memory_summary_main(argc - 1, argv + 1);
+  }
   CLI::App app{"accel replay: replay a memory trace (PyTorch snapshot JSON or RMM log CSV) "
                "against the caching allocator on a simulated device",
                "accel replay"};
@@ -133,16 +189,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (device_text) {
-      // Read strictly and said in the user's terms (CLI11's own range check prints
-      // floating-point bounds).
-      const auto value = accel::common::parse_unsigned_decimal(*device_text);
-      if (!value || *value > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
-        throw BadInput{fmt::format("--device expects a device index from 0 to {}, got '{}'",
-                                   std::numeric_limits<int>::max(), *device_text)};
-      }
-      device = static_cast<int>(*value);
-    }
+    if (device_text) device = parse_device(*device_text);
     const bool show_progress = !no_progress && (progress || isatty(STDERR_FILENO) != 0);
     std::vector<std::string> configs = compare.empty()
                                            ? std::vector<std::string>{config_text.value_or("")}

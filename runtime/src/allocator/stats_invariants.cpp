@@ -53,25 +53,63 @@ class Collector {
   Violations& out_;
 };
 
-// One pool's statistics rebuilt from the snapshot (invariant 14).
-struct Rebuilt {
-  std::int64_t segment = 0, reserved_bytes = 0, allocated_bytes = 0, active_bytes = 0,
-               requested_bytes = 0, allocation = 0, active = 0, inactive_split = 0,
-               inactive_split_bytes = 0;
-  void add(const Rebuilt& o) {
-    segment += o.segment;
-    reserved_bytes += o.reserved_bytes;
-    allocated_bytes += o.allocated_bytes;
-    active_bytes += o.active_bytes;
-    requested_bytes += o.requested_bytes;
-    allocation += o.allocation;
-    active += o.active;
-    inactive_split += o.inactive_split;
-    inactive_split_bytes += o.inactive_split_bytes;
-  }
+// One segment's contribution to the current statistics (invariant 14), by the rules the
+// allocator keeps them: an allocated block is an allocation, every block not inactive is
+// active (a block whose free waits for stream events is active but not allocated), and an
+// inactive block of a split, non-expandable segment is "inactive split" (invariant 10).
+struct SegmentCounts {
+  std::int64_t allocated_bytes = 0, active_bytes = 0, requested_bytes = 0, allocation = 0,
+               active = 0, inactive_split = 0, inactive_split_bytes = 0;
 };
 
+SegmentCounts segment_counts(const SegmentSnapshot& seg) {
+  SegmentCounts r;
+  for (const BlockSnapshot& b : seg.blocks) {
+    const auto size = static_cast<std::int64_t>(b.size);
+    if (b.state == "active_allocated") {
+      ++r.allocation;
+      r.allocated_bytes += size;
+    }
+    if (b.state != "inactive") {
+      ++r.active;
+      r.active_bytes += size;
+      r.requested_bytes += static_cast<std::int64_t>(b.requested_size);
+    } else if (seg.blocks.size() > 1 && !seg.is_expandable) {
+      ++r.inactive_split;
+      r.inactive_split_bytes += size;
+    }
+  }
+  return r;
+}
+
 }  // namespace
+
+FlatStats current_from_segments(const std::vector<SegmentSnapshot>& segments, int device) {
+  FlatStats out;
+  for (const char* a : kArrays) {
+    for (const char* pool : kPools) out[std::string(a) + "." + pool + ".current"] = 0;
+  }
+  for (const SegmentSnapshot& seg : segments) {
+    if (seg.device != device) continue;
+    const SegmentCounts r = segment_counts(seg);
+    const std::pair<const char*, std::int64_t> rows[] = {
+        {"reserved_bytes", static_cast<std::int64_t>(seg.total_size)},
+        {"allocated_bytes", r.allocated_bytes},
+        {"active_bytes", r.active_bytes},
+        {"requested_bytes", r.requested_bytes},
+        {"allocation", r.allocation},
+        {"active", r.active},
+        {"inactive_split", r.inactive_split},
+        {"inactive_split_bytes", r.inactive_split_bytes},
+        {"segment", 1}};
+    const char* pool = seg.segment_type == "small" ? "small_pool" : "large_pool";
+    for (const auto& [key, value] : rows) {
+      out[std::string(key) + ".all.current"] += value;
+      out[std::string(key) + "." + pool + ".current"] += value;
+    }
+  }
+  return out;
+}
 
 const std::vector<std::string>& stat_prefixes() {
   static const std::vector<std::string> prefixes = [] {
@@ -162,7 +200,6 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
                           const LayoutRules& rules) {
   Violations out;
   Collector c(out);
-  std::array<Rebuilt, 3> pools{};  // all, small, large
   std::uint64_t previous_end = 0;
   for (const SegmentSnapshot& seg : segments) {
     if (seg.device != rules.device) continue;
@@ -186,10 +223,6 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
                  "invariant 8", name, ": a large segment of ", total);
       }
     }
-    Rebuilt r;
-    r.segment = 1;
-    r.reserved_bytes = total;
-    std::int64_t allocated = 0, active = 0, requested = 0;
     std::uint64_t cursor = seg.address;
     std::size_t tiled = 0;
     for (const BlockSnapshot& b : seg.blocks) {
@@ -206,23 +239,12 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
       tiled += b.size;
       c.expect(b.size >= 512 && b.size % 512 == 0, "invariant 6", block,
                ": size not a multiple of 512");
-      const auto size = static_cast<std::int64_t>(b.size);
-      if (b.state == "active_allocated") {
-        ++r.allocation;
-        allocated += size;
-      } else {
-        c.expect(b.state == "active_pending_free" || b.state == "inactive", "snapshot", block,
-                 ": unknown state");
-      }
+      c.expect(b.state == "active_allocated" || b.state == "active_pending_free" ||
+                   b.state == "inactive",
+               "snapshot", block, ": unknown state");
       if (b.state != "inactive") {
         c.expect(b.requested_size <= b.size, "invariant 6", block, ": requested ", b.requested_size,
                  " > size");
-        ++r.active;
-        active += size;
-        requested += static_cast<std::int64_t>(b.requested_size);
-      } else if (seg.blocks.size() > 1 && !seg.is_expandable) {
-        ++r.inactive_split;  // 10: free pieces of split segments
-        r.inactive_split_bytes += size;
       }
     }
     if (!seg.is_expandable) {
@@ -231,39 +253,22 @@ Violations check_snapshot(const FlatStats& s, const std::vector<SegmentSnapshot>
     } else {
       c.expect(cursor <= seg.address + seg.total_size, "layout", name, ": blocks run past its end");
     }
+    const SegmentCounts r = segment_counts(seg);
+    const std::int64_t allocated = r.allocated_bytes, active = r.active_bytes,
+                       requested = r.requested_bytes;
     c.expect(static_cast<std::int64_t>(seg.allocated_size) == allocated, "invariant 14", name,
              " allocated_size ", seg.allocated_size, " != its blocks' ", allocated);
     c.expect(static_cast<std::int64_t>(seg.active_size) == active, "invariant 14", name,
              " active_size ", seg.active_size, " != its blocks' ", active);
     c.expect(static_cast<std::int64_t>(seg.requested_size) == requested, "invariant 14", name,
              " requested_size ", seg.requested_size, " != its blocks' ", requested);
-    r.allocated_bytes = allocated;
-    r.active_bytes = active;
-    r.requested_bytes = requested;
-    pools[0].add(r);
-    pools[small ? 1 : 2].add(r);
   }
   // 14: the snapshot rebuilds the current statistics exactly.
-  for (std::size_t i = 0; i < kPools.size(); ++i) {
-    const std::string p(kPools[i]);
-    const Rebuilt& r = pools[i];
-    const std::pair<const char*, std::int64_t> rows[] = {
-        {"reserved_bytes", r.reserved_bytes},
-        {"allocated_bytes", r.allocated_bytes},
-        {"active_bytes", r.active_bytes},
-        {"requested_bytes", r.requested_bytes},
-        {"allocation", r.allocation},
-        {"active", r.active},
-        {"inactive_split", r.inactive_split},
-        {"inactive_split_bytes", r.inactive_split_bytes},
-        {"segment", r.segment}};
-    for (const auto& [key, value] : rows) {
-      // Expandable segments map pages rather than making segments (as in PyTorch).
-      if (rules.expandable && std::string(key) == "segment") continue;
-      const std::string k = std::string(key) + "." + p + ".current";
-      c.expect(get(s, k) == value, "invariant 14", k, " ", get(s, k),
-               " != rebuilt from the snapshot ", value);
-    }
+  for (const auto& [k, value] : current_from_segments(segments, rules.device)) {
+    // Expandable segments map pages rather than making segments (as in PyTorch).
+    if (rules.expandable && k.starts_with("segment.")) continue;
+    c.expect(get(s, k) == value, "invariant 14", k, " ", get(s, k),
+             " != rebuilt from the snapshot ", value);
   }
   return out;
 }

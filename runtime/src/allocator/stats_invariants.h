@@ -54,6 +54,12 @@ Violations check_stats(const FlatStats& stats, const LayoutRules& rules);
 Violations check_snapshot(const FlatStats& stats, const std::vector<SegmentSnapshot>& segments,
                           const LayoutRules& rules);
 
+// The ".current" value of every pooled statistic (27 keys: "allocated_bytes.all.current",
+// ...) rebuilt from `device`'s segments of a snapshot, by the allocator's rules (invariant
+// 14): what a snapshot says of the statistics at the moment it was taken. Segments of type
+// "small" count in the small pool, any other in the large pool.
+FlatStats current_from_segments(const std::vector<SegmentSnapshot>& segments, int device);
+
 class StatHistory {
  public:
   // The first observation (a fresh allocator, or the runtime as the test found it).

@@ -122,7 +122,7 @@ TEST(CommandLine, UsageErrorIsOneLineAndAHint) {
             "accel: no command given (info or machines)\nRun 'accel --help' for usage.\n");
   EXPECT_EQ(
       usage_error({"frob"}),
-      "accel: unknown command 'frob' (commands: info, machines, replay, run, scenario, topo)\n"
+      "accel: unknown command 'frob' (commands: info, machines, memory-summary, replay, run, scenario, topo)\n"
       "Run 'accel --help' for usage.\n");
   EXPECT_EQ(usage_error({"info", "--frob"}),
             "accel: The following argument was not expected: --frob\n"

@@ -50,7 +50,17 @@ Status queue(LevelZeroBackend& backend, int index, StreamHandle stream, std::str
   const Status appended = backend.queues()->append(
       index, stream, std::string(operation) + ": " + std::string(entry_point), command);
   if (!appended.ok() || !wait) return appended;
-  return backend.queues()->synchronize_stream(index, stream);
+  Status waited = backend.queues()->synchronize_stream(index, stream);
+  if (!waited.ok()) {
+    // Note [A failed wait for pageable memory]: the command is appended and may still run,
+    // reading or writing memory the caller owns again once this returns (a host buffer it
+    // frees on the error). Wait once more: after a failure that passes (a fault sweep's
+    // single failed call) the command has run when this returns; after one that lasts
+    // (ZE_RESULT_ERROR_DEVICE_LOST) the device runs nothing more. The first error is the
+    // caller's either way.
+    (void)backend.queues()->synchronize_stream(index, stream);
+  }
+  return waited;
 }
 
 }  // namespace

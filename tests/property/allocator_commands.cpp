@@ -72,6 +72,9 @@ T fixed_in_range(T min, T max) {
 // naming the command, if it or the checks after it found a violation.
 void perform(const Command& command, AllocatorSut& sut,
              const std::function<Violations()>& operation) {
+  std::ostringstream shown;
+  command.show(shown);
+  sut.describe(shown.str());
   Violations out;
   try {
     out = operation();
@@ -81,9 +84,7 @@ void perform(const Command& command, AllocatorSut& sut,
     out.push_back(std::string("threw: ") + e.what());
   }
   if (out.empty()) return;
-  std::ostringstream name;
-  command.show(name);
-  RC_FAIL("after '" + name.str() + "':" + join_violations(out));
+  RC_FAIL("after '" + shown.str() + "':" + join_violations(out));
 }
 
 bool rejected_up_front(std::size_t bytes) { return bytes == 0 || bytes >= kOneExbibyte; }

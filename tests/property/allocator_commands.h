@@ -94,6 +94,9 @@ class AllocatorSut {
   virtual Violations reset_accumulated(int device) = 0;
   virtual Violations set_fraction(int device, double fraction) = 0;
   virtual Violations check() = 0;
+  // The command about to run, as rapidcheck shows it (for a system under test that writes
+  // the program down: allocator_scenario.h).
+  virtual void describe(const std::string& command) { (void)command; }
 };
 
 // Every command class derives from this; kind() and stream() let the generator's own test

@@ -17,7 +17,6 @@
 #include "allocator_commands.h"
 #include "allocator_core_sut.h"
 #include "allocator_settings.h"
-#include "device_index_model.h"
 
 namespace accel::test::alloc_model {
 namespace {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -22,6 +23,16 @@ std::string hex(std::uint64_t v) {
 
 bool overlaps(std::uint64_t a, std::size_t a_size, std::uint64_t b, std::size_t b_size) {
   return a < b + b_size && b < a + a_size;
+}
+
+// A test of the counterexample writer only (tests/tools/scenario/CMakeLists.txt,
+// scenario_runner.allocator_counterexample_*): ACCEL_ALLOCATOR_MODEL_MUTANT=free_forgets_pending
+// makes the model forget that a block freed while another stream may still use it is pending,
+// so the allocator property fails on a correct allocator and its counterexample, replayed,
+// fails the same way.
+bool mutant_free_forgets_pending() {
+  const char* value = std::getenv("ACCEL_ALLOCATOR_MODEL_MUTANT");
+  return value != nullptr && std::string(value) == "free_forgets_pending";
 }
 
 }  // namespace
@@ -162,7 +173,7 @@ Violations Model::hand_out(const LiveBlock& block, const CompletionOracle& done)
 void Model::free(std::size_t i, const std::function<std::uint64_t(int, int)>& queued) {
   LiveBlock block = live_[i];
   live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(i));
-  if (block.used_on.empty()) return;
+  if (block.used_on.empty() || mutant_free_forgets_pending()) return;
   PendingBlock p{block, {}};
   for (int s : block.used_on) p.waits.push_back({s, queued(block.device, s)});
   pending_.push_back(std::move(p));

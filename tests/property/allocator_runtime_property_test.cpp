@@ -4,7 +4,7 @@
 // adversarial scheduler (ctest sets MOCKDEV_SCHEDULE=adversarial). Run twice: with the
 // default settings and with expandable_segments:True (the mock's virtual-memory entry
 // points). Each program ends with everything freed, the driver holding nothing and the race
-// detector silent.
+// detector silent. A failure's shrunk program is written as a scenario (allocator_scenario.h).
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -17,7 +17,7 @@
 #include "accel/memory.h"
 #include "allocator_commands.h"
 #include "allocator_runtime_sut.h"
-#include "device_index_model.h"
+#include "scenario_recorder.h"
 
 namespace accel::test::alloc_model {
 namespace {
@@ -31,15 +31,22 @@ void run_property(const char* name, bool expandable) {
   const Driver driver = load_driver();
   ASSERT_TRUE(driver.error.empty()) << driver.error;
   RuntimeCoverage coverage;
-  const bool ok = rc::check(std::string("device allocator through the public API, ") + name, [&] {
+  Machine& machine = Machine::get();
+  ScenarioRecorder recorder(
+      allocator_scenario_kind(machine.capacity, machine.context_reserve, kRuntimeDevices));
+  const std::string description = std::string("device allocator through the public API, ") + name;
+  const bool ok = rc::check(description, [&] {
     const Program program = *gen_program(kLimits);
-    RuntimeSut sut(Machine::get(), coverage, expandable);
-    run_program(program, kLimits, sut);
-    const Violations end = sut.finish();
-    if (!end.empty())
-      RC_FAIL("after freeing everything and emptying the cache:" + join_violations(end));
-    ++coverage.programs;
+    recorder.run([&] {
+      RuntimeSut sut(machine, coverage, expandable, recorder);
+      run_program(program, kLimits, sut);
+      const Violations end = sut.finish();
+      if (!end.empty())
+        RC_FAIL("after freeing everything and emptying the cache:" + join_violations(end));
+      ++coverage.programs;
+    });
   });
+  recorder.report(description, ok);
   set_allocator_settings("expandable_segments:False");
   std::cout << "[ property ] device allocator through the public API (2xa100, adversarial, " << name
             << "): " << coverage.programs << " programs, " << coverage.commands << " commands, "

@@ -68,6 +68,7 @@ Machine::Machine() {
     raw_delete(raw_alloc(512, s[0]));
     accel::empty_cache();
     const auto usage = mockdev::control::memory_usage(d);
+    context_reserve[d] = usage.context_reserve_bytes;
     capacity[d] = usage.context_reserve_bytes + kProgramCapacity;
     mockdev::control::set_capacity(d, capacity[d]);
   }
@@ -98,8 +99,13 @@ void Machine::launch(int device, int s, const std::vector<mockdev::streams::Rang
   ++queued[device][s];
 }
 
-RuntimeSut::RuntimeSut(Machine& m, RuntimeCoverage& coverage, bool expandable)
-    : m_(m), coverage_(coverage), expandable_(expandable) {
+RuntimeSut::RuntimeSut(Machine& m, RuntimeCoverage& coverage, bool expandable,
+                       ScenarioRecorder& recorder)
+    : m_(m),
+      coverage_(coverage),
+      scenario_(recorder, kRuntimeDevices, kStreams),
+      expandable_(expandable) {
+  scenario_.setup(expandable);
   // Nothing is cached between programs, so the setting shapes every segment of this one.
   set_allocator_settings(expandable ? "expandable_segments:True" : "expandable_segments:False");
   for (int d = 0; d < kRuntimeDevices; ++d) {
@@ -112,6 +118,7 @@ RuntimeSut::RuntimeSut(Machine& m, RuntimeCoverage& coverage, bool expandable)
 
 RuntimeSut::~RuntimeSut() {
   if (finished_) return;
+  recording_ = false;  // the scenario ends at the step that failed
   try {
     (void)finish();
   } catch (...) {  // the program already failed; its own failure is what rapidcheck reports
@@ -143,7 +150,7 @@ std::size_t RuntimeSut::live_index(int handle) const {
 Violations RuntimeSut::allocate(int handle, int device, int stream, std::size_t bytes) {
   Violations out;
   const std::size_t live = model_.live().size();
-  allocate_block(device, stream, bytes, memory_stats(device), out);
+  allocate_block("a" + std::to_string(handle), device, stream, bytes, memory_stats(device), out);
   if (model_.live().size() > live) {
     blocks_[handle] = Placed{device, model_.live().back().address};
   }
@@ -154,10 +161,12 @@ Violations RuntimeSut::allocate_and_free(int device, int stream, std::size_t byt
   Violations out;
   const FlatStats before = memory_stats(device);
   const std::size_t live = model_.live().size();
-  allocate_block(device, stream, bytes, before, out);
+  const std::string name = "t" + std::to_string(made_and_freed_++);
+  allocate_block(name, device, stream, bytes, before, out);
   if (model_.live().size() == live) return out;
   // The allocation is a state of its own: the peaks must see it.
   append(out, history_[device]->observe(memory_stats(device)));
+  scenario_.free(name);
   free_live(model_.live().size() - 1);
   if (stat_bytes(memory_stats(device), "allocated_bytes.all.current") !=
       stat_bytes(before, "allocated_bytes.all.current")) {
@@ -168,7 +177,11 @@ Violations RuntimeSut::allocate_and_free(int device, int stream, std::size_t byt
 
 Violations RuntimeSut::free(int handle) {
   const std::size_t i = live_index(handle);
-  if (i == model_.live().size()) return {};  // its allocation was refused
+  if (i == model_.live().size()) {  // its allocation was refused
+    scenario_.comment("its allocation was refused: no call");
+    return {};
+  }
+  scenario_.free(name_of(i));
   free_live(i);
   blocks_.erase(handle);
   return {};
@@ -176,11 +189,15 @@ Violations RuntimeSut::free(int handle) {
 
 Violations RuntimeSut::record_stream(int handle, int stream) {
   const std::size_t i = live_index(handle);
-  if (i == model_.live().size()) return {};
+  if (i == model_.live().size()) {
+    scenario_.comment("its allocation was refused: no call");
+    return {};
+  }
   LiveBlock& block = model_.live()[i];
   const int bd = block.device;
   const Stream& user = m_.streams[bd][stream];
   const int owner = m_.index_of_id[bd].at(block.stream);
+  scenario_.record_stream(name_of(i), bd, owner, stream);
   if (stream != owner) {
     // The user's pattern: the side stream waits for the allocation stream, reads.
     user.wait_stream(m_.streams[bd][owner]);
@@ -193,12 +210,14 @@ Violations RuntimeSut::record_stream(int handle, int stream) {
 }
 
 Violations RuntimeSut::queue_work(int device, int stream) {
+  scenario_.queue_work(device, stream);
   m_.launch(device, stream, {}, {});
   ++coverage_.host_functions;
   return {};
 }
 
 Violations RuntimeSut::complete_work(int device, int stream) {
+  scenario_.complete_work(device, stream);
   m_.streams[device][stream].synchronize();
   return {};
 }
@@ -207,6 +226,7 @@ Violations RuntimeSut::empty_cache() {
   Violations out;
   FlatStats befores[kRuntimeDevices];
   for (int x = 0; x < kRuntimeDevices; ++x) befores[x] = memory_stats(x);
+  scenario_.empty_cache();
   accel::empty_cache();
   for (int x = 0; x < kRuntimeDevices; ++x) {
     model_.synchronize_all(x);
@@ -229,16 +249,19 @@ Violations RuntimeSut::empty_cache() {
 }
 
 Violations RuntimeSut::reset_peak(int device) {
+  scenario_.reset_peak(device);
   reset_peak_memory_stats(device);
   return history_[device]->after_reset_peak(memory_stats(device));
 }
 
 Violations RuntimeSut::reset_accumulated(int device) {
+  scenario_.reset_accumulated(device);
   reset_accumulated_memory_stats(device);
   return history_[device]->after_reset_accumulated(memory_stats(device));
 }
 
 Violations RuntimeSut::set_fraction(int device, double fraction) {
+  scenario_.set_fraction(device, fraction);
   set_per_process_memory_fraction(fraction, device);
   fraction_[device] = fraction;
   if (get_per_process_memory_fraction(device) != fraction) {
@@ -251,14 +274,19 @@ Violations RuntimeSut::check() {
   ++coverage_.commands;
   Violations out;
   check_all(out);
+  scenario_.expect_model(model_);
   return out;
 }
+
+void RuntimeSut::describe(const std::string& command) { scenario_.comment(command); }
 
 Violations RuntimeSut::finish() {
   finished_ = true;
   Violations out;
+  if (recording_) scenario_.comment("the end: everything freed, the streams synchronised");
   while (!model_.live().empty()) {
     const int d = model_.live().back().device;
+    if (recording_) scenario_.free(name_of(model_.live().size() - 1));
     free_live(model_.live().size() - 1);
     append(out, history_[d]->observe(memory_stats(d)));
   }
@@ -269,6 +297,13 @@ Violations RuntimeSut::finish() {
   accel::empty_cache();
   for (int d = 0; d < kRuntimeDevices; ++d) model_.synchronize_all(d);
   check_all(out);
+  if (recording_) {
+    scenario_.synchronize_all();
+    scenario_.empty_cache();
+    scenario_.expect_model(model_);
+    scenario_.expect_driver_holds_nothing(m_.context_reserve);
+    scenario_.expect_no_race();
+  }
   for (int d = 0; d < kRuntimeDevices; ++d) {
     if (mockdev::control::memory_usage(d).allocation_bytes != 0) {
       out.push_back("device " + std::to_string(d) + " still has driver allocations");
@@ -290,10 +325,25 @@ void RuntimeSut::free_live(std::size_t i) {
   });
 }
 
-void RuntimeSut::allocate_block(int d, int s, std::size_t bytes, const FlatStats& before,
-                                Violations& out) {
+std::string RuntimeSut::name_of(std::size_t i) const {
+  const LiveBlock& block = model_.live()[i];
+  for (const auto& [handle, placed] : blocks_) {
+    if (placed.device == block.device && placed.address == block.address) {
+      return "a" + std::to_string(handle);
+    }
+  }
+  return "unnamed";  // not a handle's block: the scenario names no such allocation
+}
+
+void RuntimeSut::allocate_block(const std::string& name, int d, int s, std::size_t bytes,
+                                const FlatStats& before, Violations& out) {
   const Stream& stream = m_.streams[d][s];
   void* pointer = nullptr;
+  // The step, with the outcome the property expects: an OOM it judged unavoidable, else the
+  // block (a block is then used on its stream).
+  const auto record = [&](bool oom, bool used) {
+    scenario_.allocate(name, d, s, bytes, oom, used);
+  };
   try {
     pointer = raw_alloc(bytes, stream);
   } catch (const OutOfMemoryError& e) {
@@ -312,17 +362,23 @@ void RuntimeSut::allocate_block(int d, int s, std::size_t bytes, const FlatStats
     facts.nothing_live = nothing_live(d);
     facts.expandable = expandable_;
     facts.granularity = usage.granularity_bytes;
-    append(out, check_oom(facts, e, before, memory_stats(d), memory_snapshot().segments));
+    const Violations judged =
+        check_oom(facts, e, before, memory_stats(d), memory_snapshot().segments);
+    record(judged.empty(), false);
+    append(out, judged);
     return;
   } catch (const Error& e) {
+    record(false, false);
     out.push_back(std::string("raw_alloc threw an unexpected error: ") + e.what());
     return;
   }
   if (bytes == 0) {
+    record(false, false);
     if (pointer != nullptr) out.emplace_back("raw_alloc(0) returned a non-null pointer");
     if (memory_stats(d) != before) out.emplace_back("raw_alloc(0) changed the statistics");
     return;
   }
+  record(false, true);
   if (pointer == nullptr) {
     out.emplace_back("raw_alloc returned null");
     return;

@@ -14,7 +14,8 @@
 // snapshot, as it cannot know when the allocator looked at its events); reserved bytes equal
 // to the bytes the simulated driver has allocated for the process (the allocator is the only
 // allocator here); an OOM only where the retry chain could find nothing. finish() frees
-// everything, and the race detector must have stayed silent.
+// everything, and the race detector must have stayed silent. Every program is written down as
+// a scenario while it runs (allocator_scenario.h).
 
 #include <atomic>
 #include <cstddef>
@@ -29,6 +30,7 @@
 #include "accel_abi/cuda_driver.h"
 #include "allocator_commands.h"
 #include "allocator_model.h"
+#include "allocator_scenario.h"
 #include "mockdev/streams.h"
 
 namespace accel::test::alloc_model {
@@ -61,6 +63,7 @@ struct Machine {
   std::uint64_t queued[kRuntimeDevices][kStreams]{};
   std::deque<Work> works;  // user data of every host function launched
   std::size_t capacity[kRuntimeDevices]{};
+  std::size_t context_reserve[kRuntimeDevices]{};  // of capacity, taken by the context
   cuda_abi::CUcontext contexts[kRuntimeDevices]{};
 
   static Machine& get();
@@ -84,7 +87,7 @@ struct RuntimeCoverage {
 
 class RuntimeSut final : public AllocatorSut {
  public:
-  RuntimeSut(Machine& m, RuntimeCoverage& coverage, bool expandable);
+  RuntimeSut(Machine& m, RuntimeCoverage& coverage, bool expandable, ScenarioRecorder& recorder);
   // A program that failed leaves the process-wide runtime empty for the next one.
   ~RuntimeSut() override;
   RuntimeSut(const RuntimeSut&) = delete;
@@ -101,6 +104,7 @@ class RuntimeSut final : public AllocatorSut {
   Violations reset_accumulated(int device) override;
   Violations set_fraction(int device, double fraction) override;
   Violations check() override;
+  void describe(const std::string& command) override;  // a comment in the scenario
   // Frees everything, waits for every stream, empties the cache; the race detector must
   // have stayed silent.
   Violations finish();
@@ -110,14 +114,18 @@ class RuntimeSut final : public AllocatorSut {
   bool nothing_live(int device) const;
   std::size_t live_index(int handle) const;  // live().size() when the handle holds no block
   void free_live(std::size_t i);
-  void allocate_block(int device, int stream, std::size_t bytes, const FlatStats& before,
-                      Violations& out);
+  std::string name_of(std::size_t i) const;  // live block i's name in the scenario
+  void allocate_block(const std::string& name, int device, int stream, std::size_t bytes,
+                      const FlatStats& before, Violations& out);
   void check_all(Violations& out);
 
   Machine& m_;
   RuntimeCoverage& coverage_;
+  AllocatorScenario scenario_;
+  int made_and_freed_ = 0;  // allocate-and-free commands so far, naming their blocks
   bool expandable_ = false;
   bool finished_ = false;
+  bool recording_ = true;  // false once a failed program is being cleaned up
   Model model_;  // the reference
   struct Placed {
     int device = 0;

@@ -3,12 +3,8 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
-#include <cctype>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iostream>
 #include <ostream>
 #include <string>
 
@@ -224,49 +220,10 @@ Sut::Sut(std::array<WorkerThread, kThreads>& workers, Coverage& coverage,
          ScenarioRecorder& recorder)
     : workers_(workers), coverage_(coverage), recorder_(recorder) {
   // Every program starts from the model's initial state: device 0 on every thread.
-  recorder_.begin();
   for (int t = 0; t < kThreads; ++t) {
     recorder_.step(t, "set_device_index: 0");
     workers_[t].run([] { set_device_index(0); });
   }
-}
-
-void ScenarioRecorder::begin() { current_.clear(); }
-
-void ScenarioRecorder::step(int thread, const std::string& text, const std::string& expect,
-                            const std::string& body) {
-  std::string lines = "  - " + text + "\n" + body + "    thread: t" + std::to_string(thread) + "\n";
-  if (!expect.empty()) lines += "    expect: " + expect + "\n";
-  current_.push_back(std::move(lines));
-}
-
-void ScenarioRecorder::mark_failed() { failed_ = current_; }
-
-std::string ScenarioRecorder::scenario(const std::string& description) const {
-  std::string text =
-      "# The shrunk counterexample of the rapidcheck property \"" + description + "\"\n"
-      "# (tests/property/device_index_model.h, Note [Counterexamples as scenarios]): each step\n"
-      "# expects what the device-index model predicts. Replay: accel scenario run <this file>\n"
-      "description: counterexample of the device-index property (" + description + ")\n"
-      "machine: 4xh100\n"
-      "threads: [";
-  for (int t = 0; t < kThreads; ++t) text += (t ? ", t" : "t") + std::to_string(t);
-  text += "]\nsteps:\n";
-  for (const std::string& step : failed_) text += step;
-  return text;
-}
-
-std::string ScenarioRecorder::write(const std::string& description) const {
-  std::string slug;
-  for (char c : description) slug += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  const char* dir = std::getenv("ACCEL_COUNTEREXAMPLE_DIR");
-  const std::filesystem::path path =
-      std::filesystem::path(dir != nullptr && dir[0] != '\0' ? dir : ".") /
-      ("device_index_counterexample_" + slug + ".yaml");
-  std::ofstream out(path);
-  out << scenario(description);
-  out.close();
-  return out ? std::filesystem::absolute(path).lexically_normal().string() : std::string();
 }
 
 Sut::~Sut() {
@@ -288,30 +245,25 @@ std::array<int, kThreads> Sut::current_indices() {
 
 bool check_device_index_programs(const char* description, Coverage& coverage) {
   std::array<WorkerThread, kThreads> workers;
-  ScenarioRecorder recorder;
+  std::string setup = "machine: 4xh100\nthreads: [";
+  for (int t = 0; t < kThreads; ++t) setup += (t ? ", t" : "t") + std::to_string(t);
+  ScenarioRecorder recorder({.kind = "device_index",
+                             .title = "the device-index property",
+                             .source = "tests/property/device_index_model.h",
+                             .model = "the device-index model",
+                             .setup = setup + "]\n"});
   const bool ok = rc::check(description, [&] {
-    Sut sut(workers, coverage, recorder);
-    const auto commands = *rc::state::gen::commands(
-        Model{}, rc::state::gen::execOneOfWithArgs<SetDevice, EnterGuard, LeaveGuard, ThrowInGuard,
-                                                   Query>());
-    try {
+    recorder.run([&] {
+      Sut sut(workers, coverage, recorder);
+      const auto commands = *rc::state::gen::commands(
+          Model{}, rc::state::gen::execOneOfWithArgs<SetDevice, EnterGuard, LeaveGuard,
+                                                     ThrowInGuard, Query>());
       rc::state::runAll(commands, Model{}, sut);
-    } catch (const rc::detail::CaseResult& result) {
-      if (result.type == rc::detail::CaseResult::Type::Failure) recorder.mark_failed();
-      throw;
-    } catch (...) {
-      recorder.mark_failed();
-      throw;
-    }
-    ++coverage.programs;
-    coverage.commands += commands.size();
+      ++coverage.programs;
+      coverage.commands += commands.size();
+    });
   });
-  if (!ok && recorder.has_failure()) {
-    const std::string path = recorder.write(description);
-    std::cerr << "[ property ] counterexample written as a scenario: "
-              << (path.empty() ? "(cannot write it)" : path)
-              << "\n[ property ] replay it with: accel scenario run " << path << std::endl;
-  }
+  recorder.report(description, ok);
   return ok;
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "accel/device_index_guard.h"
+#include "scenario_recorder.h"
 #include "worker_thread.h"
 
 namespace accel::test::device_model {
@@ -39,34 +40,6 @@ struct Coverage {
   std::size_t programs = 0;
   std::size_t commands = 0;
   std::size_t rejected = 0;  // commands that threw as the model predicted
-};
-
-// Note [Counterexamples as scenarios]
-// Every program is also written down as a scenario (docs/SCENARIOS.md) while it runs: each
-// command becomes the step that makes the same call on the same thread (t0..t2), with the
-// model's prediction as its expectation, followed by one current_device_index check per
-// thread. rapidcheck's last failing run is its shrunk counterexample, so when the property
-// fails, the text of that run is written to a file (ACCEL_COUNTEREXAMPLE_DIR, default the
-// working directory) and its path printed next to rapidcheck's reproduce string;
-// `accel scenario run <file>` then fails the same way, deterministically, and the file
-// becomes a regression test by being copied into scenarios/behaviours/.
-class ScenarioRecorder {
- public:
-  void begin();  // a new program
-  // One step (`text` is the step's first line, e.g. "set_device_index: 5"; `body` any
-  // further lines, already indented; `expect` the flow map after "expect: ", or "").
-  void step(int thread, const std::string& text, const std::string& expect = "",
-            const std::string& body = "");
-  void mark_failed();  // keep the current program: it failed
-  bool has_failure() const { return !failed_.empty(); }
-  // The scenario text of the last failing program.
-  std::string scenario(const std::string& description) const;
-  // Writes scenario() to a file; returns its path ("" if it cannot be written).
-  std::string write(const std::string& description) const;
-
- private:
-  std::vector<std::string> current_;
-  std::vector<std::string> failed_;
 };
 
 // The threads and the guards open on each of them.
@@ -96,8 +69,10 @@ class Sut {
 
 
 // Generates and runs random programs (rapidcheck state machine) until rapidcheck's
-// configured max_success; returns whether every program matched the model. On a failure,
-// writes the shrunk counterexample as a scenario (Note [Counterexamples as scenarios]).
+// configured max_success; returns whether every program matched the model. Every program is
+// recorded as a scenario on threads t0..t2, each command followed by one current_device_index
+// check per thread; on a failure the shrunk counterexample is written (Note [Counterexamples
+// as scenarios] in scenario_recorder.h).
 bool check_device_index_programs(const char* description, Coverage& coverage);
 
 }  // namespace accel::test::device_model

@@ -5,13 +5,21 @@
 // step. Run once on the core with a mocked backend and once on the simulated 4xh100 machine
 // through the real CUDA backend. rapidcheck prints the seed of a failing program
 // ("Falsifiable after ... Some of your RapidCheck properties had failures. To reproduce
-// these, run with: RC_PARAMS="reproduce=..."), so a failure can be repeated.
+// these, run with: RC_PARAMS="reproduce=..."), so a failure can be repeated, and the shrunk
+// program is written as a scenario (Note [Counterexamples as scenarios] in
+// scenario_recorder.h): the streams made first (d<D>_s0 the default stream of device D,
+// d<D>_s1..3 its pool streams of priority 0, -1, -2), each operation the step that makes the
+// same call on its thread (t0..t2), then, as the property checks, every thread's
+// current_device_index and current_stream of every device. Two calls have no step, so a
+// program that makes them is not written: StreamGuard::reset_stream, and any use of a stream
+// of a device that does not exist (Stream::unchecked).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
 #include <array>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -26,6 +34,7 @@
 #include "core/backend_override.h"
 #include "fake_machine.h"
 #include "mock_backend.h"
+#include "scenario_recorder.h"
 #include "worker_thread.h"
 
 namespace accel::test {
@@ -73,9 +82,22 @@ struct Coverage {
   std::size_t rejected = 0;
 };
 
+// A test of the counterexample writer only (tests/tools/scenario/CMakeLists.txt,
+// scenario_runner.stream_counterexample_*): ACCEL_STREAM_MODEL_MUTANT=leave_guard_keeps_stream
+// makes the model forget to restore the stream a guard replaced when it is left, so the
+// property fails on a correct runtime and its counterexample, replayed, fails the same way.
+bool mutant_leave_guard_keeps_stream() {
+  const char* value = std::getenv("ACCEL_STREAM_MODEL_MUTANT");
+  return value != nullptr && std::string(value) == "leave_guard_keeps_stream";
+}
+
+std::string stream_name(int device, int slot) {
+  return "d" + std::to_string(device) + "_s" + std::to_string(slot);
+}
+
 class Harness {
  public:
-  Harness() {
+  explicit Harness(ScenarioRecorder& recorder) : recorder_(recorder) {
     for (int d = 0; d < kDevices; ++d) {
       std::vector<Stream>& streams = streams_.emplace_back();
       streams.push_back(Stream::default_stream(d));
@@ -91,6 +113,17 @@ class Harness {
 
   // Every thread back to device 0 and the default streams, no guard open.
   void reset() {
+    for (int d = 0; d < kDevices; ++d) {
+      recorder_.step(-1, "default_stream: {name: " + stream_name(d, 0) +
+                             ", device: " + std::to_string(d) + "}");
+      for (int slot = 1; slot < kStreamsPerDevice; ++slot) {
+        recorder_.step(-1, "stream: {name: " + stream_name(d, slot) + ", device: " +
+                               std::to_string(d) + ", priority: " + std::to_string(1 - slot) + "}");
+      }
+    }
+    for (int t = 0; t < kThreads; ++t) {
+      for (int d = kDevices - 1; d >= 0; --d) recorder_.step(t, "set_stream: " + stream_name(d, 0));
+    }
     for (int t = 0; t < kThreads; ++t) {
       workers_[t].run([this, t] {
         close_guards(t);
@@ -108,7 +141,12 @@ class Harness {
       ++coverage.ops;
       if (!matches(model, op)) return false;
     }
-    for (int t = 0; t < kThreads; ++t) workers_[t].run([this, t] { close_guards(t); });
+    for (int t = 0; t < kThreads; ++t) {
+      for (std::size_t g = 0; g < model[t].guards.size(); ++g) {
+        recorder_.step(t, "stream_guard_exit:");
+      }
+      workers_[t].run([this, t] { close_guards(t); });
+    }
     ++coverage.programs;
     return true;
   }
@@ -123,6 +161,7 @@ class Harness {
   bool apply(const Op& op, ThreadModel& m) {
     const Stream s = stream(op.device, op.slot);
     const bool bad = op.device >= kDevices;
+    record(op, m, bad);
     std::optional<std::string> failure;
     workers_[op.thread].run([&] {
       try {
@@ -179,7 +218,7 @@ class Harness {
         if (!m.guards.empty()) {
           const GuardModel g = m.guards.back();
           m.guards.pop_back();
-          m.streams[g.current_device] = g.saved;
+          if (!mutant_leave_guard_keeps_stream()) m.streams[g.current_device] = g.saved;
           m.device = g.original_device;
         }
         break;
@@ -201,7 +240,66 @@ class Harness {
     return false;
   }
 
+  // `op` as the step that makes the same call on the same thread (Note [Counterexamples as
+  // scenarios]), before it runs; `m` is its thread's model before it.
+  void record(const Op& op, const ThreadModel& m, bool bad) {
+    recorder_.comment(to_text(op));
+    const std::string name = bad ? std::string() : stream_name(op.device, op.slot);
+    const std::string no_stream = "a stream of device " + std::to_string(op.device) +
+                                  ", which does not exist (Stream::unchecked): no step makes one";
+    switch (op.kind) {
+      case OpKind::kSetStream:
+        if (bad) recorder_.unwritable("set_stream of " + no_stream);
+        recorder_.step(op.thread, "set_stream: " + name);
+        break;
+      case OpKind::kSetDevice:
+        // Past the last device: the driver's invalid device ordinal (the device-index model).
+        recorder_.step(op.thread, "set_device_index: " + std::to_string(op.device),
+                       bad ? "{error: driver}" : "");
+        break;
+      case OpKind::kEnterGuard:
+        if (bad) recorder_.unwritable("a StreamGuard on " + no_stream);
+        recorder_.step(op.thread, "stream_guard_enter: " + name);
+        break;
+      case OpKind::kLeaveGuard:
+        if (m.guards.empty()) {
+          recorder_.comment("no guard open on thread " + std::to_string(op.thread) + ": no call");
+        } else {
+          recorder_.step(op.thread, "stream_guard_exit:");
+        }
+        break;
+      case OpKind::kResetStream:
+        if (m.guards.empty()) {
+          recorder_.comment("no guard open on thread " + std::to_string(op.thread) + ": no call");
+        } else {
+          recorder_.unwritable("StreamGuard::reset_stream: no step makes this call");
+        }
+        break;
+      case OpKind::kThrowInGuard:
+        if (bad) recorder_.unwritable("a StreamGuard on " + no_stream);
+        recorder_.step(op.thread, "stream_guard:", "{error: user, message: body failure}",
+                       "      stream: " + name + "\n      steps:\n        - raise: body failure\n");
+        break;
+    }
+  }
+
+  // The name of the stream of `device` whose id is `id` (a harness stream's).
+  std::string name_of(int device, std::int64_t id) const {
+    for (int slot = 0; slot < kStreamsPerDevice; ++slot) {
+      if (streams_[device][slot].id() == id) return stream_name(device, slot);
+    }
+    return "unknown";
+  }
+
   bool matches(const std::array<ThreadModel, kThreads>& model, const Op& after) {
+    for (int t = 0; t < kThreads; ++t) {
+      recorder_.step(t,
+                     "current_device_index:", "{value: " + std::to_string(model[t].device) + "}");
+      for (int d = 0; d < kDevices; ++d) {
+        recorder_.step(t, "current_stream: " + std::to_string(d),
+                       "{value: {name: " + name_of(d, model[t].streams[d]) + "}}");
+      }
+    }
     for (int t = 0; t < kThreads; ++t) {
       int device = -1;
       std::array<std::int64_t, kDevices> ids{};
@@ -223,6 +321,7 @@ class Harness {
     return os.str();
   }
 
+  ScenarioRecorder& recorder_;
   std::vector<std::vector<Stream>> streams_;  // [device][slot]
   std::array<WorkerThread, kThreads> workers_;
   std::array<std::vector<std::unique_ptr<StreamGuard>>, kThreads> guards_;
@@ -243,12 +342,19 @@ rc::Gen<Op> gen_op() {
 }
 
 void check_programs(const char* where) {
-  Harness harness;
+  ScenarioRecorder recorder({.kind = "stream_guard",
+                             .title = "the StreamGuard property",
+                             .source = "tests/property/stream_guard_property_test.cpp",
+                             .model = "the model of c10's InlineStreamGuard",
+                             .setup = "machine: 4xh100\nthreads: [t0, t1, t2]\n"});
+  Harness harness(recorder);
   Coverage coverage;
-  const bool ok = rc::check(std::string("StreamGuard/set_stream programs (") + where + ")", [&] {
+  const std::string description = std::string("StreamGuard/set_stream programs (") + where + ")";
+  const bool ok = rc::check(description, [&] {
     const auto program = *rc::gen::container<std::vector<Op>>(gen_op());
-    RC_ASSERT(harness.run(program, coverage));
+    recorder.run([&] { RC_ASSERT(harness.run(program, coverage)); });
   });
+  recorder.report(description, ok);
   EXPECT_TRUE(ok);
   std::cout << "[ property ] stream guard state machine (" << where << "): " << coverage.programs
             << " programs, " << coverage.ops << " operations on " << kThreads << " threads, "

@@ -1,4 +1,5 @@
-// Conformance: the peer matrix (can_device_access_peer), once per backend profile. On the
+// Conformance: the peer matrix (can_device_access_peer) and the links (peer_link_info), once
+// per backend profile. On the
 // simulated 4xh100 every distinct pair is a peer (NVLink pairs 0-1 and 2-3, PCIe between
 // them); on real hardware the answers are checked for the rules that hold everywhere.
 #include <gtest/gtest.h>
@@ -120,6 +121,56 @@ TEST_P(Peers, ADriverFailureIsADriverErrorNamingTheDevice) {
         "can_device_access_peer: cuDeviceCanAccessPeer: " + p.error_name + " error:"));
     EXPECT_TRUE(can_device_access_peer(1, 0)) << "the fault fired once";
   });
+}
+
+// peer_link_info (accel/peer_link.h): rules that hold on every driver -- access as
+// can_device_access_peer says, symmetric, atomics only over a link with access, a rank
+// exactly where the API has one (CUDA), and nothing on the diagonal.
+TEST_P(Peers, LinkInfoAgreesWithThePeerMatrix) {
+  const BackendProfile& p = profile();
+  run_isolated([&p] {
+    promise_live_objects(promise_nothing_alive("link queries create no context"));
+    const int count = require_physical_devices(p, 1);
+    for (int a = 0; a < count; ++a) {
+      EXPECT_EQ(peer_link_info(a, a), PeerLinkInfo{}) << a;
+      for (int b = 0; b < count; ++b) {
+        if (a == b) continue;
+        const PeerLinkInfo link = peer_link_info(a, b);
+        EXPECT_EQ(link.access_supported, can_device_access_peer(a, b)) << a << "," << b;
+        EXPECT_EQ(link, peer_link_info(b, a)) << a << "," << b;
+        if (!link.access_supported) {
+          EXPECT_FALSE(link.native_atomics) << a << "," << b;
+        }
+        EXPECT_EQ(link.performance_rank.has_value(), p.backend == "cuda") << a << "," << b;
+      }
+    }
+    const std::string tail = " (device_count=" + std::to_string(count) + ")";
+    EXPECT_TRUE(is_error(catch_error([count] { peer_link_info(0, count); }), ErrorKind::kIndex,
+                         "Invalid peer device id: " + std::to_string(count) + tail));
+  });
+}
+
+// The simulated topology's links as the CUDA driver describes them: NVLink rank 0 with
+// native atomics, no link at all no access (machine file peers_3gpu, visible 2,0,1).
+TEST_P(Peers, LinkInfoIsTheMachinesTopology) {
+  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
+  ACCEL_REQUIRE_MOCK("a machine file with a partial topology");
+  const BackendProfile& p = profile();
+  run_isolated(
+      [&p] {
+        mockdev::control::reset(
+            mockdev::load_machine(ACCEL_CONFORMANCE_DATA_DIR "/peers_3gpu.yaml"));
+        require_physical_devices(p, 3);
+        EXPECT_EQ(peer_link_info(1, 2), (PeerLinkInfo{true, true, 0}));
+        const PeerLinkInfo none = peer_link_info(0, 1);
+        EXPECT_FALSE(none.access_supported);
+        EXPECT_FALSE(none.native_atomics);
+        mockdev::control::fail_call("cuDeviceGetP2PAttribute", 2, 999);
+        EXPECT_TRUE(is_error_containing(
+            catch_error([] { peer_link_info(2, 1); }), ErrorKind::kDriver,
+            "peer_link_info: cuDeviceGetP2PAttribute(NATIVE_ATOMIC_SUPPORTED, peer=1): "));
+      },
+      {{p.visibility_variable, "2,0,1"}});
 }
 
 ACCEL_INSTANTIATE_CONFORMANCE(Peers);

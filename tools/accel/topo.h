@@ -3,18 +3,23 @@
 // shape of `nvidia-smi topo -p2p r` (decision 209): one row and one column per device,
 // each cell the driver's own answer to "can this device access that one's memory"
 // (accel::can_device_access_peer: cuDeviceCanAccessPeer under cuda, zeDeviceCanAccessPeer
-// under xpu), then a legend and the devices' names.
+// under xpu), then the link matrix: each cell the driver's description of the link
+// (accel::peer_link_info: cuDeviceGetP2PAttribute's performance rank and native atomics
+// under cuda, zeDeviceGetP2PProperties' flags under xpu), each with its legend, then the
+// devices' names.
 //
 // collect_topo() initialises the runtime (the answers need the driver), as any program
-// asking would; a pair whose query fails gets "ERR" and its error is listed under the
-// legend, never ends the report. Link kinds (nvidia-smi topo -m's NV#, PIX, SYS) are not
-// shown: the runtime's public API has no such query (decision 209, Consequences). Call
-// from one thread.
+// asking would; a pair whose query fails gets "ERR" and its error is listed at the end,
+// never ends the report. nvidia-smi topo -m's PCIe path kinds (PIX, PXB, PHB, SYS) are not
+// shown: no driver API this project serves answers them (decision 216). Call from one
+// thread.
 
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "accel/peer_link.h"
 
 namespace accel::tools {
 
@@ -24,6 +29,8 @@ struct TopoReport {
   // peer[i][j]: whether device i can access device j's memory (i != j); nullopt when the
   // query failed (the error is in `errors`) and on the diagonal.
   std::vector<std::vector<std::optional<bool>>> peer;
+  // links[i][j]: the driver's description of the link from i to j; nullopt as for `peer`.
+  std::vector<std::vector<std::optional<PeerLinkInfo>>> links;
   std::vector<std::string> errors;  // "GPU0 -> GPU1: <accel::Error text>"
 };
 
@@ -31,7 +38,7 @@ struct TopoReport {
 // cannot be used at all (the caller reports it as `accel info` does).
 TopoReport collect_topo();
 
-// The matrix, the legend, then "GPU<i>: <name>" per device and any errors.
+// The two matrices with their legends, then "GPU<i>: <name>" per device and any errors.
 void render_topo(const TopoReport& report, std::ostream& out);
 
 }  // namespace accel::tools

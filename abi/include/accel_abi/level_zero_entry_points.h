@@ -57,7 +57,7 @@
   ROW(F, B, zeDeviceGetCommandQueueGroupProperties, pfnGetCommandQueueGroupProperties, (1, 0)) \
   ROW(F, M, zeDeviceGetCacheProperties, pfnGetCacheProperties, (1, 0))                         \
   ROW(F, M, zeDeviceGetMemoryAccessProperties, pfnGetMemoryAccessProperties, (1, 0))           \
-  ROW(F, M, zeDeviceGetP2PProperties, pfnGetP2PProperties, (1, 0))                             \
+  ROW(F, B, zeDeviceGetP2PProperties, pfnGetP2PProperties, (1, 0))                             \
   ROW(F, M, zeDeviceGetStatus, pfnGetStatus, (1, 0))                                           \
   ROW(F, M, zeDeviceGetImageProperties, pfnGetImageProperties, (1, 0))                         \
   ROW(F, M, zeDeviceGetExternalMemoryProperties, pfnGetExternalMemoryProperties, (1, 0))       \

@@ -10,6 +10,7 @@
 #include "accel/graph.h"               // IWYU pragma: export
 #include "accel/lazy_init.h"           // IWYU pragma: export
 #include "accel/memory.h"              // IWYU pragma: export
+#include "accel/peer_link.h"           // IWYU pragma: export
 #include "accel/random.h"              // IWYU pragma: export
 #include "accel/scalar_type.h"         // IWYU pragma: export
 #include "accel/stream.h"              // IWYU pragma: export

@@ -1,5 +1,5 @@
 // accel::can_device_access_peer (accel/accelerator.h): torch.cuda.can_device_access_peer
-// over the backend's peer capability.
+// over the backend's peer capability; accel::peer_link_info (accel/peer_link.h) the same way.
 //
 // PyTorch's order: initialise (so a poisoned fork child gets ForkError first, whatever the
 // arguments), resolve `device` (the current device when empty) and `peer`, check both
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "accel/accelerator.h"
+#include "accel/peer_link.h"
 #include "core/device_resolution.h"
 #include "core/runtime.h"
 
@@ -26,9 +27,13 @@ void check_peer_index(int index, int count, const char* what) {
               detail);
 }
 
-}  // namespace
+struct PeerPair {
+  detail::RuntimeState& state;
+  int index;
+  int peer;
+};
 
-bool can_device_access_peer(DeviceArg device, DeviceArg peer) {
+PeerPair resolve_pair(DeviceArg device, DeviceArg peer) {
   detail::RuntimeState& state = detail::current_state();
   detail::ensure_initialized(state);  // ForkError in a poisoned child, before anything else
   const int index = detail::resolve_device_index(device, /*optional=*/true);
@@ -36,7 +41,20 @@ bool can_device_access_peer(DeviceArg device, DeviceArg peer) {
   const int count = state.device_count();
   check_peer_index(index, count, "Invalid device id");
   check_peer_index(peer_index, count, "Invalid peer device id");
-  return detail::check(state.backend()->can_access_peer(index, peer_index));
+  return {state, index, peer_index};
+}
+
+}  // namespace
+
+bool can_device_access_peer(DeviceArg device, DeviceArg peer) {
+  const PeerPair p = resolve_pair(device, peer);
+  return detail::check(p.state.backend()->can_access_peer(p.index, p.peer));
+}
+
+PeerLinkInfo peer_link_info(DeviceArg device, DeviceArg peer) {
+  const PeerPair p = resolve_pair(device, peer);
+  if (p.index == p.peer) return PeerLinkInfo{};
+  return detail::check(p.state.backend()->peer_link(p.index, p.peer));
 }
 
 }  // namespace accel

@@ -152,4 +152,8 @@ Result<bool> Backend::can_access_peer(int, int) noexcept {
   return unsupported("peers", "can_device_access_peer");
 }
 
+Result<PeerLinkInfo> Backend::peer_link(int, int) noexcept {
+  return unsupported("peers", "peer_link_info");
+}
+
 }  // namespace accel::detail

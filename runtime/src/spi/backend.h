@@ -44,6 +44,7 @@
 #include "accel/device.h"
 #include "accel/event.h"
 #include "accel/graph.h"
+#include "accel/peer_link.h"
 #include "accel/scalar_type.h"
 #include "spi/handles.h"
 #include "spi/status.h"
@@ -264,6 +265,9 @@ class Backend {
   // indices, already range-checked by the core). False for index == peer, as the CUDA
   // driver answers. Never changes the thread's current device and creates no context.
   virtual Result<bool> can_access_peer(int index, int peer) noexcept;
+  // The driver's description of the link from `index` to `peer` (accel/peer_link.h; two
+  // distinct visible indices, range-checked by the core). Same context rules.
+  virtual Result<PeerLinkInfo> peer_link(int index, int peer) noexcept;
 
  protected:
   // kUnsupported: "<operation>: the <name> backend does not support <capability>".

@@ -11,7 +11,7 @@
 //   cuda_events.cpp     events
 //   cuda_copies.cpp     copies and fills on a stream
 //   cuda_graphs.cpp     capture, instantiate, launch, destroy
-//   cuda_peer.cpp       can_access_peer
+//   cuda_peer.cpp       can_access_peer, peer_link
 //
 // Every call that needs a device runs through with_device_context() below: the device's
 // primary context is made current for the call and the thread's previous context is put
@@ -120,6 +120,7 @@ class CudaBackend final : public Backend {
   // diagnostics (cuda_backend.cpp), peers (cuda_peer.cpp)
   BackendReport report() noexcept override;
   Result<bool> can_access_peer(int index, int peer) noexcept override;
+  Result<PeerLinkInfo> peer_link(int index, int peer) noexcept override;
 
  private:
   // ---- library loading (cuda_backend.cpp) ----------------------------------------------

@@ -12,7 +12,7 @@
 //   ze_streams.cpp     stream priorities, streams, synchronize_stream/_device (ze_streams.h)
 //   ze_events.cpp      events (ze_streams.h)
 //   ze_copies.cpp      copies and fills on a stream
-//   ze_peer.cpp        can_access_peer
+//   ze_peer.cpp        can_access_peer, peer_link
 //   (no graphs file: Level Zero has no stream capture, the SPI's default answers)
 //
 // Beside them, as in the CUDA folder: ze_status.* (ze_result_t -> Status), ze_device_facts.*
@@ -122,6 +122,7 @@ class LevelZeroBackend final : public Backend {
   void after_fork_child() noexcept override;
   BackendReport report() noexcept override;
   Result<bool> can_access_peer(int index, int peer) noexcept override;  // ze_peer.cpp
+  Result<PeerLinkInfo> peer_link(int index, int peer) noexcept override;  // ze_peer.cpp
 
   // For the files of this backend: valid after a successful initialize().
   const ZeApi& api() const noexcept { return *api_.load(std::memory_order_acquire); }

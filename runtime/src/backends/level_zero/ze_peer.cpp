@@ -1,4 +1,4 @@
-// The Level Zero backend's peer query (spi/backend.h: can_access_peer).
+// The Level Zero backend's peer queries (spi/backend.h: can_access_peer, peer_link).
 #include <string>
 
 #include "backends/level_zero/ze_backend_impl.h"
@@ -23,6 +23,24 @@ Result<bool> LevelZeroBackend::can_access_peer(int index, int peer) noexcept {
     }
   }
   return value != 0;
+}
+
+// zeDeviceGetP2PProperties' flags; the API reports no performance rank.
+Result<PeerLinkInfo> LevelZeroBackend::peer_link(int index, int peer) noexcept {
+  ze_device_p2p_properties_t properties{};
+  properties.stype = ZE_STRUCTURE_TYPE_DEVICE_P2P_PROPERTIES;
+  const ze_result_t rc =
+      api().zeDeviceGetP2PProperties(device(index).handle, device(peer).handle, &properties);
+  if (rc != ZE_RESULT_SUCCESS) {
+    try {
+      return ze_status(rc, "peer_link_info: zeDeviceGetP2PProperties (peer=" +
+                               std::to_string(peer) + ")", index);
+    } catch (...) {
+      return host_out_of_memory();
+    }
+  }
+  return PeerLinkInfo{(properties.flags & ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS) != 0,
+                      (properties.flags & ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS) != 0, std::nullopt};
 }
 
 }  // namespace accel::detail::level_zero

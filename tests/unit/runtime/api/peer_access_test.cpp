@@ -5,6 +5,7 @@
 
 #include "accel/accelerator.h"
 #include "accel/lazy_init.h"
+#include "accel/peer_link.h"
 #include "backend_fixture.h"
 #include "error_check.h"
 
@@ -22,6 +23,17 @@ TEST_F(PeerAccessTest, ABackendWithoutPeersSaysSoAfterInitialising) {
   EXPECT_TRUE(
       is_error_containing(caught, ErrorKind::kUnsupported, " backend does not support peers"));
   EXPECT_TRUE(is_initialized()) << "initialises, as torch.cuda's _lazy_init() first";
+}
+
+TEST_F(PeerAccessTest, LinkInfoOfABackendWithoutPeersSaysSo) {
+  const CaughtError caught = catch_error([] { peer_link_info(0, 1); });
+  EXPECT_TRUE(is_error_containing(caught, ErrorKind::kUnsupported, "peer_link_info: the "));
+  EXPECT_TRUE(
+      is_error_containing(caught, ErrorKind::kUnsupported, " backend does not support peers"));
+  // The diagonal is answered without the backend (which would say kUnsupported).
+  EXPECT_EQ(peer_link_info(2, 2), PeerLinkInfo{});
+  EXPECT_TRUE(is_error(catch_error([] { peer_link_info(0, 4); }), ErrorKind::kIndex,
+                       "Invalid peer device id: 4 (device_count=4)"));
 }
 
 TEST_F(PeerAccessTest, OutOfRangeIndicesNameTheValueAndReachNoBackendCall) {

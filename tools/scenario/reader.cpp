@@ -167,10 +167,27 @@ std::uint64_t Reader::size(const YAML::Node& node, const std::string& path) cons
 }
 
 int Reader::cuda_code(const YAML::Node& node, const std::string& path) const {
-  constexpr std::string_view kWhat = "a non-zero CUDA result code (name or number)";
-  const std::string s = scalar(node, path, kWhat);
-  const std::optional<int> code = mockdev::parse_result_code(mockdev::Api::kCuda, s);
-  if (!code || *code == 0) fail(node, path, kWhat, s);
+  return result_code(node, path, mockdev::Api::kCuda);
+}
+
+int Reader::result_code(const YAML::Node& node, const std::string& path, mockdev::Api api) const {
+  // The prefix of the API's code names, as the machine-file reader says it.
+  std::string_view family = "CUDA";
+  switch (api) {
+    case mockdev::Api::kCuda:
+      family = "CUDA";
+      break;
+    case mockdev::Api::kNvml:
+      family = "NVML";
+      break;
+    case mockdev::Api::kLevelZero:
+      family = "ZE";
+      break;
+  }
+  const std::string what = "a non-zero " + std::string(family) + " result code (name or number)";
+  const std::string s = scalar(node, path, what);
+  const std::optional<int> code = mockdev::parse_result_code(api, s);
+  if (!code || *code == 0) fail(node, path, what, s);
   return *code;
 }
 
@@ -180,15 +197,17 @@ std::string Reader::entry_point(const YAML::Node& node, const std::string& path)
   // (one `calls:` per step), and a probe parses a whole machine.
   if (known_entry_points_.count(name) != 0) return name;
   // The machine-file reader is the one authority on entry-point names (symbols, base names,
-  // the closest matches): a one-fault machine checks the name through the public parser.
-  // The name is emitted as a quoted YAML string, so no text in it can change the probe.
+  // the closest matches, the API that exports each): a one-fault machine checks the name
+  // through the public parser. The name is emitted as a quoted YAML string, so no text in it
+  // can change the probe; code 1 is a code of every API.
   YAML::Emitter quoted;
   quoted << YAML::DoubleQuoted << name;
   const std::string probe =
       "name: probe\ndevices: []\nfaults:\n  calls:\n    - {entry: " + std::string(quoted.c_str()) +
       ", nth: 1, code: 1}\n";
+  mockdev::Api api = mockdev::Api::kCuda;
   try {
-    (void)mockdev::parse_machine(probe, "entry");
+    api = mockdev::parse_machine(probe, "entry").faults.calls.at(0).api;
   } catch (const mockdev::MachineFileError& e) {
     std::string message = e.what();
     const std::string marker = "expected ";
@@ -199,8 +218,12 @@ std::string Reader::entry_point(const YAML::Node& node, const std::string& path)
                            : "an entry point of the simulated driver";
     fail(node, path, what, name);
   }
-  known_entry_points_.insert(name);
+  known_entry_points_.emplace(name, api);
   return name;
+}
+
+mockdev::Api Reader::entry_point_api(const std::string& entry) const {
+  return known_entry_points_.at(entry);
 }
 
 nlohmann::json Reader::to_json(const YAML::Node& node) {

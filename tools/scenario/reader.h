@@ -10,11 +10,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
-#include <set>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "mockdev/machine.h"
 #include "scenario.h"
 
 namespace accel::scenario {
@@ -62,9 +63,16 @@ class Reader {
   std::uint64_t size(const YAML::Node& node, const std::string& path) const;
   // A CUDA result code, by name or number, non-zero.
   int cuda_code(const YAML::Node& node, const std::string& path) const;
+  // A non-zero result code of `api` (CUDA, NVML or Level Zero), by one of that API's names
+  // or a number (Level Zero's also in hex); anything else is refused as a machine file's
+  // call fault refuses it ("expected a non-zero ZE result code (name or number)").
+  int result_code(const YAML::Node& node, const std::string& path, mockdev::Api api) const;
   // An entry point of the simulated driver (symbol or base name); the error names the
   // closest ones, as a machine file's fault entry does.
   std::string entry_point(const YAML::Node& node, const std::string& path) const;
+  // The API that exports an entry point entry_point() accepted: the machine-file reader's
+  // resolution (a ze* or zes* name is Level Zero's, an nvml* name NVML's).
+  mockdev::Api entry_point_api(const std::string& entry) const;
   // A YAML value as JSON (scalars that read as integers or booleans become numbers and
   // booleans; "null"/"~" null).
   static nlohmann::json to_json(const YAML::Node& node);
@@ -89,7 +97,8 @@ class Reader {
 
  private:
   mutable std::vector<ObjectRef> object_refs_;
-  mutable std::set<std::string> known_entry_points_;  // names entry_point() accepted
+  // The names entry_point() accepted, with the API that exports each.
+  mutable std::map<std::string, mockdev::Api> known_entry_points_;
   const mockdev::MachineSpec* machine_ = nullptr;
   std::string file_;
   std::string directory_;

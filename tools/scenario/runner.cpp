@@ -14,6 +14,7 @@
 #include "preflight.h"
 #include "scenario_file.h"
 #include "step_registry.h"
+#include "sweep_rules.h"
 
 namespace accel::scenario {
 namespace {
@@ -193,21 +194,6 @@ int run_scenarios(const std::vector<std::string>& paths, const RunnerOptions& op
 
 namespace {
 
-// The code a swept call fails with: what that call would most plausibly return.
-int representative_code(const std::string& entry) {
-  if (entry.rfind("cuMemAlloc", 0) == 0) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
-  if (entry == "cuInit") return 100;                // CUDA_ERROR_NO_DEVICE
-  return 999;  // CUDA_ERROR_UNKNOWN / NVML_ERROR_UNKNOWN
-}
-
-// Calls the runtime makes while loading the driver file: a failure there makes the file
-// unusable for the life of the process by design (a misconfiguration,
-// docs/decisions/036-misconfiguration-is-an-error.md), so "usable once the fault is cleared" does
-// not apply to them.
-bool sweepable(const std::string& entry) {
-  return entry.rfind("cuGetProcAddress", 0) != 0 && entry != "cuDriverGetVersion";
-}
-
 std::optional<nlohmann::json> sweep_result(const std::string& output) {
   const std::string marker = "SWEEP-RESULT ";
   const std::size_t at = output.rfind(marker);
@@ -272,7 +258,7 @@ int sweep_scenarios(const std::vector<std::string>& paths, const RunnerOptions& 
           ++swept;
           entries.insert(entry);
           const std::string call = entry + " call #" + std::to_string(k) + " failing with " +
-                                   std::to_string(faulted.fault->code);
+                                   code_text(entry, faulted.fault->code);
           const std::string p = problem(r, timeout);
           for (const std::string& v : violation_lines(r.output)) {
             violations.push_back(call + ": " + v);

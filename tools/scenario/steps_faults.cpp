@@ -47,7 +47,7 @@ using nlohmann::json;
 const StepRegistrar registrar({
     {"fail_call",
      "{entry: NAME, nth: N (default 1; 0 = every call), code: CODE}: the nth call of the "
-     "entry point from now fails with code",
+     "entry point from now fails with code (one of the entry point's API's: CUDA, NVML, ZE)",
      false,
      [](const StepArgs& a) -> Action {
        a.reader.require_map(a.node, a.path, "{entry, nth, code}");
@@ -60,7 +60,10 @@ const StepRegistrar registrar({
            a.node["nth"] ? static_cast<std::uint64_t>(
                                a.reader.integer(a.node["nth"], Reader::join(a.path, "nth"), 0, INT64_MAX))
                          : 1;
-       const int code = a.reader.cuda_code(a.node["code"], Reader::join(a.path, "code"));
+       // The code is read as the entry point's own API writes its codes (a zeMemAllocDevice
+       // fault takes ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY), as a machine file's call fault.
+       const int code = a.reader.result_code(a.node["code"], Reader::join(a.path, "code"),
+                                             a.reader.entry_point_api(entry));
        return [entry, nth, code](StepEnv&) {
          mockdev::control::fail_call(entry, nth, code);
          return json(nullptr);

@@ -23,8 +23,11 @@
 // (return address - 1). Without debug info or addr2line the text falls back to
 // "function+0xoffset (object)" or "object+0xoffset", which `addr2line -e` resolves later.
 // Level Zero calls reach the mock through the loader's dispatch tables, so a return address
-// there would name the loader, not the program: they capture none, and their races keep
-// the fallback (the later operation's stack, unwound when the race is found).
+// there would name the loader, not the program: an enqueuing Level Zero call
+// (zeCommandListAppend*, zeCommandQueueExecuteCommandLists) unwinds its stack instead, to the
+// first frame outside libmockdev and the libze_* files (address ranges read once), and opens
+// the CallerScope with it -- only while observers exist, so a program without the race
+// detector or a trace never pays the unwind (level_zero/ze_state.cpp call).
 // Thread safety: CallerScope and current_caller touch only the calling thread's state;
 // describe_call_site takes a lock of its own around its cache (the detector and the trace
 // call it with the engine lock held, tests without).

@@ -4,10 +4,13 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/leak_report.h"
 #include "level_zero/ze_objects.h"
@@ -75,24 +78,78 @@ std::string device_text(const ZeDevice* device) {
   return text;
 }
 
+// The address ranges of the objects below the program (this library and every libze_*
+// file), read once from the loaded objects' program headers: the loader and its layers are
+// loaded before any call can reach the driver. A frame is then classified by comparing its
+// address, with no dladdr per frame on the path that runs at every enqueue.
+struct Range {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+};
+
+const std::vector<Range>& ranges_below_the_program() {
+  static const std::vector<Range> ranges = [] {
+    std::vector<Range> out;
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<const void*>(&ranges_below_the_program), &self) == 0)
+      self.dli_fname = nullptr;
+    struct Walk {
+      std::vector<Range>* out;
+      const char* self;
+    } walk{&out, self.dli_fname};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) -> int {
+          auto* w = static_cast<Walk*>(data);
+          const char* name = info->dlpi_name != nullptr && info->dlpi_name[0] != '\0'
+                                 ? info->dlpi_name
+                                 : nullptr;
+          if (name == nullptr || !below_the_program(name, w->self)) return 0;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& h = info->dlpi_phdr[i];
+            if (h.p_type != PT_LOAD) continue;
+            const std::uintptr_t begin = info->dlpi_addr + h.p_vaddr;
+            w->out->push_back({begin, begin + h.p_memsz});
+          }
+          return 0;
+        },
+        &walk);
+    return out;
+  }();
+  return ranges;
+}
+
+bool is_below_the_program(const void* frame) {
+  const auto address = reinterpret_cast<std::uintptr_t>(frame);
+  for (const Range& r : ranges_below_the_program()) {
+    if (address >= r.begin && address < r.end) return true;
+  }
+  return false;
+}
+
+// The first frame of this thread's stack outside the objects below the program.
+const void* unwound_program_caller() {
+  constexpr int kMaxFrames = 32;
+  void* frames[kMaxFrames];
+  const int count = backtrace(frames, kMaxFrames);
+  for (int i = 1; i < count; ++i) {
+    if (!is_below_the_program(frames[i])) return frames[i];
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const void* program_call_site() {
   if (core::leak_policy() == core::LeakPolicy::kOff) return nullptr;
-  constexpr int kMaxFrames = 32;
-  void* frames[kMaxFrames];
-  const int count = backtrace(frames, kMaxFrames);
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<const void*>(&program_call_site), &self) == 0)
-    self.dli_fname = nullptr;
-  for (int i = 1; i < count; ++i) {
-    Dl_info info{};
-    if (dladdr(frames[i], &info) == 0) continue;
-    if (below_the_program(info.dli_fname, self.dli_fname)) continue;
-    return frames[i];
-  }
-  return nullptr;
+  return unwound_program_caller();
 }
+
+bool enqueues_work(std::string_view entry_point) {
+  return entry_point.starts_with("zeCommandListAppend") ||
+         entry_point == "zeCommandQueueExecuteCommandLists";
+}
+
+const void* enqueue_call_site() { return unwound_program_caller(); }
 
 void list_live_objects(core::LiveObjects& out) {
   ObjectsState& o = objects();

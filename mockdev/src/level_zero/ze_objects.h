@@ -41,6 +41,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/engine_lock.h"
@@ -256,6 +257,14 @@ ObjectsState& objects() MOCKDEV_ZE_LOCKED;
 // so it is done only while a leak policy is in force (nullptr otherwise, or when no frame
 // qualifies). ze_call_site.cpp.
 const void* program_call_site();
+// Whether a call of `entry_point` enqueues work on a queue (zeCommandListAppend*,
+// zeCommandQueueExecuteCommandLists): its operations carry the program's call site.
+bool enqueues_work(std::string_view entry_point);
+// The same unwinding without the leak-policy gate, for an enqueuing call while observers
+// (the race detector, the trace) want call sites: the caller checks that (ze_state.cpp call),
+// so a program without observers never pays for it (Note [Call sites of operations] in
+// core/race_call_site.h).
+const void* enqueue_call_site();
 
 // The Level Zero objects and allocations a program made in this process and has not
 // destroyed (the registry row's live_objects hook; Note [Leak report]). ze_call_site.cpp.

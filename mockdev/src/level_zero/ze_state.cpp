@@ -5,11 +5,14 @@
 
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "core/engine.h"
+#include "core/race_call_site.h"
 #include "core/timeline.h"
 #include "level_zero/ze_names.h"
+#include "level_zero/ze_objects.h"
 #include "level_zero/ze_tables.h"
 
 namespace mockdev::level_zero {
@@ -118,6 +121,13 @@ ze_result_t call_unrecorded(EntryPoint entry_point, CallKind kind,
       return ZE_RESULT_ERROR_UNINITIALIZED;
     if (kind == CallKind::kSysman && !s.sysman_initialized && s.sysman != SysmanRoute::kLegacy)
       return ZE_RESULT_ERROR_UNINITIALIZED;
+    // The operations an enqueuing call makes carry the program's call site while observers
+    // want one (Note [Call sites of operations]): the loader's dispatch hides the return
+    // address, so the stack is unwound, and only then.
+    std::optional<core::CallerScope> caller;
+    if (!core::engine().observers.empty() && enqueues_work(entry_point.view())) {
+      caller.emplace(enqueue_call_site());
+    }
     return body();
   } catch (const std::bad_alloc&) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;

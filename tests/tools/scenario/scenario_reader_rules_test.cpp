@@ -177,6 +177,44 @@ TEST(ScenarioReaderNames, EntryPointNamesCannotChangeTheProbe) {
             "exported symbol (cuMemAlloc_v2) or base name (cuMemAlloc), got 'cuInit\", nth: 0}'");
 }
 
+// A fault's code is read as its entry point's API writes its codes (the machine-file
+// reader's resolution of the entry point): Level Zero names, numbers and hex for ze* and
+// zes* entries, NVML names for nvml* ones; another API's name is refused, naming the value
+// and the API's codes.
+TEST(ScenarioReaderFaults, CodesAreReadByTheEntryPointsApi) {
+  auto fault = [](const std::string& machine, const std::string& entry, const std::string& code) {
+    return error_of("machine: " + machine + "\nsteps:\n  - fail_call: {entry: " + entry +
+                    ", nth: 1, code: " + code + "}\n");
+  };
+  EXPECT_EQ(fault("2xmax1550", "zeMemAllocDevice", "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"),
+            "(no error)");
+  EXPECT_EQ(fault("2xmax1550", "zeMemAllocDevice", "0x70000003"), "(no error)");
+  EXPECT_EQ(fault("2xmax1550", "zeInit", "2013265921"), "(no error)");
+  EXPECT_EQ(fault("2xmax1550", "zesDeviceGetProperties", "ZE_RESULT_ERROR_UNKNOWN"), "(no error)");
+  EXPECT_EQ(fault("1xa100", "nvmlInit_v2", "NVML_ERROR_UNKNOWN"), "(no error)");
+  EXPECT_EQ(fault("1xa100", "cuMemAlloc", "CUDA_ERROR_OUT_OF_MEMORY"), "(no error)");
+  EXPECT_EQ(fault("2xmax1550", "zeMemAllocDevice", "CUDA_ERROR_OUT_OF_MEMORY"),
+            "s.yaml:3: steps[0].fail_call.code: expected a non-zero ZE result code (name or "
+            "number), got 'CUDA_ERROR_OUT_OF_MEMORY'");
+  EXPECT_EQ(fault("2xmax1550", "zeMemAllocDevice", "ZE_RESULT_SUCCESS"),
+            "s.yaml:3: steps[0].fail_call.code: expected a non-zero ZE result code (name or "
+            "number), got 'ZE_RESULT_SUCCESS'");
+  EXPECT_EQ(fault("2xmax1550", "zeMemAllocDevice", "0x80000000"),
+            "s.yaml:3: steps[0].fail_call.code: expected a non-zero ZE result code (name or "
+            "number), got '0x80000000'");
+  EXPECT_EQ(fault("1xa100", "cuMemAlloc", "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"),
+            "s.yaml:3: steps[0].fail_call.code: expected a non-zero CUDA result code (name or "
+            "number), got 'ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY'");
+  EXPECT_EQ(fault("1xa100", "nvmlInit_v2", "CUDA_ERROR_UNKNOWN"),
+            "s.yaml:3: steps[0].fail_call.code: expected a non-zero NVML result code (name or "
+            "number), got 'CUDA_ERROR_UNKNOWN'");
+  // sticky_error stays CUDA's: its device is an NVIDIA one.
+  EXPECT_EQ(error_of("machine: 4xh100\nsteps:\n  - sticky_error: {device: 0, code: "
+                     "ZE_RESULT_ERROR_DEVICE_LOST}\n"),
+            "s.yaml:3: steps[0].sticky_error.code: expected a non-zero CUDA result code (name or "
+            "number), got 'ZE_RESULT_ERROR_DEVICE_LOST'");
+}
+
 class ScenarioFiles : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -125,6 +125,34 @@ TEST_F(ListsTest, TwoListsWithoutAnEventRace) {
   EXPECT_EQ(mockdev::control::race_count(), 1u);
 }
 
+// Both operations of a Level Zero race carry the program's call site, though the calls come
+// through the loader's dispatch (Note [Call sites of operations]): each names the test's
+// line that enqueued it, the earlier one included.
+TEST_F(ListsTest, BothSidesOfARaceNameTheProgramsCall) {
+  if (std::system("addr2line --version >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "addr2line (binutils) is not on PATH: call sites cannot be file:line";
+  }
+  void* d = device_alloc(4096, card_);
+  ze_command_list_handle_t a = immediate(card_);
+  ze_command_list_handle_t b = immediate(card_);
+  const unsigned char one = 1;
+  mockdev::control::clear_races();
+  const int first_line = __LINE__ + 1;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(a, d, &one, 1, 4096, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  const int second_line = __LINE__ + 1;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(b, d, &one, 1, 4096, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  const std::vector<mockdev::control::Race> races = mockdev::control::races();
+  ASSERT_EQ(races.size(), 1u);
+  // "<path>/ze_lists_test.cpp:<line> <namespaces>::ListsTest_..._Test::TestBody()"
+  const std::string test = "ListsTest_BothSidesOfARaceNameTheProgramsCall_Test::TestBody()";
+  for (const auto& [site, line] : {std::pair{races[0].first.call_site, first_line},
+                                   std::pair{races[0].second.call_site, second_line}}) {
+    EXPECT_NE(site.find("/ze_lists_test.cpp:" + std::to_string(line) + " "), std::string::npos)
+        << site;
+    EXPECT_TRUE(site.ends_with(test)) << site;
+  }
+}
+
 // The adversarial schedule runs nothing until a host wait needs it, so only the
 // dependencies the driver gave an operation make earlier work run before it.
 class AdversarialListsTest : public ZeObjectsTest {

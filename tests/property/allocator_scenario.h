@@ -16,7 +16,8 @@
 //    of the block) as fill_async of the stream's pinned byte, and the stream's wait for the
 //    allocation stream before a record_stream as wait_stream: the same work on the same
 //    streams as far as the allocator can see (it waits on events of the streams), though not
-//    the same driver call;
+//    the same driver call (under the adversarial schedule ctest runs, an event completes only
+//    on a host wait, work or none, so there the allocator cannot tell the two apart at all);
 //  * after every command, memory_stats of each device expecting the reference model's live
 //    blocks (allocation count, allocated bytes) and its live plus pending blocks (active
 //    count, active and requested bytes: a pending block's bytes stay requested until its

@@ -25,7 +25,7 @@ if(TARGET mockdev_level_zero AND "level_zero" IN_LIST ACCEL_BACKENDS)
   # the initialisation (zeInit: Note [Unswept calls] in tools/scenario/sweep_rules.cpp), and
   # the scenario stays clean.
   scenario_runner_test(xpu_fault_code_of_another_api
-    "${runner}|run|${data}/xpu/malformed/cuda_code_on_ze_entry.yaml" -DEXPECT_EXIT=2
+    "${runner}|run|${data}/malformed/cuda_code_on_ze_entry.yaml" -DEXPECT_EXIT=2
     "-DEXPECT_1=^accel scenario: [^\n]*cuda_code_on_ze_entry\\.yaml:5: steps\\[0\\]\\.fail_call\\.code: expected a non-zero ZE result code \\(name or number\\), got 'CUDA_ERROR_OUT_OF_MEMORY'\n$")
   scenario_runner_test(xpu_sweep_fails_each_ze_call
     "${runner}|sweep|${data}/xpu/xpu_poisoned_child_raises_fork_error.yaml" -DEXPECT_EXIT=0

@@ -376,6 +376,11 @@ void DeviceCachingAllocator::empty_cache() {
   m.release_cached_blocks();
 }
 
+DeviceCachingAllocator::Usage DeviceCachingAllocator::usage() const {
+  std::lock_guard lock(impl_->mutex);
+  return Usage{impl_->stats.allocated_bytes.all().current, impl_->stats.reserved_bytes.all().current};
+}
+
 DeviceStats DeviceCachingAllocator::stats() const {
   std::lock_guard lock(impl_->mutex);
   DeviceStats out = impl_->stats;

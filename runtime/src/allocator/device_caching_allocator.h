@@ -75,6 +75,13 @@ class DeviceCachingAllocator {
   void empty_cache();
 
   DeviceStats stats() const;
+  // allocated_bytes.all.current and reserved_bytes.all.current alone: what a tool is told
+  // after each call (core/tool_library.h), without copying every statistic.
+  struct Usage {
+    std::int64_t allocated = 0;
+    std::int64_t reserved = 0;
+  };
+  Usage usage() const;
   void reset_peak_stats();
   void reset_accumulated_stats();
 

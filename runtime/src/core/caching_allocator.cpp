@@ -10,12 +10,15 @@
 namespace accel::detail::alloc {
 
 CachingAllocator::CachingAllocator(Backend& backend, StreamPools& pools, int device_count,
-                                   AllocatorConfig config)
-    : config_(std::move(config)) {
+                                   AllocatorConfig config, const ToolHooks* tool)
+    : tool_(tool != nullptr && tool->memory != nullptr ? tool : nullptr), config_(std::move(config)) {
   devices_.reserve(static_cast<std::size_t>(device_count));
   for (int index = 0; index < device_count; ++index) {
     devices_.push_back(std::make_unique<DeviceCachingAllocator>(
         make_backend_device_provider(backend, pools, index), config_, backend.name()));
+    if (tool_ != nullptr) {
+      device_names_.push_back(std::string(to_string(backend.type())) + ":" + std::to_string(index));
+    }
   }
   host_ = std::make_unique<HostCachingAllocator>(make_backend_host_provider(backend, pools),
                                                  config_);
@@ -23,8 +26,21 @@ CachingAllocator::CachingAllocator(Backend& backend, StreamPools& pools, int dev
 
 CachingAllocator::~CachingAllocator() = default;
 
+void CachingAllocator::report_usage(int device) const noexcept {
+  if (tool_ == nullptr) [[likely]]
+    return;
+  const DeviceCachingAllocator::Usage usage = devices_[device]->usage();
+  tool_->memory(device_names_[device].c_str(), usage.allocated, usage.reserved);
+}
+
 std::uint64_t CachingAllocator::allocate(int device, std::size_t bytes, StreamId stream,
                                          const HostFrame& site) {
+  // Told on every way out: an out-of-memory retry may have released cached segments.
+  struct Report {
+    const CachingAllocator& self;
+    int device;
+    ~Report() { self.report_usage(device); }
+  } report{*this, device};
   const std::uint64_t address = devices_[device]->allocate(bytes, stream, site);
   if (address == 0) return 0;
   try {
@@ -55,6 +71,7 @@ void CachingAllocator::free(std::uint64_t address, const HostFrame& site,
                     "it, or already freed)");
   }
   devices_[device]->free(address, site);
+  report_usage(device);
 }
 
 int CachingAllocator::device_of(std::uint64_t address) const {
@@ -65,7 +82,10 @@ int CachingAllocator::device_of(std::uint64_t address) const {
 }
 
 void CachingAllocator::empty_cache() {
-  for (const auto& device : devices_) device->empty_cache();
+  for (const auto& device : devices_) {
+    device->empty_cache();
+    report_usage(device->device());
+  }
 }
 
 void CachingAllocator::apply_settings(std::string_view text) {

@@ -30,12 +30,16 @@
 #include "allocator/host_caching_allocator.h"
 #include "spi/backend.h"
 #include "core/stream_pool.h"
+#include "core/tool_library.h"
 
 namespace accel::detail::alloc {
 
 class CachingAllocator {
  public:
-  CachingAllocator(Backend& backend, StreamPools& pools, int device_count, AllocatorConfig config);
+  // `tool`: told each device's bytes after every allocate, free and empty_cache (core/
+  // tool_library.h); null for none.
+  CachingAllocator(Backend& backend, StreamPools& pools, int device_count, AllocatorConfig config,
+                   const ToolHooks* tool = nullptr);
   ~CachingAllocator();
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -64,7 +68,12 @@ class CachingAllocator {
   MemorySnapshot snapshot() const;
 
  private:
+  // Tells the tool `device`'s bytes now (no lock of this class held).
+  void report_usage(int device) const noexcept;
+
   std::vector<std::unique_ptr<DeviceCachingAllocator>> devices_;
+  const ToolHooks* tool_ = nullptr;
+  std::vector<std::string> device_names_;  // "cuda:0", ...: the tool's names
   std::unique_ptr<HostCachingAllocator> host_;
 
   mutable std::mutex mutex_;  // guards config_ and live_

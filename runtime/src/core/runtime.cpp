@@ -11,6 +11,7 @@
 #include "allocator/oom_message.h"
 #include "core/backend_registry.h"
 #include "core/caching_allocator.h"
+#include "core/tool_library.h"
 #include "core/device_requirement.h"
 #include "spi/environment.h"
 #include "spi/fork_gate.h"
@@ -253,6 +254,11 @@ void ensure_initialized(RuntimeState& state) {
   // A setting that does not work is an error, found before the driver is touched.
   Result<alloc::AllocatorConfig> allocator_config = alloc::allocator_config_from_environment();
   if (!allocator_config.ok()) throw_error(allocator_config.status());
+  // The tool the user named is attached before the driver is touched, so it hears of every
+  // queue and every allocation (Note [The tool interface] in accel_abi/tool_interface.h).
+  Result<const ToolHooks*> tool = tool_hooks_from_environment();
+  if (!tool.ok()) throw_error(tool.status());
+  if ((*tool)->attached()) state.stream_pools().set_tool(*tool);
 
   Status initialized = backend.initialize();
   const int required = state.required_devices();
@@ -271,7 +277,8 @@ void ensure_initialized(RuntimeState& state) {
   state.generators().reset(count);
   if (state.allocator() == nullptr) {
     state.install_allocator(std::make_unique<alloc::CachingAllocator>(
-        backend, state.stream_pools(), count, std::move(allocator_config).value()));
+        backend, state.stream_pools(), count, std::move(allocator_config).value(),
+        (*tool)->attached() ? *tool : nullptr));
   }
 
   std::vector<QueuedCall> calls = lazy.calls_for_init();

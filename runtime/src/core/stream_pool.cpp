@@ -14,7 +14,7 @@ const DevicePool& StreamPools::device_pool(Backend& backend, int index) {
   DevicePool* pool = pools_[index].load(std::memory_order_acquire);
   if (pool != nullptr) [[likely]]
     return *pool;
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   pool = pools_[index].load(std::memory_order_acquire);
   if (pool != nullptr) return *pool;
   Backend::PriorityRange driver = check(backend.stream_priority_range(index));
@@ -33,7 +33,28 @@ const DevicePool& StreamPools::device_pool(Backend& backend, int index) {
   }
   pool = fresh.release();
   pools_[index].store(pool, std::memory_order_release);
+  lock.unlock();
+  name_queues(backend, index, *pool);
   return *pool;
+}
+
+// Note [Queues named for tools]
+// The tool learns each pool queue's runtime name right after the pool is published, outside
+// the pool's lock (the tool takes locks of its own): "cuda:0 stream id=<id> (priority <p>)",
+// the id and priority accel::Stream reports for it, with the driver's handle of the queue.
+void StreamPools::name_queues(Backend& backend, int index, const DevicePool& pool) const {
+  const ToolHooks* tool = tool_.load(std::memory_order_acquire);
+  if (tool == nullptr || tool->name_queue == nullptr) return;
+  const std::string device = std::string(to_string(backend.type())) + ":" + std::to_string(index);
+  for (int level = 0; level < pool.levels; ++level) {
+    for (int slot = 0; slot < kStreamsPerPool; ++slot) {
+      const std::int64_t id = pool_stream_id(level, slot);
+      const std::string name = device + " stream id=" + std::to_string(id) + " (priority " +
+                               std::to_string(-level) + ")";
+      tool->name_queue(device.c_str(), backend.driver_queue(index, pool.handles[level][slot]),
+                       name.c_str());
+    }
+  }
 }
 
 std::int64_t StreamPools::next_stream_id(Backend& backend, int index, int level) {

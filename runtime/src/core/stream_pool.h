@@ -25,8 +25,9 @@
 #include <memory>
 #include <mutex>
 
-#include "spi/device_limits.h"
+#include "core/tool_library.h"
 #include "spi/backend.h"
+#include "spi/device_limits.h"
 #include "spi/status.h"
 
 namespace accel::detail {
@@ -72,7 +73,14 @@ class StreamPools {
   // an id no pool of this runtime made.
   StreamHandle handle(Backend& backend, int index, std::int64_t id);
 
+  // The tool told about each queue a pool creates (core/tool_library.h); set at the
+  // runtime's initialisation, before any pool exists. Null: none.
+  void set_tool(const ToolHooks* tool) noexcept { tool_.store(tool, std::memory_order_release); }
+
  private:
+  void name_queues(Backend& backend, int index, const DevicePool& pool) const;
+
+  std::atomic<const ToolHooks*> tool_{nullptr};
   std::mutex mutex_;
   std::array<std::atomic<DevicePool*>, kMaxDeviceIndex + 1> pools_{};
 };

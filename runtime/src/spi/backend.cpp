@@ -152,6 +152,10 @@ Result<bool> Backend::can_access_peer(int, int) noexcept {
   return unsupported("peers", "can_device_access_peer");
 }
 
+const void* Backend::driver_queue(int, StreamHandle stream) const noexcept {
+  return reinterpret_cast<const void*>(stream.value);
+}
+
 Result<PeerLinkInfo> Backend::peer_link(int, int) noexcept {
   return unsupported("peers", "peer_link_info");
 }

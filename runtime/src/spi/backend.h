@@ -183,6 +183,10 @@ class Backend {
   // (CUDA: CU_STREAM_NON_BLOCKING), with `priority` in the device's range.
   virtual Result<StreamHandle> create_stream(int index, int priority) noexcept;
   virtual Status destroy_stream(int index, StreamHandle stream) noexcept;
+  // The driver's handle of `stream`, as a tool sees the queue (accel_abi/tool_interface.h):
+  // CUDA's CUstream is the handle itself (the default); a backend whose StreamHandle is its
+  // own object returns the driver object's handle (Level Zero: the immediate command list).
+  virtual const void* driver_queue(int index, StreamHandle stream) const noexcept;
   // True when all work queued on `stream` so far has completed (CUDA: NOT_READY is false).
   virtual Result<bool> query_stream(int index, StreamHandle stream) noexcept;
   // Blocks until the work queued on `stream` so far is done.

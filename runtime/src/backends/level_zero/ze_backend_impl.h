@@ -98,6 +98,7 @@ class LevelZeroBackend final : public Backend {
   Result<PriorityRange> stream_priority_range(int index) noexcept override;
   Result<StreamHandle> create_stream(int index, int priority) noexcept override;
   Status destroy_stream(int index, StreamHandle stream) noexcept override;
+  const void* driver_queue(int index, StreamHandle stream) const noexcept override;
   Result<bool> query_stream(int index, StreamHandle stream) noexcept override;
   Status synchronize_stream(int index, StreamHandle stream) noexcept override;
   Result<EventHandle> create_event(int index, EventOptions options) noexcept override;

@@ -422,6 +422,13 @@ Status LevelZeroBackend::destroy_stream(int index, StreamHandle stream) noexcept
   return queues_->destroy_stream(index, stream);
 }
 
+// A created stream's handle is its ZeStream (create_stream); the driver's queue is its
+// immediate command list. The default stream (a null handle) is the backend's own.
+const void* LevelZeroBackend::driver_queue(int, StreamHandle stream) const noexcept {
+  if (!stream) return nullptr;
+  return reinterpret_cast<const ZeStream*>(stream.value)->list;
+}
+
 Result<bool> LevelZeroBackend::query_stream(int index, StreamHandle stream) noexcept {
   return queues_->query_stream(index, stream);
 }

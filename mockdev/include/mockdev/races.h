@@ -34,6 +34,9 @@ struct RaceAccess {
   std::string name;      // "cuMemcpyHtoDAsync_v2", "kernel saxpy"
   std::string queue;     // the stream's label, e.g. "dev0/stream 7 (prio -1, non-blocking)"
   std::string handle;    // as the program names it: "CUstream 0x55d0c0a1b2c0" ("" unknown)
+  // The runtime's name for the stream, when the runtime told it through its tool interface
+  // (ACCEL_TOOL_LIBRARY naming libmockdev.so): "cuda:0 stream id=3 (priority 0)"; else "".
+  std::string runtime_name;
   int device = 0;        // physical device of the stream
   // Where the host enqueued it: "app.cpp:42 enqueue_pair()" with debug info and addr2line,
   // else "enqueue_pair()+0x1a (app)" or "app+0x1234"; "" when unknown.

@@ -117,6 +117,23 @@ class OpObserver {
     (void)used_bytes;
     (void)host_ns;
   }
+  // The runtime named `queue` through its tool interface (Note [Runtime names] in
+  // core/runtime_tool.h): "cuda:0 stream id=3 (priority 0)". Usually once, right after the
+  // queue was created and before its first operation; a later name replaces an earlier one.
+  virtual void on_queue_named(std::uint64_t queue, const std::string& name) {
+    (void)queue;
+    (void)name;
+  }
+  // The runtime's caching allocator on runtime device `device` ("cuda:0") now holds
+  // `allocated_bytes` in live blocks and `reserved_bytes` from the driver, at host virtual time
+  // `host_ns` (Note [Runtime names]). Most observers ignore it.
+  virtual void on_runtime_memory(const std::string& device, std::int64_t allocated_bytes,
+                                 std::int64_t reserved_bytes, std::uint64_t host_ns) {
+    (void)device;
+    (void)allocated_bytes;
+    (void)reserved_bytes;
+    (void)host_ns;
+  }
   // Called once when the machine is replaced or the process is about to exit.
   virtual void flush() = 0;
 };

@@ -48,6 +48,7 @@ struct Queue {
   int device = 0;
   std::string label;
   std::string handle;
+  std::string runtime_name;        // on_queue_named's ("" until then)
   VectorClock clock;               // the clock of its latest operation
   std::vector<Segment> segments;   // never empty
   std::uint64_t host_version = 0;  // the host clock version already joined
@@ -108,6 +109,11 @@ class RaceDetector final : public OpObserver {
   void on_queue_created(const QueueInfo& info) override {
     if (queue_index_.count(info.id) != 0) return;  // ids are never reused
     add_queue(info);
+  }
+
+  void on_queue_named(std::uint64_t queue, const std::string& name) override {
+    auto it = queue_index_.find(queue);
+    if (it != queue_index_.end()) queues_[it->second].runtime_name = name;
   }
 
   void on_queue_destroyed(std::uint64_t) override {
@@ -265,14 +271,27 @@ class RaceDetector final : public OpObserver {
     const Queue& queue = queues_[m.queue];
     std::string site = sites_.get(m.site);
     if (site.empty()) site = describe_call_site(callers_[m.caller]);
-    return control::RaceAccess{op,           names_.get(m.name), queue.label, queue.handle,
-                               queue.device, std::move(site),    writes,      m.unknown != 0};
+    control::RaceAccess access;
+    access.op = op;
+    access.name = names_.get(m.name);
+    access.queue = queue.label;
+    access.handle = queue.handle;
+    access.runtime_name = queue.runtime_name;
+    access.device = queue.device;
+    access.call_site = std::move(site);
+    access.writes = writes;
+    access.unknown = m.unknown != 0;
+    return access;
   }
 
-  // The queue as the program names it, with the simulation's label beside the handle.
+  // The queue as the program names it (the handle, then the runtime's name once the runtime
+  // gave one: Note [Runtime names] in core/runtime_tool.h), with the simulation's label beside.
   static std::string describe(const control::RaceAccess& a) {
-    const std::string queue =
-        a.handle.empty() ? "queue \"" + a.queue + "\"" : a.handle + " (queue \"" + a.queue + "\")";
+    std::string queue = a.handle;
+    if (!a.runtime_name.empty()) {
+      queue += (queue.empty() ? "\"" : " = \"") + a.runtime_name + "\"";
+    }
+    queue = queue.empty() ? "queue \"" + a.queue + "\"" : queue + " (queue \"" + a.queue + "\")";
     return "  by op " + std::to_string(a.op) + " \"" + a.name + "\" on " + queue +
            (a.call_site.empty() ? std::string(" (call site unknown)") : " at " + a.call_site) +
            (a.unknown ? " (unknown accesses: a kernel launched but never registered)" : "") + "\n";

@@ -33,7 +33,10 @@
 // "call site unknown".
 // Queues are named as the program names them (QueueInfo::handle, "CUstream 0x55d0c0a1b2c0")
 // with the simulation's label beside: `on CUstream 0x55d0c0a1b2c0 (queue "dev0/stream 1
-// (non-blocking)")`; a queue without a handle keeps `on queue "<label>"`.
+// (non-blocking)")`; a queue without a handle keeps `on queue "<label>"`. A queue the runtime
+// named (on_queue_named, Note [Runtime names] in core/runtime_tool.h) has that name after
+// its handle: `on CUstream 0x55d0c0a1b2c0 = "cuda:0 stream id=3 (priority 0)" (queue
+// "dev0/stream 1 (non-blocking)")`.
 // Cost per simple operation (one queue, no deps beyond program order): one map lookup per
 // range and O(1) clock work; memory 16 bytes per operation (the caller an index into a table
 // of the program's call sites) plus one clock per join.

@@ -155,7 +155,25 @@ class TraceWriter final : public TraceObserver {
     // pool streams, mostly) would be only metadata, so it has no track.
     idle_queues_.emplace(
         info.id,
-        IdleQueue{info.device, info.handle.empty() ? info.label : info.handle + ": " + info.label});
+        IdleQueue{info.device, info.handle.empty() ? info.label : info.handle + ": " + info.label,
+                  {}});
+  }
+
+  // Note [Runtime names] in core/runtime_tool.h: the track leads with the runtime's name (a
+  // track column is narrow, and the program knows its streams by it). A track written already
+  // gets a new thread_name event, which replaces the old name in Perfetto and
+  // chrome://tracing.
+  void on_queue_named(std::uint64_t queue, const std::string& name) override {
+    if (auto idle = idle_queues_.find(queue); idle != idle_queues_.end()) {
+      idle->second.runtime_name = name;
+      return;
+    }
+    auto track = tracks_.find(queue);
+    if (track == tracks_.end()) return;
+    const std::string label = named(track_bases_.at(queue), name);
+    if (label == track_labels_.at(queue)) return;
+    track_labels_[queue] = label;
+    write_thread_name(track->second, label);
   }
 
   void on_queue_destroyed(std::uint64_t queue) override { idle_queues_.erase(queue); }
@@ -176,10 +194,11 @@ class TraceWriter final : public TraceObserver {
     if (tracks_.count(record.queue) == 0) {
       const auto idle = idle_queues_.find(record.queue);
       if (idle != idle_queues_.end()) {
-        add_track(record.queue, idle->second.device, idle->second.label);
+        add_track(record.queue, idle->second.device, idle->second.label,
+                  idle->second.runtime_name);
         idle_queues_.erase(idle);
       } else {
-        add_track(record.queue, 0, "queue " + std::to_string(record.queue));
+        add_track(record.queue, 0, "queue " + std::to_string(record.queue), {});
       }
     }
   }
@@ -234,6 +253,24 @@ class TraceWriter final : public TraceObserver {
     out += ",\"args\":{\"bytes\":" + std::to_string(used_bytes) + "}}";
   }
 
+  // Note [Runtime names]: a counter per runtime device in a process of the runtime's own,
+  // written when either value changed.
+  void on_runtime_memory(const std::string& device, std::int64_t allocated_bytes,
+                         std::int64_t reserved_bytes, std::uint64_t host_ns) override {
+    const std::pair<std::int64_t, std::int64_t> value{allocated_bytes, reserved_bytes};
+    auto [last, inserted] = runtime_memory_.try_emplace(device, value);
+    if (!inserted && last->second == value) return;
+    last->second = value;
+    const int pid = process_of(kRuntimeProcess);  // before this event: it may write the process
+    std::string& out = begin_event();
+    out += "{\"name\":";
+    append_json_string(out, device);
+    out += ",\"cat\":\"memory\",\"ph\":\"C\",\"pid\":" + std::to_string(pid) + ",\"ts\":";
+    append_us(out, host_ns);
+    out += ",\"args\":{\"allocated_bytes\":" + std::to_string(allocated_bytes) +
+           ",\"reserved_bytes\":" + std::to_string(reserved_bytes) + "}}";
+  }
+
   void flush() override {
     render_host_calls();
     render_flows();
@@ -249,8 +286,9 @@ class TraceWriter final : public TraceObserver {
     if (process != processes_.end()) return process->second;
     const int pid = file_.next_process_id();
     processes_.emplace(device, pid);
-    std::string name =
-        device == kHostProcess ? std::string("host") : "dev" + std::to_string(device);
+    std::string name = device == kHostProcess      ? std::string("host")
+                       : device == kRuntimeProcess ? std::string("accel runtime: caching allocator")
+                                                   : "dev" + std::to_string(device);
     if (device >= 0 && static_cast<std::size_t>(device) < machine_.devices.size()) {
       name += ": " + machine_.devices[static_cast<std::size_t>(device)].name;
     }
@@ -306,16 +344,30 @@ class TraceWriter final : public TraceObserver {
     host_calls_.clear();
   }
 
-  void add_track(std::uint64_t queue, int device, const std::string& label) {
+  // `base`: the handle and label; `runtime_name`: the runtime's name ("" when none yet).
+  void add_track(std::uint64_t queue, int device, const std::string& base,
+                 const std::string& runtime_name) {
     const Track track{process_of(device), queue};
+    const std::string label = named(base, runtime_name);
+    track_bases_.emplace(queue, base);
     track_labels_.emplace(queue, label);
     tracks_.emplace(queue, track);
+    write_thread_name(track, label);
+  }
+
+  void write_thread_name(const Track& track, const std::string& label) {
     std::string& out = begin_event();
     out += "{\"name\":\"thread_name\",\"ph\":\"M\",";
     append_track(out, track);
     out += ",\"args\":{\"name\":";
     append_json_string(out, label);
     out += "}}";
+  }
+
+  // A track's name: "cuda:0 stream id=3 (priority 0) = CUstream 0x5a1: dev0/stream 1" once the
+  // runtime named the queue, else `base` alone.
+  static std::string named(const std::string& base, const std::string& runtime_name) {
+    return runtime_name.empty() ? base : runtime_name + " = " + base;
   }
 
   // The slice's call site: the one its record named, else its caller's, symbolised now.
@@ -389,7 +441,8 @@ class TraceWriter final : public TraceObserver {
   std::unordered_map<std::uint64_t, Track> tracks_;
   struct IdleQueue {
     int device = 0;
-    std::string label;
+    std::string label;         // the handle and label: add_track's `base`
+    std::string runtime_name;  // on_queue_named's, "" until then
   };
   std::unordered_map<std::uint64_t, IdleQueue> idle_queues_;  // created, nothing enqueued yet
   std::vector<Slice> slices_;                                 // by OpId
@@ -401,6 +454,8 @@ class TraceWriter final : public TraceObserver {
   std::string pending_;  // rendered events since the last flush
   // Host calls (Note [Host calls in the trace]), rendered at the next flush.
   static constexpr int kHostProcess = -1;  // processes_'s key of the host process
+  // processes_'s key of the runtime's allocator counters (Note [Runtime names]).
+  static constexpr int kRuntimeProcess = -2;
   struct HostCall {
     OpId op = 0;
     std::uint64_t host_ns = 0;
@@ -409,7 +464,10 @@ class TraceWriter final : public TraceObserver {
   std::vector<HostCall> host_calls_;
   std::set<std::uint64_t> host_threads_;                         // threads whose track is named
   std::unordered_map<std::uint64_t, std::string> track_labels_;  // queue -> its track's name
+  std::unordered_map<std::uint64_t, std::string> track_bases_;   // queue -> add_track's base
   std::map<int, std::uint64_t> memory_in_use_;  // device -> the last counter value written
+  // runtime device -> the last (allocated, reserved) written
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> runtime_memory_;
 };
 
 void flush_at_exit() {

@@ -18,6 +18,7 @@
 // libze-dev): machine files name every API's entry points and codes either way, so a
 // registration file uses no vendor header; a hook is nullptr when its driver is not built.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -80,6 +81,13 @@ struct ApiRow {
   // (engine lock held; called only when `initialized` says so): Note [Leak report] in
   // core/leak_report.h. nullptr when the driver is not built or makes no objects (NVML).
   void (*live_objects)(LiveObjects& out) = nullptr;
+  // The engine queue (core/timeline.h) of `native_queue`, a queue handle this API handed the
+  // program in this process and has not destroyed (a CUstream, an immediate list's
+  // ze_command_list_handle_t); nullopt for any other value, which it never dereferences
+  // (engine lock held; called only when `initialized` says so). How the runtime's names for
+  // its queues reach the engine: Note [Runtime names] in core/runtime_tool.h. nullptr when
+  // the driver is not built or has no queues (NVML).
+  std::optional<std::uint64_t> (*queue_of_handle)(const void* native_queue) = nullptr;
 };
 
 // The row of `api` (every Api has exactly one).

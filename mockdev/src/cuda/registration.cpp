@@ -10,6 +10,7 @@
 #include "cuda/cuda_state.h"
 #include "cuda/device_attributes.h"
 #include "cuda/entry_points.h"
+#include "cuda/stream_objects.h"
 
 namespace mockdev::cuda {
 namespace {
@@ -57,6 +58,7 @@ constinit const core::ApiRow kApiRow{
     .facade = "libcuda.so.1",
     .initialized = &driver_ready,
     .live_objects = &list_live_objects,
+    .queue_of_handle = &created_stream_queue,
 };
 
 }  // namespace mockdev::cuda

@@ -59,6 +59,15 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
   return s;
 }
 
+std::optional<std::uint64_t> created_stream_queue(const void* handle) {
+  const StreamRegistry& r = stream_registry();
+  auto it = r.live_streams.find(static_cast<const CUstream_st*>(handle));
+  if (it == r.live_streams.end() || (*it)->kind != CUstream_st::Kind::kCreated) {
+    return std::nullopt;
+  }
+  return (*it)->queue;
+}
+
 StreamRegistry& stream_registry() {
   static StreamRegistry* const state = new StreamRegistry();  // Note [Leaky state]
   const core::Engine& e = core::engine();

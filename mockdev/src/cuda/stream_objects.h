@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -123,6 +124,11 @@ CUstream_st* new_stream(CUctx_st* ctx, CUstream_st::Kind kind, unsigned flags, i
                         std::string label) MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The legacy stream of `ctx`, created on first use.
 CUstream_st* legacy_stream(CUctx_st* ctx) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// The engine queue of a stream the program created (cuStreamCreate*) and has not destroyed;
+// nullopt for any other value, the special handles included (never dereferences it). The
+// row's queue_of_handle hook (Note [Runtime names] in core/runtime_tool.h).
+std::optional<std::uint64_t> created_stream_queue(const void* handle)
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
 // Whether `event` is a live event handle (never dereferences it otherwise).
 bool is_live_event(const CUevent_st* event) MOCKDEV_REQUIRES(core::g_engine_mutex);
 

@@ -1,7 +1,7 @@
 // The Level Zero driver's row of the vendor registry (Note [Vendor registry] in
 // core/vendor_registry.h). Always part of libmockdev.so, with or without the Level Zero
 // headers (it includes none): machine files name Level Zero codes and entry points even
-// where the driver is not built. Only the `initialized` hook needs the driver
+// where the driver is not built. Only the hooks need the driver
 // (MOCKDEV_HAVE_LEVEL_ZERO_DRIVER, set by level_zero.cmake).
 
 #include "accel_abi/level_zero_entry_points.h"
@@ -16,6 +16,9 @@ namespace mockdev::level_zero {
 bool driver_ready() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // ze_call_site.cpp (declared in ze_objects.h, likewise).
 void list_live_objects(core::LiveObjects& out) MOCKDEV_REQUIRES(core::g_engine_mutex);
+// ze_command_lists.cpp (declared in ze_objects.h, likewise).
+std::optional<std::uint64_t> queue_of_handle(const void* handle)
+    MOCKDEV_REQUIRES(core::g_engine_mutex);
 #endif
 
 namespace {
@@ -50,9 +53,11 @@ constinit const core::ApiRow kApiRow{
 #ifdef MOCKDEV_HAVE_LEVEL_ZERO_DRIVER
     .initialized = &driver_ready,
     .live_objects = &list_live_objects,
+    .queue_of_handle = &queue_of_handle,
 #else
     .initialized = nullptr,
     .live_objects = nullptr,
+    .queue_of_handle = nullptr,
 #endif
 };
 

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/engine.h"
@@ -717,6 +718,18 @@ void destroy_queue(_ze_command_queue_handle_t* queue) {
   forget_stream(queue->stream);
   queue->stream.deferred.clear();
   remove_handle(queue);
+}
+
+std::optional<std::uint64_t> queue_of_handle(const void* handle) {
+  if (is_handle(handle, HandleKind::kCommandList)) {
+    const auto* list = static_cast<const _ze_command_list_handle_t*>(handle);
+    if (!list->immediate) return std::nullopt;  // a regular list runs on its queue's
+    return list->stream.queue;
+  }
+  if (is_handle(handle, HandleKind::kCommandQueue)) {
+    return static_cast<const _ze_command_queue_handle_t*>(handle)->stream.queue;
+  }
+  return std::nullopt;
 }
 
 MOCKDEV_ZE_FILL_FUNCTION(fill_command_list_table, ze_command_list_dditable_t,

@@ -292,6 +292,12 @@ bool is_handle(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
 // Whether `handle` is an orphan of `kind`; if so it is forgotten (its one destroy succeeds).
 bool destroy_orphan(const void* handle, HandleKind kind) MOCKDEV_ZE_LOCKED;
 
+// The engine queue of a live immediate list or command queue handle (the program's
+// ze_command_list_handle_t or ze_command_queue_handle_t); nullopt for anything else, never
+// dereferenced then. The row's queue_of_handle hook (Note [Runtime names] in
+// core/runtime_tool.h); ze_command_lists.cpp.
+std::optional<std::uint64_t> queue_of_handle(const void* handle) MOCKDEV_ZE_LOCKED;
+
 template <typename T>
 T* find_handle(T* handle, HandleKind kind) MOCKDEV_ZE_LOCKED {
   return is_handle(handle, kind) ? handle : nullptr;

@@ -60,6 +60,39 @@ class RaceDetectorTest : public ::testing::Test {
   std::unique_ptr<ObserverDriver> driver_;
 };
 
+// A queue the runtime named through its tool interface (Note [Runtime names] in
+// core/runtime_tool.h) is reported by its handle, the runtime's name, then its label; a queue
+// not named keeps the old form byte for byte; a later name replaces an earlier one; a name for
+// a queue the detector never saw is ignored.
+TEST_F(RaceDetectorTest, ARuntimeNamedQueueIsReportedByHandleNameAndLabel) {
+  const auto s1 = d().queue(0, "dev0/stream 1 (non-blocking)", "CUstream 0x5a1");
+  const auto s2 = d().queue(0, "dev0/stream 2 (non-blocking)", "CUstream 0x5b2");
+  detector_->on_queue_named(s1, "cuda:0 stream id=2 (priority 0)");
+  detector_->on_queue_named(s1, "cuda:0 stream id=3 (priority 0)");
+  detector_->on_queue_named(77, "cuda:0 stream id=77 (priority 0)");
+  d().enqueue(s1, {OpKind::kMemset, "cuMemsetD8Async", {}, {dev_range(0, 0, 64)}, {}, false,
+                   "app.cpp:10"});
+  d().enqueue(s2, {OpKind::kMemset, "cuMemsetD8Async", {}, {dev_range(0, 32, 64)}, {}, false,
+                   "app.cpp:11"});
+  ASSERT_EQ(races().size(), 1u);
+  EXPECT_EQ(races()[0].first.runtime_name, "cuda:0 stream id=3 (priority 0)");
+  EXPECT_EQ(races()[0].first.handle, "CUstream 0x5a1");
+  EXPECT_EQ(races()[0].second.runtime_name, "");
+  const std::string expected =
+      "==================== mockdev: data race ====================\n"
+      "write to device memory [0x100000000020, 0x100000000040) (32 bytes)\n"
+      "  by op 2 \"cuMemsetD8Async\" on CUstream 0x5b2 (queue \"dev0/stream 2 (non-blocking)\") "
+      "at app.cpp:11\n"
+      "conflicts with an earlier write\n"
+      "  by op 1 \"cuMemsetD8Async\" on CUstream 0x5a1 = \"cuda:0 stream id=3 (priority 0)\" "
+      "(queue \"dev0/stream 1 (non-blocking)\") at app.cpp:10\n"
+      "Neither is ordered before the other: no stream order, event wait, barrier, graph launch "
+      "or host synchronisation joins them.\n"
+      "=============================================================\n";
+  EXPECT_EQ(races()[0].text, expected);
+  EXPECT_EQ(printed(), expected);
+}
+
 TEST_F(RaceDetectorTest, UnorderedWritesOfTwoQueuesAreOneRaceWithBothOperations) {
   const auto s1 = d().queue(0, "dev0/stream 1");
   const auto s2 = d().queue(0, "dev0/stream 2");

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/engine_lock.h"
 #include "mockdev/exit.h"
@@ -224,6 +225,67 @@ TEST(TraceWriter, QueuesNothingRanOnHaveNoTrack) {
   EXPECT_EQ(events[2], thread_name(1, 2, "dev0/used"));
   EXPECT_EQ(events[3]["ph"], "X");
   EXPECT_EQ(events[3]["tid"], 2);
+  std::remove(path.c_str());
+}
+
+// The runtime's names and its allocator's bytes (Note [Runtime names] in
+// core/runtime_tool.h): a queue named before its first operation has its track named so at
+// once; one named after it gets a second thread_name event; the allocator's counters sit in a
+// process of their own, one counter per runtime device holding both values, an unchanged
+// pair written once.
+TEST(TraceWriter, RuntimeNamesNameTracksAndTheAllocatorHasCounters) {
+  const std::string path = temp_path("runtime.json");
+  auto file = core::TraceFile::open(path);
+  ASSERT_NE(file, nullptr);
+  auto writer = core::make_trace_writer(*file, twin(), false);
+  ObserverDriver d(*writer);
+  const auto early = d.queue(0, "dev0/stream 1 (non-blocking)", "CUstream 0x5a1");
+  const auto late = d.queue(0, "dev0/stream 2 (non-blocking)", "CUstream 0x5b2");
+  const auto plain = d.queue(0, "dev0/legacy", "CUstream 0 (the legacy default stream)");
+  writer->on_queue_named(early, "cuda:0 stream id=3 (priority 0)");
+  writer->on_queue_named(99, "cuda:0 stream id=9 (priority 0)");  // no such queue: ignored
+  writer->on_complete(d.kernel(early, {}, {}), 0, 10);
+  writer->on_complete(d.kernel(late, {}, {}), 0, 10);
+  writer->on_queue_named(late, "cuda:0 stream id=4 (priority -1)");
+  writer->on_queue_named(late, "cuda:0 stream id=4 (priority -1)");  // the same: no event
+  writer->on_complete(d.kernel(plain, {}, {}), 0, 10);
+  writer->on_runtime_memory("cuda:0", 512, 2097152, 1500);
+  writer->on_runtime_memory("cuda:0", 512, 2097152, 1600);  // unchanged: not written
+  writer->on_runtime_memory("cuda:1", 0, 0, 1700);
+  writer->on_runtime_memory("cuda:0", 0, 2097152, 2000);
+  writer->flush();
+  const json events = read_trace(path)["traceEvents"];
+  std::vector<json> kept;  // all but the slices
+  for (const json& event : events) {
+    if (event["ph"] != "X") kept.push_back(event);
+  }
+  const auto counter = [](const std::string& device, double ts, long long allocated,
+                          long long reserved) {
+    return json{{"name", device},
+                {"cat", "memory"},
+                {"ph", "C"},
+                {"pid", 2},
+                {"ts", ts},
+                {"args", {{"allocated_bytes", allocated}, {"reserved_bytes", reserved}}}};
+  };
+  const std::vector<json> expected = {
+      process_name(1, "dev0: GPU A (twin)"),
+      sort_index(1),
+      thread_name(1, 1,
+                  "cuda:0 stream id=3 (priority 0) = CUstream 0x5a1: dev0/stream 1 "
+                  "(non-blocking)"),
+      thread_name(1, 2, "CUstream 0x5b2: dev0/stream 2 (non-blocking)"),
+      thread_name(1, 2,
+                  "cuda:0 stream id=4 (priority -1) = CUstream 0x5b2: dev0/stream 2 "
+                  "(non-blocking)"),
+      thread_name(1, 3, "CUstream 0 (the legacy default stream): dev0/legacy"),
+      process_name(2, "accel runtime: caching allocator (twin)"),
+      sort_index(2),
+      counter("cuda:0", 1.5, 512, 2097152),
+      counter("cuda:1", 1.7, 0, 0),
+      counter("cuda:0", 2.0, 0, 2097152),
+  };
+  EXPECT_EQ(json(kept), json(expected)) << json(kept).dump(1);
   std::remove(path.c_str());
 }
 

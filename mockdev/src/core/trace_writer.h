@@ -15,7 +15,13 @@
 // start, its report in args. Each device's process also holds a counter ("C") "driver memory
 // in use", the device's allocated and reserved bytes (core/memory.h) at each change, on the
 // host's virtual clock. A "host" process holds one track per host thread that enqueued work,
-// each call an instant event (Note [Host calls in the trace] in trace_writer.cpp). An operation that never completed has no slice (a race mark on it sits
+// each call an instant event (Note [Host calls in the trace] in trace_writer.cpp). What the
+// runtime tells through its tool interface (Note [Runtime names] in core/runtime_tool.h): a
+// queue it named leads its track's name with it ("cuda:0 stream id=3 (priority 0) = CUstream
+// 0x55d0c0a1b2c0: dev0/stream 1 (non-blocking)"; a track written already gets a second
+// thread_name event), and an "accel runtime: caching allocator" process holds one counter per
+// runtime device ("cuda:0") with its allocated_bytes and reserved_bytes, on the host's virtual
+// clock. An operation that never completed has no slice (a race mark on it sits
 // at the machine's last completion time). Opening: the path is opened once, when the engine starts,
 // through accel::common::open_for_writing (Note [Bounded readers]), which never blocks. A FIFO
 // nobody reads, a directory or a socket is a setting that does not work, so the simulated

@@ -2,7 +2,11 @@
 // creation rules, copies and fills that move real bytes, fill pattern rules, the race detector on
 // two lists, regular lists on a command queue.
 
+#include <dlfcn.h>
+
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "mockdev/races.h"
@@ -123,6 +127,41 @@ TEST_F(ListsTest, TwoListsWithoutAnEventRace) {
   ASSERT_EQ(zeCommandListAppendMemoryFill(a, d, &one, 1, 4096, nullptr, 0, nullptr),
             ZE_RESULT_SUCCESS);
   EXPECT_EQ(mockdev::control::race_count(), 1u);
+}
+
+// An immediate list the runtime named through its tool interface (Note [Runtime names] in
+// mockdev/src/core/runtime_tool.h; libmockdev.so exports accel_tool_name_queue) is reported by
+// its handle, the runtime's name and its label; a regular list has no queue of its own, so
+// naming it changes nothing.
+TEST_F(ListsTest, ARaceNamesAnImmediateListByTheRuntimesName) {
+  using NameQueue = void (*)(const char*, const void*, const char*);
+  const auto name_queue =
+      reinterpret_cast<NameQueue>(dlsym(RTLD_DEFAULT, "accel_tool_name_queue"));
+  ASSERT_NE(name_queue, nullptr) << "libmockdev.so exports accel_tool_name_queue";
+  void* d = device_alloc(4096, card_);
+  ze_command_list_handle_t a = immediate(card_);
+  ze_command_list_handle_t b = immediate(card_);
+  ze_command_list_desc_t regular_desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
+  ze_command_list_handle_t regular = nullptr;
+  ASSERT_EQ(zeCommandListCreate(context_, card_, &regular_desc, &regular), ZE_RESULT_SUCCESS);
+  name_queue("xpu:0", a, "xpu:0 stream id=1 (priority 0)");
+  name_queue("xpu:0", regular, "xpu:0 stream id=2 (priority 0)");
+  const unsigned char one = 1;
+  mockdev::control::clear_races();
+  ASSERT_EQ(zeCommandListAppendMemoryFill(a, d, &one, 1, 4096, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryFill(b, d, &one, 1, 4096, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  const std::vector<mockdev::control::Race> races = mockdev::control::races();
+  ASSERT_EQ(races.size(), 1u);
+  char handle[64];
+  std::snprintf(handle, sizeof handle, "ze_command_list_handle_t %p", static_cast<void*>(a));
+  EXPECT_EQ(races[0].first.handle, handle);
+  EXPECT_EQ(races[0].first.runtime_name, "xpu:0 stream id=1 (priority 0)");
+  EXPECT_EQ(races[0].second.runtime_name, "");
+  EXPECT_NE(races[0].text.find(std::string(handle) + " = \"xpu:0 stream id=1 (priority 0)\" (queue \"" +
+                               races[0].first.queue + "\")"),
+            std::string::npos)
+      << races[0].text;
+  EXPECT_EQ(zeCommandListDestroy(regular), ZE_RESULT_SUCCESS);
 }
 
 // Both operations of a Level Zero race carry the program's call site, though the calls come

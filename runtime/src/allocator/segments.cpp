@@ -286,8 +286,11 @@ void DeviceCachingAllocator::Impl::release_segment(Block* block) {
   bool small = segment->small;
   std::size_t size = segment->size;
   std::uint64_t address = segment->address;
-  erase_free(block);
+  // The driver first: if it refuses the free, the segment stays cached and counted as it
+  // was, so a later empty_cache (or OOM retry) offers it again. Taking it out of the free
+  // pool before would strand it: reserved for good, in no pool to release it from.
   check(provider->deallocate(DevicePointer{address}));
+  erase_free(block);
   stats.segment.decrease(small, 1);
   stats.reserved_bytes.decrease(small, static_cast<std::int64_t>(size));
   stats.num_device_free += 1;

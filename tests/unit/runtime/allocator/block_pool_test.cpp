@@ -131,6 +131,23 @@ TEST(DeviceAllocator, OneKiBMovesActiveBytesByExactly1024) {
   EXPECT_EQ(h.stat("max_split_size"), -1);
 }
 
+// A free the driver refuses leaves the segment cached, not stranded: once the driver works
+// again, the next empty_cache releases it.
+TEST(DeviceAllocator, ASegmentWhoseFreeFailsIsReleasedByTheNextEmptyCache) {
+  AllocatorHarness h;
+  h.free(h.alloc(12 * kMiB));
+  h.fake->fail_call("deallocate", ErrorKind::kDriver);
+  EXPECT_THROW(h.allocator->empty_cache(), Error);
+  EXPECT_EQ(h.stat("segment.all.current"), 1);
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), static_cast<std::int64_t>(12 * kMiB));
+  EXPECT_EQ(h.violations(), "");
+  h.allocator->empty_cache();
+  EXPECT_EQ(h.stat("segment.all.current"), 0);
+  EXPECT_EQ(h.stat("reserved_bytes.all.current"), 0);
+  EXPECT_EQ(h.fake->used_bytes(), 0u);
+  EXPECT_EQ(h.violations(), "");
+}
+
 TEST(DeviceAllocator, EmptyCacheReleasesOnlyWholeSegments) {
   AllocatorHarness h;
   std::uint64_t small = h.alloc(512);

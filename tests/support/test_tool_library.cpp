@@ -21,7 +21,7 @@ std::string g_calls;  // one line per call
 extern "C" {
 
 // The calls so far, one per line: "attach <version>", "name_queue <device> <handle> <name>",
-// "memory <device> <allocated> <reserved>". Valid until the next call of any function here.
+// "memory <device> <allocated> <reserved>", "enter_api <caller>", "leave_api". Valid until the next call of any function here.
 __attribute__((visibility("default"))) const char* accel_test_tool_calls() {
   std::lock_guard lock(g_mutex);
   static thread_local std::string copy;
@@ -52,6 +52,18 @@ __attribute__((visibility("default"))) void accel_tool_memory(const char* device
   std::lock_guard lock(g_mutex);
   g_calls += std::string("memory ") + device + " " + std::to_string(allocated_bytes) + " " +
              std::to_string(reserved_bytes) + "\n";
+}
+__attribute__((visibility("default"))) void accel_tool_enter_api(const void* caller) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx",
+                static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(caller)));
+  std::lock_guard lock(g_mutex);
+  g_calls += std::string("enter_api ") + text + "\n";
+}
+
+__attribute__((visibility("default"))) void accel_tool_leave_api() {
+  std::lock_guard lock(g_mutex);
+  g_calls += "leave_api\n";
 }
 #endif
 }

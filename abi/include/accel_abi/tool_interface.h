@@ -27,6 +27,13 @@
 //       after each caching-allocator call that may change them (allocate, free,
 //       empty_cache, a freed block's events completing): memory_stats()'s
 //       allocated_bytes.all.current and reserved_bytes.all.current for that device.
+//   accel_tool_enter_api(caller) ... accel_tool_leave_api()
+//       around each runtime call that queues work on a device (copy_async, fill_async, copy,
+//       fill, Event::record, Event::wait), on the calling thread, outermost call only:
+//       `caller` is the return address into the code that called the runtime, so a tool can
+//       attribute the driver calls made in between to the program's line rather than to the
+//       runtime's. Each enter is followed by its leave on the same thread, also when the call
+//       throws.
 //
 // C linkage, C types only, so a tool can be written in any language.
 
@@ -42,6 +49,8 @@ typedef void (*accel_tool_name_queue_fn)(const char* device, const void* native_
                                          const char* name);
 typedef void (*accel_tool_memory_fn)(const char* device, long long allocated_bytes,
                                      long long reserved_bytes);
+typedef void (*accel_tool_enter_api_fn)(const void* caller);
+typedef void (*accel_tool_leave_api_fn)(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/current_stream.h"
+#include "core/tool_library.h"
 
 namespace accel {
 
@@ -84,6 +85,8 @@ void copy_async(void* dst, const void* src, std::size_t bytes, const Stream& str
   const std::string values = copy_values(dst, src, bytes);
   check_copy_arguments("copy_async", dst, src, bytes, values);
   detail::RuntimeState& state = detail::prepare_stream_call(stream.device_index());
+  // The program's line for a tool (Note [The tool interface]): after initialisation.
+  const detail::ToolApiScope tool_scope(__builtin_return_address(0));
   const detail::StreamHandle handle = detail::stream_handle(state, stream);
   check_queued(
       detail::initialized_backend(state).copy_async(stream.device_index(), handle, dst, src, bytes),
@@ -95,6 +98,8 @@ void fill_async(void* ptr, std::uint8_t value, std::size_t bytes, const Stream& 
   const std::string values = fill_values(ptr, value, bytes);
   check_fill_arguments("fill_async", ptr, bytes, values);
   detail::RuntimeState& state = detail::prepare_stream_call(stream.device_index());
+  // The program's line for a tool (Note [The tool interface]): after initialisation.
+  const detail::ToolApiScope tool_scope(__builtin_return_address(0));
   const detail::StreamHandle handle = detail::stream_handle(state, stream);
   check_queued(detail::initialized_backend(state).fill_async(stream.device_index(), handle, ptr,
                                                              value, bytes),
@@ -106,6 +111,8 @@ void copy(void* dst, const void* src, std::size_t bytes, const std::optional<Str
   // The arguments first: a bad one is refused before current_stream() initialises.
   check_copy_arguments("copy", dst, src, bytes, copy_values(dst, src, bytes));
   const Stream target = stream ? *stream : current_stream();
+  // The program's line for a tool (Note [The tool interface]): after initialisation.
+  const detail::ToolApiScope tool_scope(__builtin_return_address(0));
   copy_async(dst, src, bytes, target);
   target.synchronize();
 }
@@ -114,6 +121,8 @@ void fill(void* ptr, std::uint8_t value, std::size_t bytes, const std::optional<
   if (bytes == 0) return;
   check_fill_arguments("fill", ptr, bytes, fill_values(ptr, value, bytes));
   const Stream target = stream ? *stream : current_stream();
+  // The program's line for a tool (Note [The tool interface]): after initialisation.
+  const detail::ToolApiScope tool_scope(__builtin_return_address(0));
   fill_async(ptr, value, bytes, target);
   target.synchronize();
 }

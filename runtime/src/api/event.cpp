@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "api/current_stream.h"
+#include "core/tool_library.h"
 
 namespace accel {
 
@@ -60,6 +61,8 @@ std::optional<int> Event::device_index() const noexcept {
 void Event::record(std::optional<Stream> stream) {
   const Stream target = stream_or_current(stream);
   detail::RuntimeState& state = detail::prepare_stream_call(target.device_index());
+  // The program's line for a tool (Note [The tool interface]): after initialisation.
+  const detail::ToolApiScope tool_scope(__builtin_return_address(0));
   detail::Backend& backend = detail::initialized_backend(state);
   if (handle_ != 0 && device_index_ != target.device_index()) {
     ErrorDetail detail;
@@ -84,6 +87,9 @@ void Event::wait(std::optional<Stream> stream) const {
   const Stream target = stream_or_current(stream);
   detail::RuntimeState& state = detail::prepare_stream_call(target.device_index());
   if (handle_ == 0) return;  // never recorded: stands for no work
+  // The program's line for a tool (Note [The tool interface]): after initialisation.
+  const detail::ToolApiScope tool_scope(__builtin_return_address(0));
+
   const detail::StreamHandle stream_handle = detail::stream_handle(state, target);
   detail::check_stream_call(detail::initialized_backend(state).stream_wait_event(
       target.device_index(), stream_handle, handle_of(handle_)));

@@ -258,7 +258,10 @@ void ensure_initialized(RuntimeState& state) {
   // queue and every allocation (Note [The tool interface] in accel_abi/tool_interface.h).
   Result<const ToolHooks*> tool = tool_hooks_from_environment();
   if (!tool.ok()) throw_error(tool.status());
-  if ((*tool)->attached()) state.stream_pools().set_tool(*tool);
+  if ((*tool)->attached()) {
+    state.stream_pools().set_tool(*tool);
+    publish_api_tool(*tool);
+  }
 
   Status initialized = backend.initialize();
   const int required = state.required_devices();

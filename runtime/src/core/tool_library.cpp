@@ -44,9 +44,29 @@ Result<ToolHooks> load_tool_library(const std::string& path) {
     hooks.name_queue =
         reinterpret_cast<accel_tool_name_queue_fn>(dlsym(handle, "accel_tool_name_queue"));
     hooks.memory = reinterpret_cast<accel_tool_memory_fn>(dlsym(handle, "accel_tool_memory"));
+    hooks.enter_api =
+        reinterpret_cast<accel_tool_enter_api_fn>(dlsym(handle, "accel_tool_enter_api"));
+    hooks.leave_api =
+        reinterpret_cast<accel_tool_leave_api_fn>(dlsym(handle, "accel_tool_leave_api"));
+    // The pair or neither: an enter without its leave would attribute later calls wrongly.
+    if (hooks.enter_api == nullptr || hooks.leave_api == nullptr) {
+      hooks.enter_api = nullptr;
+      hooks.leave_api = nullptr;
+    }
     return hooks;
   } catch (...) {
     return host_out_of_memory();
+  }
+}
+
+namespace tool_detail {
+constinit std::atomic<const ToolHooks*> g_api_tool{nullptr};
+constinit thread_local int t_api_depth = 0;
+}  // namespace tool_detail
+
+void publish_api_tool(const ToolHooks* tool) noexcept {
+  if (tool != nullptr && tool->enter_api != nullptr) {
+    tool_detail::g_api_tool.store(tool, std::memory_order_release);
   }
 }
 

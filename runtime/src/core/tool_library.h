@@ -10,6 +10,7 @@
 // life of the process (a tool may be called from any thread until exit, and a forked child
 // inherits it). Thread-safe: the first call loads, every later call returns the same answer.
 
+#include <atomic>
 #include <string>
 
 #include "accel_abi/tool_interface.h"
@@ -26,7 +27,11 @@ inline constexpr const char* kToolLibraryVariable =
 struct ToolHooks {
   accel_tool_name_queue_fn name_queue = nullptr;
   accel_tool_memory_fn memory = nullptr;
-  bool attached() const noexcept { return name_queue != nullptr || memory != nullptr; }
+  accel_tool_enter_api_fn enter_api = nullptr;  // with leave_api, or neither (both looked up)
+  accel_tool_leave_api_fn leave_api = nullptr;
+  bool attached() const noexcept {
+    return name_queue != nullptr || memory != nullptr || enter_api != nullptr;
+  }
 };
 
 // The tool ACCEL_TOOL_LIBRARY names, loaded and attached on the first call (unset or empty:
@@ -39,5 +44,43 @@ Result<const ToolHooks*> tool_hooks_from_environment();
 
 // Loads and attaches `path` (no caching): the function behind the one above, for tests.
 Result<ToolHooks> load_tool_library(const std::string& path);
+
+namespace tool_detail {
+// The attached tool's enter/leave hooks once initialisation attached one (null before and
+// without a tool), and this thread's depth of runtime calls inside a ToolApiScope.
+extern constinit std::atomic<const ToolHooks*> g_api_tool;
+extern constinit thread_local int t_api_depth;
+}  // namespace tool_detail
+
+// Publishes `tool` for ToolApiScope (ensure_initialized, once attached).
+void publish_api_tool(const ToolHooks* tool) noexcept;
+
+// Around a public runtime call that queues device work: tells the tool the caller's return
+// address on entry and that the call ended on exit (accel_tool_enter_api/leave_api), the
+// outermost call on the thread only. One atomic load when no tool is attached.
+class ToolApiScope {
+ public:
+  explicit ToolApiScope(const void* caller) noexcept {
+    const ToolHooks* tool = tool_detail::g_api_tool.load(std::memory_order_acquire);
+    if (tool == nullptr) [[likely]]
+      return;
+    counted_ = true;
+    if (tool_detail::t_api_depth++ == 0) {
+      outermost_ = tool;
+      tool->enter_api(caller);
+    }
+  }
+  ~ToolApiScope() {
+    if (!counted_) return;
+    --tool_detail::t_api_depth;
+    if (outermost_ != nullptr) outermost_->leave_api();
+  }
+  ToolApiScope(const ToolApiScope&) = delete;
+  ToolApiScope& operator=(const ToolApiScope&) = delete;
+
+ private:
+  bool counted_ = false;
+  const ToolHooks* outermost_ = nullptr;
+};
 
 }  // namespace accel::detail

@@ -29,6 +29,10 @@ class ToolBackend : public ::testing::NiceMock<MockBackend> {
     return detail::DevicePointer{address};
   }
   detail::Status deallocate(int, detail::DevicePointer) noexcept override { return {}; }
+  detail::Status fill_async(int, detail::StreamHandle, void*, unsigned char,
+                            std::size_t) noexcept override {
+    return {};
+  }
 
  private:
   std::uintptr_t next_ = std::uintptr_t{1} << 40;
@@ -98,6 +102,39 @@ TEST_F(ToolLibraryTest, TheToolHearsQueueNamesAndAllocatorBytes) {
     empty_cache();
     // empty_cache tells every device's bytes.
     EXPECT_EQ(tool_calls(), before + allocated + freed + "memory cuda:0 0 0\nmemory cuda:1 0 0\n");
+  });
+}
+
+// Where the program called the runtime: the return address into the caller, given on entry
+// to a call that queues work, with its leave after; a call inside another (copy ->
+// copy_async) adds nothing.
+[[gnu::noinline]] void fill_here(void* p, const Stream& s) {
+  fill_async(p, 7, 64, s);
+  asm volatile("");  // keeps the call above from being a tail call
+}
+
+TEST_F(ToolLibraryTest, RuntimeCallsThatQueueWorkTellTheProgramsCallSite) {
+  expect_child_passes([] {
+    setenv("ACCEL_TOOL_LIBRARY", ACCEL_TEST_TOOL_PATH, 1);
+    const Stream stream(0);
+    void* p = raw_alloc(64);
+    const std::string before = tool_calls();
+    fill_here(p, stream);
+    std::string after = tool_calls().substr(before.size());
+    ASSERT_EQ(after.rfind("enter_api 0x", 0), 0u) << after;
+    const std::uintptr_t caller = std::stoull(after.substr(10, after.find('\n') - 10), nullptr, 16);
+    const auto here = reinterpret_cast<std::uintptr_t>(&fill_here);
+    EXPECT_GT(caller, here) << "the return address lies inside fill_here";
+    EXPECT_LT(caller, here + 256) << "the return address lies inside fill_here";
+    EXPECT_EQ(after.substr(after.find('\n') + 1), "leave_api\n");
+    const std::string before_copy = tool_calls();
+    copy(p, p, 0);  // nothing to do: no call reaches the backend, nothing is told
+    EXPECT_EQ(tool_calls(), before_copy);
+    fill(p, 1, 64, stream);  // fill -> fill_async: one pair
+    after = tool_calls().substr(before_copy.size());
+    EXPECT_EQ(after.rfind("enter_api 0x", 0), 0u) << after;
+    EXPECT_EQ(after.substr(after.find('\n') + 1), "leave_api\n");
+    raw_delete(p);
   });
 }
 

@@ -133,7 +133,8 @@ void check_machine_loads(const MockSelection& selection,
 }  // namespace
 
 std::vector<RunAssignment> run_assignments(const MockSelection& selection, const CommandLine& line,
-                                           std::string_view ld_library_path) {
+                                           std::string_view ld_library_path,
+                                           std::string_view tool_library) {
   std::vector<RunAssignment> out;
   std::string search = selection.facade_dir;
   if (!ld_library_path.empty()) search += ":" + std::string(ld_library_path);
@@ -146,6 +147,11 @@ std::vector<RunAssignment> run_assignments(const MockSelection& selection, const
   add_setting(out, common::environment_variable_name("MOCKDEV_RACES"), line.races);
   add_setting(out, common::environment_variable_name("MOCKDEV_LEAKS"), line.leaks);
   add_setting(out, common::environment_variable_name("MOCKDEV_TRACE"), line.trace);
+  // The simulated driver file loads the simulated hardware, which exports the tool entry
+  // points (decision 217).
+  if (tool_library.empty()) {
+    out.push_back({common::environment_variable_name("ACCEL_TOOL_LIBRARY"), selection.driver_path});
+  }
   return out;
 }
 
@@ -191,8 +197,9 @@ int run_program(const CommandLine& line) {
     check_machine_name(*line.machine, preset_names());
     const MockSelection selection = mock_selection(mock_facade_directory(), *line.machine);
     const char* loader_path = std::getenv(kLoaderPath);
-    const std::vector<RunAssignment> assignments =
-        run_assignments(selection, line, loader_path == nullptr ? "" : loader_path);
+    const char* tool = std::getenv(common::environment_variable_name("ACCEL_TOOL_LIBRARY"));
+    const std::vector<RunAssignment> assignments = run_assignments(
+        selection, line, loader_path == nullptr ? "" : loader_path, tool == nullptr ? "" : tool);
     check_machine_loads(selection, assignments);
     for (const RunAssignment& assignment : assignments) {
       ::setenv(assignment.variable.c_str(), assignment.value.c_str(), 1);

@@ -47,9 +47,15 @@ struct RunAssignment {
 // What `accel run` sets, in order: LD_LIBRARY_PATH (the driver directory, then
 // `ld_library_path` when it is not empty: the user's entries are kept, after ours), then
 // mock_assignments(selection), then MOCKDEV_SCHEDULE, MOCKDEV_SEED, MOCKDEV_RACES,
-// MOCKDEV_LEAKS and MOCKDEV_TRACE for the options `line` gives. Pure.
+// MOCKDEV_LEAKS and MOCKDEV_TRACE for the options `line` gives, then ACCEL_TOOL_LIBRARY
+// (the runtime's tool interface, accel_abi/tool_interface.h) naming the simulated driver
+// file, whose simulated hardware is a tool: a program on the accel runtime then has its
+// streams named by their runtime ids in race reports and the trace, and the caching
+// allocator's bytes as trace counters. Not set when `tool_library` (the user's
+// ACCEL_TOOL_LIBRARY) is not empty: the user's tool is kept. Pure.
 std::vector<RunAssignment> run_assignments(const MockSelection& selection, const CommandLine& line,
-                                           std::string_view ld_library_path);
+                                           std::string_view ld_library_path,
+                                           std::string_view tool_library = {});
 
 // Throws RunConfigError when `machine` names neither a preset of `presets` nor a file: a
 // value without a '/' that is not a .yaml/.yml file name is a preset name, and the error

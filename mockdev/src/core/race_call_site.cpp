@@ -118,6 +118,7 @@ std::string describe_uncached(const void* address, bool use_addr2line) {
 }  // namespace
 
 constinit thread_local const void* detail::t_caller = nullptr;
+constinit thread_local const void* detail::t_api_caller = nullptr;
 
 std::string describe_call_site(const void* return_address, bool use_addr2line) {
   if (return_address == nullptr) return "";

@@ -28,6 +28,12 @@
 // first frame outside libmockdev and the libze_* files (address ranges read once), and opens
 // the CallerScope with it -- only while observers exist, so a program without the race
 // detector or a trace never pays the unwind (level_zero/ze_state.cpp call).
+// A program on the accel runtime calls the driver through the runtime, so that return address
+// would name the runtime's backend. When the runtime's tool interface is attached
+// (ACCEL_TOOL_LIBRARY naming this library), the runtime brackets each of its calls that
+// queue work with the program's return address (accel_tool_enter_api/leave_api, exported in
+// control/runtime_tool.cpp), kept in a thread-local that every CallerScope opened meanwhile
+// prefers to its own address, on both APIs (Level Zero then skips its unwind).
 // Thread safety: CallerScope and current_caller touch only the calling thread's state;
 // describe_call_site takes a lock of its own around its cache (the detector and the trace
 // call it with the engine lock held, tests without).
@@ -40,14 +46,20 @@ namespace detail {
 // The innermost CallerScope's address on this thread. constinit: no dynamic initialisation,
 // so the facades reach it with a plain thread-local access, no wrapper call.
 extern constinit thread_local const void* t_caller;
+// The program's return address while the accel runtime is inside one of its calls that
+// queue work (accel_tool_enter_api .. accel_tool_leave_api, Note [The tool interface]):
+// null otherwise.
+extern constinit thread_local const void* t_api_caller;
 }  // namespace detail
 
 // While alive, operations enqueued on this thread carry `return_address` as their caller.
 // Inline: the facades' forwarders run it on every driver call.
 class CallerScope {
  public:
+  // Inside a runtime call that queues work, the driver's return address is the runtime's
+  // own line: the program's, given through the tool interface, stands instead.
   explicit CallerScope(const void* return_address) noexcept : saved_(detail::t_caller) {
-    detail::t_caller = return_address;
+    detail::t_caller = detail::t_api_caller != nullptr ? detail::t_api_caller : return_address;
   }
   ~CallerScope() { detail::t_caller = saved_; }
   CallerScope(const CallerScope&) = delete;

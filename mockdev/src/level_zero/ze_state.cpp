@@ -126,7 +126,8 @@ ze_result_t call_unrecorded(EntryPoint entry_point, CallKind kind,
     // address, so the stack is unwound, and only then.
     std::optional<core::CallerScope> caller;
     if (!core::engine().observers.empty() && enqueues_work(entry_point.view())) {
-      caller.emplace(enqueue_call_site());
+      // The runtime gave the program's address (tool interface): no unwind needed.
+      caller.emplace(core::detail::t_api_caller != nullptr ? nullptr : enqueue_call_site());
     }
     return body();
   } catch (const std::bad_alloc&) {

@@ -47,6 +47,23 @@ TEST(RaceCallSite, ScopesNestAndRestoreTheCaller) {
   EXPECT_EQ(core::current_caller(), nullptr);
 }
 
+// Inside a runtime call that queues work (the tool interface's enter/leave, exported by
+// libmockdev), driver calls carry the program's address the runtime gave, not their own.
+extern "C" void accel_tool_enter_api(const void* caller);
+extern "C" void accel_tool_leave_api();
+
+TEST(RaceCallSite, TheRuntimesProgramAddressStandsForTheDrivers) {
+  int program = 0, runtime = 0;
+  accel_tool_enter_api(&program);
+  {
+    const core::CallerScope driver_call(&runtime);
+    EXPECT_EQ(core::current_caller(), &program);
+  }
+  accel_tool_leave_api();
+  const core::CallerScope driver_call(&runtime);
+  EXPECT_EQ(core::current_caller(), &runtime) << "after leave, the driver's own again";
+}
+
 TEST(RaceCallSite, AnAddressInNoObjectHasNoText) {
   EXPECT_EQ(core::describe_call_site(nullptr), "");
   EXPECT_EQ(core::describe_call_site(reinterpret_cast<const void*>(std::uintptr_t{16})), "");

@@ -37,6 +37,11 @@ bool select_mock_driver() {
         accel::tools::mock_selection(accel::tools::mock_facade_directory(), "");
     setenv("ACCEL_CUDA_DRIVER", s.driver_path.c_str(), 1);
     setenv("ACCEL_NVML_LIBRARY", s.nvml_path.c_str(), 1);
+    // The simulated hardware as the runtime's tool (decision 217), as `accel run` does: a
+    // scenario's races and trace name the runtime's streams and the steps' call sites, and
+    // the trace has the caching allocator's counters. The driver file loads libmockdev,
+    // the same instance this runner links.
+    setenv("ACCEL_TOOL_LIBRARY", s.driver_path.c_str(), 1);
     // A scenario's machine is the whole machine, Intel devices included: as `accel
     // --machine` does, the real Level Zero loader is pointed at the mock driver (absent
     // from a build without the Level Zero headers, where xpu machines show no device).

@@ -58,8 +58,9 @@ TEST(EnvironmentTable, EveryTestClearsTheseVariables) {
       (std::vector<std::string>{"CUDA_VISIBLE_DEVICES", "ACCEL_BACKEND", "ACCEL_CUDA_DRIVER",
                                 "ACCEL_NVML_LIBRARY", "ACCEL_REQUIRE_DEVICES", "ACCEL_MOCKDEV_DIR",
                                 "MOCKDEV_MACHINE", "ZE_ENABLE_ALT_DRIVERS", "ZE_AFFINITY_MASK",
-                                "ZE_FLAT_DEVICE_HIERARCHY", "MOCKDEV_SCHEDULE", "MOCKDEV_SEED",
-                                "MOCKDEV_RACES", "MOCKDEV_LEAKS", "MOCKDEV_TRACE"}));
+                                "ZE_FLAT_DEVICE_HIERARCHY", "ACCEL_TOOL_LIBRARY", "MOCKDEV_SCHEDULE",
+                                "MOCKDEV_SEED", "MOCKDEV_RACES", "MOCKDEV_LEAKS",
+                                "MOCKDEV_TRACE"}));
 }
 
 // CMake reads the .def file with its own parser (cmake/environment_variables.cmake): both

@@ -28,9 +28,12 @@ const char* schedule_name(mockdev::StreamSettings::Schedule s) {
   return "unknown";
 }
 
+// `stream`: the runtime's name of the queue ("cuda:0 stream id=3 (priority 0)"), which the
+// runner's attached tool interface gives every pool stream; null for a queue it did not name.
 json access_json(const mockdev::control::RaceAccess& a) {
   return json{{"name", a.name},
               {"queue", a.queue},
+              {"stream", a.runtime_name.empty() ? json(nullptr) : json(a.runtime_name)},
               {"device", a.device},
               {"writes", a.writes},
               {"unknown", a.unknown}};
@@ -39,7 +42,7 @@ json access_json(const mockdev::control::RaceAccess& a) {
 const StepRegistrar registrar({
     {"races",
      "no argument; returns the races found so far [{kind, first, second, begin, bytes, host}] "
-     "(first/second: {name, queue, device, writes, unknown})",
+     "(first/second: {name, queue, stream (the runtime's name, or null), device, writes, unknown})",
      true,
      [](const StepArgs& a) -> Action {
        no_argument(a);

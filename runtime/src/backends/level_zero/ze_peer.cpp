@@ -5,6 +5,18 @@
 #include "backends/level_zero/ze_status.h"
 
 namespace accel::detail::level_zero {
+namespace {
+
+// A failed peer query as the backend's error: "<operation>: <call> (peer=<p>)".
+Status peer_query_failed(ze_result_t rc, const char* operation, int index, int peer) noexcept {
+  try {
+    return ze_status(rc, std::string(operation) + " (peer=" + std::to_string(peer) + ")", index);
+  } catch (...) {
+    return host_out_of_memory();
+  }
+}
+
+}  // namespace
 
 // zeDeviceCanAccessPeer answers for the pair as the driver's topology says; a device is not
 // its own peer (false, as the CUDA driver answers and the SPI asks), so the driver is not
@@ -15,12 +27,7 @@ Result<bool> LevelZeroBackend::can_access_peer(int index, int peer) noexcept {
   const ze_result_t rc =
       api().zeDeviceCanAccessPeer(device(index).handle, device(peer).handle, &value);
   if (rc != ZE_RESULT_SUCCESS) {
-    try {
-      return ze_status(rc, "can_access_peer: zeDeviceCanAccessPeer (peer=" +
-                               std::to_string(peer) + ")", index);
-    } catch (...) {
-      return host_out_of_memory();
-    }
+    return peer_query_failed(rc, "can_access_peer: zeDeviceCanAccessPeer", index, peer);
   }
   return value != 0;
 }
@@ -32,12 +39,7 @@ Result<PeerLinkInfo> LevelZeroBackend::peer_link(int index, int peer) noexcept {
   const ze_result_t rc =
       api().zeDeviceGetP2PProperties(device(index).handle, device(peer).handle, &properties);
   if (rc != ZE_RESULT_SUCCESS) {
-    try {
-      return ze_status(rc, "peer_link_info: zeDeviceGetP2PProperties (peer=" +
-                               std::to_string(peer) + ")", index);
-    } catch (...) {
-      return host_out_of_memory();
-    }
+    return peer_query_failed(rc, "peer_link_info: zeDeviceGetP2PProperties", index, peer);
   }
   return PeerLinkInfo{(properties.flags & ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS) != 0,
                       (properties.flags & ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS) != 0, std::nullopt};

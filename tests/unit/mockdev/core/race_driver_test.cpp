@@ -19,12 +19,6 @@
 namespace mockdev::testing {
 namespace {
 
-// How reports and traces name a created stream: "CUstream 0x55d0c0a1b2c0".
-std::string handle_of(CUstream stream) {
-  char text[48];
-  std::snprintf(text, sizeof text, "CUstream %p", static_cast<void*>(stream));
-  return text;
-}
 
 class RaceDriver : public StreamTest,
                    public ::testing::WithParamInterface<StreamSettings::Schedule> {};

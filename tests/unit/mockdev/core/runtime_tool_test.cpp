@@ -24,11 +24,6 @@
 namespace mockdev::testing {
 namespace {
 
-std::string handle_of(CUstream stream) {
-  char text[48];
-  std::snprintf(text, sizeof text, "CUstream %p", static_cast<void*>(stream));
-  return text;
-}
 
 // The tool functions as the runtime finds them: dlopen of the file that holds the mock's
 // engine (the one already loaded: the same instance), then dlsym.

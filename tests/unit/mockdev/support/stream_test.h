@@ -2,6 +2,7 @@
 // A fixture for the stream simulation's tests: the 4xh100 machine with a chosen schedule,
 // the driver initialised and device 0's primary context current.
 
+#include <cstdio>
 #include <string>
 
 #include "mock_test.h"
@@ -44,5 +45,12 @@ class StreamTest : public MockTest {
     return q ? streams::pending_operations(*q).size() : 999;
   }
 };
+
+// How reports and traces name a created stream: "CUstream 0x55d0c0a1b2c0".
+inline std::string handle_of(CUstream stream) {
+  char text[48];
+  std::snprintf(text, sizeof text, "CUstream %p", static_cast<void*>(stream));
+  return text;
+}
 
 }  // namespace mockdev::testing

@@ -19,9 +19,9 @@
 //   M  the mock serves it, the backend does not call it (regular lists and queues, shared
 //      memory, the remaining property queries the real clients and the driver's tests use)
 // Rows newer than Debian's 1.4 headers (zeInitDrivers 1.10, zeDriverGetLastErrorDescription 1.6,
-// zeDeviceGetRootDevice 1.7) are written through the layouts of accel_abi/level_zero_core_newer.h,
-// only for a loader that asks at their version. Not served, so refused in a fault: the 1.6
-// zeMemPutIpcHandle and zeEventPoolPutIpcHandle.
+// zeDeviceGetRootDevice 1.7, zeMemPutIpcHandle and zeEventPoolPutIpcHandle 1.6) are written
+// through the layouts of accel_abi/level_zero_core_newer.h, only for a loader that asks at their
+// version.
 // The rows are grouped by dispatch table (ACCEL_ZE_<TABLE>_ENTRY_POINTS), in the order of
 // ACCEL_ZE_ENTRY_POINTS. A new entry point is one row in its table's group (and, for the
 // mock, its implementation under the entry point's name beside that table's fill function:
@@ -84,7 +84,8 @@
   ROW(F, B, zeMemGetAddressRange, pfnGetAddressRange, (1, 0))       \
   ROW(F, M, zeMemGetIpcHandle, pfnGetIpcHandle, (1, 0))             \
   ROW(F, M, zeMemOpenIpcHandle, pfnOpenIpcHandle, (1, 0))           \
-  ROW(F, M, zeMemCloseIpcHandle, pfnCloseIpcHandle, (1, 0))
+  ROW(F, M, zeMemCloseIpcHandle, pfnCloseIpcHandle, (1, 0))         \
+  ROW(F, M, zeMemPutIpcHandle, pfnPutIpcHandle, (1, 6))
 
 // ze_virtual_mem_dditable_t.
 #define ACCEL_ZE_VIRTUAL_MEM_ENTRY_POINTS(ROW, F)                          \
@@ -167,12 +168,13 @@
   ROW(F, M, zeKernelGetName, pfnGetName, (1, 0))
 
 // ze_event_pool_dditable_t.
-#define ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)                \
-  ROW(F, B, zeEventPoolCreate, pfnCreate, (1, 0))               \
-  ROW(F, B, zeEventPoolDestroy, pfnDestroy, (1, 0))             \
-  ROW(F, M, zeEventPoolGetIpcHandle, pfnGetIpcHandle, (1, 0))   \
-  ROW(F, M, zeEventPoolOpenIpcHandle, pfnOpenIpcHandle, (1, 0)) \
-  ROW(F, M, zeEventPoolCloseIpcHandle, pfnCloseIpcHandle, (1, 0))
+#define ACCEL_ZE_EVENT_POOL_ENTRY_POINTS(ROW, F)                  \
+  ROW(F, B, zeEventPoolCreate, pfnCreate, (1, 0))                 \
+  ROW(F, B, zeEventPoolDestroy, pfnDestroy, (1, 0))               \
+  ROW(F, M, zeEventPoolGetIpcHandle, pfnGetIpcHandle, (1, 0))     \
+  ROW(F, M, zeEventPoolOpenIpcHandle, pfnOpenIpcHandle, (1, 0))   \
+  ROW(F, M, zeEventPoolCloseIpcHandle, pfnCloseIpcHandle, (1, 0)) \
+  ROW(F, M, zeEventPoolPutIpcHandle, pfnPutIpcHandle, (1, 6))
 
 // ze_event_dditable_t.
 #define ACCEL_ZE_EVENT_ENTRY_POINTS(ROW, F)                     \

@@ -54,6 +54,16 @@ ze_result_t open_code(const char (&in)[ZE_MAX_IPC_HANDLE_SIZE], const char (&tag
   return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
 }
 
+// A handle given back by `entry` (zeMemPutIpcHandle, zeEventPoolPutIpcHandle).
+ze_result_t put_handle(EntryPoint entry, ze_context_handle_t hcontext) {
+  return call(entry, CallKind::kCore, [&]() MOCKDEV_ZE_LOCKED {
+    if (find_handle(hcontext, HandleKind::kContext) == nullptr) {
+      return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
 }  // namespace
 
 ze_result_t zeMemGetIpcHandle(ze_context_handle_t hcontext, const void* pointer,
@@ -132,6 +142,17 @@ ze_result_t zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hpool) {
     }
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // a pool of zeEventPoolCreate: never opened
   });
+}
+
+// Both give a handle back (Note [Level Zero IPC handles]): nothing was opened or pinned for it,
+// so there is nothing to release; only the context is checked.
+ze_result_t zeMemPutIpcHandle(ze_context_handle_t hcontext, ze_ipc_mem_handle_t /*handle*/) {
+  return put_handle("zeMemPutIpcHandle", hcontext);
+}
+
+ze_result_t zeEventPoolPutIpcHandle(ze_context_handle_t hcontext,
+                                    ze_ipc_event_pool_handle_t /*handle*/) {
+  return put_handle("zeEventPoolPutIpcHandle", hcontext);
 }
 
 }  // namespace mockdev::level_zero

@@ -1,7 +1,8 @@
 #pragma once
 // Interprocess handles of the mock Level Zero driver: memory (zeMemGetIpcHandle,
-// zeMemOpenIpcHandle, zeMemCloseIpcHandle) and event pools (zeEventPoolGetIpcHandle,
-// zeEventPoolOpenIpcHandle, zeEventPoolCloseIpcHandle). Their tables' fill functions
+// zeMemOpenIpcHandle, zeMemCloseIpcHandle, zeMemPutIpcHandle) and event pools
+// (zeEventPoolGetIpcHandle, zeEventPoolOpenIpcHandle, zeEventPoolCloseIpcHandle,
+// zeEventPoolPutIpcHandle). Their tables' fill functions
 // (ze_memory.cpp, ze_events.cpp) include this header, as the entry points are written into the
 // Mem and EventPool tables (Note [Fill functions from the entry-point list] in ze_tables.h).
 // Thread safety: every entry point runs under the engine lock through call().
@@ -24,9 +25,14 @@
 // As nothing is ever opened, zeMemCloseIpcHandle of any pointer is
 // ZE_RESULT_ERROR_INVALID_ARGUMENT and zeEventPoolCloseIpcHandle of a pool made by
 // zeEventPoolCreate is ZE_RESULT_ERROR_INVALID_ARGUMENT [inferred]. zeDriverGetIpcProperties
-// keeps reporting no IPC support (flags 0): what the simulation can deliver. The 1.6
-// zeMemPutIpcHandle and zeEventPoolPutIpcHandle are not served (their tables are asked for at
-// 1.4 by Debian's loader).
+// keeps reporting no IPC support (flags 0): what the simulation can deliver.
+// Giving a handle back (spec 1.6: zeMemPutIpcHandle, zeEventPoolPutIpcHandle; written into the
+// tables only for a loader that asks at 1.6, which Debian's does not) takes a valid context and
+// answers ZE_RESULT_SUCCESS whatever the handle holds: the specification lists no code for a
+// handle that was never obtained, and Intel's open-source driver (compute-runtime,
+// ContextImp::putIpcMemHandle) ignores a handle it does not track. It frees nothing: the
+// allocation or pool the handle names stays, as the specification says [inferred for handles
+// this driver did not make].
 
 #include <level_zero/ze_api.h>
 
@@ -44,5 +50,8 @@ ze_result_t zeEventPoolGetIpcHandle(ze_event_pool_handle_t pool,
 ze_result_t zeEventPoolOpenIpcHandle(ze_context_handle_t context, ze_ipc_event_pool_handle_t handle,
                                      ze_event_pool_handle_t* pool);
 ze_result_t zeEventPoolCloseIpcHandle(ze_event_pool_handle_t pool);
+// Spec 1.6 (tables asked for at >= 1.6).
+ze_result_t zeMemPutIpcHandle(ze_context_handle_t context, ze_ipc_mem_handle_t handle);
+ze_result_t zeEventPoolPutIpcHandle(ze_context_handle_t context, ze_ipc_event_pool_handle_t handle);
 
 }  // namespace mockdev::level_zero

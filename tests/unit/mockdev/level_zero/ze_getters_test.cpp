@@ -351,4 +351,90 @@ TEST_F(ZeGetters, RootDeviceFollowsTheHierarchy) {
   }
 }
 
+// zeMemPutIpcHandle and zeEventPoolPutIpcHandle (1.6), written only at >= 1.6 through the longer
+// layouts (Note [Level Zero IPC handles]): a valid context is required; any handle goes back,
+// one this driver made or not (Intel's driver ignores a handle it does not track); and giving a
+// handle back frees nothing: the allocation and the pool stay usable.
+TEST_F(ZeGetters, PutIpcHandleGivesBackWithoutFreeing) {
+  struct MemAndMore {
+    abi::ze_mem_dditable_1_6_t table;
+    void* after;
+  } m;
+  poison(m);
+  auto get_mem = getter<ze_mem_dditable_t>("zeGetMemProcAddrTable");
+  auto* mem = reinterpret_cast<ze_mem_dditable_t*>(&m.table);
+  ASSERT_EQ(get_mem(kV15, mem), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&m.table.v1_4.pfnGetIpcHandle));
+  EXPECT_TRUE(untouched(&m.table.pfnPutIpcHandle));
+  ASSERT_EQ(get_mem(kV16, mem), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&m.table.pfnPutIpcHandle));
+  EXPECT_TRUE(untouched(&m.after));
+
+  struct PoolAndMore {
+    abi::ze_event_pool_dditable_1_6_t table;
+    void* after;
+  } p;
+  poison(p);
+  auto get_pool = getter<ze_event_pool_dditable_t>("zeGetEventPoolProcAddrTable");
+  auto* pools = reinterpret_cast<ze_event_pool_dditable_t*>(&p.table);
+  ASSERT_EQ(get_pool(kV15, pools), ZE_RESULT_SUCCESS);
+  EXPECT_TRUE(untouched(&p.table.pfnPutIpcHandle));
+  ASSERT_EQ(get_pool(kV16, pools), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&p.table.pfnPutIpcHandle));
+  EXPECT_TRUE(untouched(&p.after));
+
+  ze_global_dditable_t g{};
+  ze_driver_dditable_t d{};
+  ze_device_dditable_t v{};
+  ze_context_dditable_t c{};
+  ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV14, &g), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(kV14, &d), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable")(kV14, &v), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_context_dditable_t>("zeGetContextProcAddrTable")(kV14, &c),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(g.pfnInit(0), ZE_RESULT_SUCCESS);
+  std::uint32_t count = 1;
+  ze_driver_handle_t driver = nullptr;
+  ASSERT_EQ(d.pfnGet(&count, &driver), ZE_RESULT_SUCCESS);
+  ze_device_handle_t device = nullptr;
+  ASSERT_EQ(v.pfnGet(driver, &count, &device), ZE_RESULT_SUCCESS);
+  ze_context_desc_t context_desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+  ze_context_handle_t context = nullptr;
+  ASSERT_EQ(c.pfnCreate(driver, &context_desc, &context), ZE_RESULT_SUCCESS);
+
+  ze_device_mem_alloc_desc_t alloc_desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
+  void* buffer = nullptr;
+  ASSERT_EQ(m.table.v1_4.pfnAllocDevice(context, &alloc_desc, 4096, 0, device, &buffer),
+            ZE_RESULT_SUCCESS);
+  ze_ipc_mem_handle_t handle{};
+  ASSERT_EQ(m.table.v1_4.pfnGetIpcHandle(context, buffer, &handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(m.table.pfnPutIpcHandle(nullptr, handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(m.table.pfnPutIpcHandle(context, handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(m.table.pfnPutIpcHandle(context, ze_ipc_mem_handle_t{}), ZE_RESULT_SUCCESS);
+  ze_memory_allocation_properties_t properties{};
+  properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
+  ASSERT_EQ(m.table.v1_4.pfnGetAllocProperties(context, buffer, &properties, nullptr),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(properties.type, ZE_MEMORY_TYPE_DEVICE);  // still allocated
+  EXPECT_EQ(m.table.v1_4.pfnGetIpcHandle(context, buffer, &handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(m.table.v1_4.pfnFree(context, buffer), ZE_RESULT_SUCCESS);
+
+  ze_event_pool_desc_t pool_desc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr, ZE_EVENT_POOL_FLAG_IPC,
+                                 2};
+  ze_event_pool_handle_t pool = nullptr;
+  ASSERT_EQ(p.table.v1_4.pfnCreate(context, &pool_desc, 1, &device, &pool), ZE_RESULT_SUCCESS);
+  ze_ipc_event_pool_handle_t pool_handle{};
+  ASSERT_EQ(p.table.v1_4.pfnGetIpcHandle(pool, &pool_handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(p.table.pfnPutIpcHandle(nullptr, pool_handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(p.table.pfnPutIpcHandle(context, pool_handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(p.table.pfnPutIpcHandle(context, ze_ipc_event_pool_handle_t{}), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(p.table.v1_4.pfnGetIpcHandle(pool, &pool_handle), ZE_RESULT_SUCCESS);  // still a pool
+  EXPECT_EQ(p.table.v1_4.pfnDestroy(pool), ZE_RESULT_SUCCESS);
+
+  // Counted under their own names, so a machine file or a scenario can fault them.
+  EXPECT_EQ(mockdev::control::call_count("zeMemPutIpcHandle"), 3u);
+  EXPECT_EQ(mockdev::control::call_count("zeEventPoolPutIpcHandle"), 3u);
+  EXPECT_EQ(c.pfnDestroy(context), ZE_RESULT_SUCCESS);
+}
+
 }  // namespace

@@ -104,7 +104,7 @@ void release(const ZeAllocation& a, ZeDevice* device) MOCKDEV_ZE_LOCKED {
   if (a.kind == MemKind::kDevice) {
     core::free_allocation(a.storage);
     if (a.tile_bytes != 0 && device != nullptr) {
-      objects().tile_used[{device->card, device->tile}] -= a.tile_bytes;
+      ze_state().tile_used[{device->card, device->tile}] -= a.tile_bytes;
     }
     return;
   }
@@ -144,7 +144,7 @@ ze_result_t zeMemAllocDevice(ze_context_handle_t hcontext, const ze_device_mem_a
     std::uint64_t tile_bytes = 0;
     if (device->tile >= 0) {
       tile_bytes = round_up(size + extra, granule);
-      const std::uint64_t used = objects().tile_used[{device->card, device->tile}];
+      const std::uint64_t used = ze_state().tile_used[{device->card, device->tile}];
       if (used + tile_bytes > device_memory_bytes(*device)) {
         return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;  // the tile is full
       }
@@ -153,7 +153,7 @@ ze_result_t zeMemAllocDevice(ze_context_handle_t hcontext, const ze_device_mem_a
         core::allocate(Api::kLevelZero, device->card, size + extra);
     if (!storage) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     const std::uint64_t address = extra == 0 ? *storage : round_up(*storage, alignment);
-    if (tile_bytes != 0) objects().tile_used[{device->card, device->tile}] += tile_bytes;
+    if (tile_bytes != 0) ze_state().tile_used[{device->card, device->tile}] += tile_bytes;
     ZeAllocation a;
     a.kind = MemKind::kDevice;
     a.bytes = size;

@@ -237,7 +237,6 @@ struct ObjectsState {
   std::map<const void*, HandleKind> kinds;  // every live object handle of this part
   std::uint64_t generation = ~std::uint64_t{0};
   std::vector<_ze_context_handle_t*> contexts;      // live, creation order
-  std::map<std::pair<int, int>, std::uint64_t> tile_used;  // (card, tile) -> bytes
   std::uint64_t next_allocation_id = 1;
   std::vector<Stream*> stalled;  // streams with deferred commands
   std::vector<std::uint64_t> retired_host;  // freed host blocks kept while work was pending

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/engine.h"
+#include "core/memory.h"
 #include "core/race_call_site.h"
 #include "core/timeline.h"
 #include "level_zero/ze_names.h"
@@ -55,6 +56,23 @@ ZeDevice* find_device(ze_device_handle_t handle) {
   for (ZeDevice* c : s.cards)
     if (c == handle) return c;
   return nullptr;
+}
+
+std::uint64_t tile_used_bytes(int card, int tile) {
+  const ZeState& s = ze_state();
+  const int tiles = core::engine().machine.devices[static_cast<std::size_t>(card)].tiles;
+  if (tiles <= 0) return core::used_bytes(card);  // an untiled card: all of it
+  std::uint64_t charged = 0;                      // every tile's own allocations
+  std::uint64_t own = 0;
+  for (int t = 0; t < tiles; ++t) {
+    const auto found = s.tile_used.find({card, t});
+    if (found == s.tile_used.end()) continue;
+    charged += found->second;
+    if (t == tile) own = found->second;
+  }
+  const std::uint64_t card_used = core::used_bytes(card);
+  const std::uint64_t rest = card_used > charged ? card_used - charged : 0;
+  return own + rest / static_cast<std::uint64_t>(tiles);
 }
 
 std::uint64_t device_memory_bytes(const ZeDevice& device) {

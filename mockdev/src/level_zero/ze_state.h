@@ -8,7 +8,8 @@
 //
 // Which physical devices: the machine's Intel devices (DeviceSpec::vendor), in machine-file
 // order; NVIDIA devices never appear here. A tile is a sub-device; its memory is the card's
-// divided by the tile count (capacity per tile and per card).
+// divided by the tile count (capacity per tile and per card). What each tile holds is
+// tile_used (Note [Memory per tile]).
 //
 // Ownership: one ZeState, never destroyed (Note [Leaky state] in core/engine.h). Handle
 // objects (devices, contexts, lists, pools, events, ...) are never freed either: a
@@ -29,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -94,7 +96,20 @@ struct ZeState {
   // Memory modules handed out, by (device handle) so repeated enumerations return the
   // same handles.
   std::vector<std::pair<const ZeDevice*, std::vector<_zes_mem_handle_t*>>> memory_modules;
+  // (card, tile) -> the bytes of the device allocations made on that tile (Note [Memory per
+  // tile]); kept by ze_memory.cpp, read by Sysman.
+  std::map<std::pair<int, int>, std::uint64_t> tile_used;
 };
+
+// Note [Memory per tile]
+// The engine core accounts device memory per card. A device allocation made on a tile handle
+// (FLAT devices, COMPOSITE sub-devices) is also charged to that tile: zeMemAllocDevice refuses
+// it when the tile is full, and Sysman's module of that tile counts it. What the card holds
+// beyond its tiles' charges (allocations on the root device, anything else the core accounts)
+// is spread evenly over the tiles [inferred: a root-device allocation under implicit scaling
+// is split across the tiles (Intel's compute-runtime, MULTIPLE_IPC_HANDLES.md)]. So a tile's
+// module reports size = card capacity / tiles and free = size - (its charge + its share).
+std::uint64_t tile_used_bytes(int card, int tile) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 // The state for the installed machine (rebuilt when the generation changed).
 ZeState& ze_state() MOCKDEV_REQUIRES(core::g_engine_mutex);

@@ -178,8 +178,8 @@ _zes_mem_handle_t* find_module(zes_mem_handle_t handle) MOCKDEV_REQUIRES(core::g
   return nullptr;
 }
 
-// A module's share of its card: the card's capacity and usage split evenly over its tiles
-// (the core accounts memory per card).
+// A module's share of its card: the card's capacity split evenly over its tiles (Note [Memory
+// per tile] in ze_state.h).
 std::uint64_t module_size(const _zes_mem_handle_t& m) MOCKDEV_REQUIRES(core::g_engine_mutex) {
   const int tiles = core::engine().machine.devices[static_cast<std::size_t>(m.card)].tiles;
   const std::uint64_t capacity = core::capacity_bytes(m.card);
@@ -210,10 +210,10 @@ ze_result_t ZE_APICALL zesMemoryGetState(zes_mem_handle_t handle, zes_mem_state_
     _zes_mem_handle_t* m = find_module(handle);
     if (m == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (p == nullptr) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    const int tiles = core::engine().machine.devices[static_cast<std::size_t>(m->card)].tiles;
     const std::uint64_t size = module_size(*m);
-    std::uint64_t used = core::used_bytes(m->card);
-    if (m->tile >= 0) used /= static_cast<std::uint64_t>(tiles);
+    // A tile's module: its own allocations and its share of the card's rest.
+    const std::uint64_t used =
+        m->tile >= 0 ? tile_used_bytes(m->card, m->tile) : core::used_bytes(m->card);
     // Free = size - all usage, at the moment of the query.
     p->health = ZES_MEM_HEALTH_OK;
     p->size = size;

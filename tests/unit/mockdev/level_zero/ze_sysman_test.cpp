@@ -107,6 +107,46 @@ TEST_F(ZeSysmanLegacy, MemoryModulesPerTileWithFreeFromUsage) {
   EXPECT_EQ(state.health, ZES_MEM_HEALTH_OK);
 }
 
+// A tile's module counts the device allocations made on that tile, and an even share of what
+// its card holds beyond its tiles' own (Note [Memory per tile] in ze_state.h).
+TEST_F(ZeSysmanLegacy, TileModulesCountTheAllocationsMadeOnThem) {
+  setenv("ZES_ENABLE_SYSMAN", "1", 1);
+  ze_driver_handle_t driver = init_driver();
+  auto cards = devices_of(driver);
+  auto tiles = subdevices_of(cards[0]);
+  ASSERT_EQ(tiles.size(), 2u);
+  std::uint32_t count = 2;
+  zes_mem_handle_t modules[2]{};
+  ASSERT_EQ(zesDeviceEnumMemoryModules(cards[0], &count, modules), ZE_RESULT_SUCCESS);
+  const auto free_of = [&](int tile) {
+    zes_mem_state_t state{};
+    state.stype = ZES_STRUCTURE_TYPE_MEM_STATE;
+    EXPECT_EQ(zesMemoryGetState(modules[tile], &state), ZE_RESULT_SUCCESS);
+    return state.free;
+  };
+  ze_context_desc_t context_desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+  ze_context_handle_t context = nullptr;
+  ASSERT_EQ(zeContextCreate(driver, &context_desc, &context), ZE_RESULT_SUCCESS);
+  ze_device_mem_alloc_desc_t alloc_desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
+  constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+  void* on_tile_1 = nullptr;
+  ASSERT_EQ(zeMemAllocDevice(context, &alloc_desc, 8 * kGiB, 0, tiles[1], &on_tile_1),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(free_of(1), kTileBytes - 8 * kGiB);
+  EXPECT_EQ(free_of(0), kTileBytes);  // the card's other tile is untouched
+  void* on_card = nullptr;            // the root device: shared by both tiles
+  ASSERT_EQ(zeMemAllocDevice(context, &alloc_desc, 4 * kGiB, 0, cards[0], &on_card),
+            ZE_RESULT_SUCCESS);
+  EXPECT_EQ(free_of(1), kTileBytes - 10 * kGiB);
+  EXPECT_EQ(free_of(0), kTileBytes - 2 * kGiB);
+  ASSERT_EQ(zeMemFree(context, on_tile_1), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(free_of(1), kTileBytes - 2 * kGiB);
+  ASSERT_EQ(zeMemFree(context, on_card), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(free_of(0), kTileBytes);
+  EXPECT_EQ(free_of(1), kTileBytes);
+  EXPECT_EQ(zeContextDestroy(context), ZE_RESULT_SUCCESS);
+}
+
 // The zesInit route through the stand-in.
 class ZeSysmanInit : public ze_test::ZeTest {
  protected:

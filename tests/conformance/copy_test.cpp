@@ -17,21 +17,15 @@
 #include "error_check.h"
 #include "mockdev/control.h"
 #include "mockdev/races.h"
+#include "runtime_work.h"
 
 namespace accel::test {
 namespace {
 
 using Copies = ConformanceTest;
-using Bytes = std::vector<unsigned char>;
 
 const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
     {"MOCKDEV_SCHEDULE", "adversarial"}};
-
-// Inside a run_isolated body, before the runtime initialises: the simulated hardware takes
-// MOCKDEV_SCHEDULE from the child's environment (nothing on a real driver).
-void schedule_from_environment(const BackendProfile& profile) {
-  if (profile.on_mock) mockdev::control::reset_from_environment();
-}
 
 std::string hex(const void* pointer) {
   char text[32];
@@ -45,19 +39,6 @@ Bytes pattern(std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<unsigned char>(i * 7 + 3);
   return out;
 }
-
-// Device memory from the caching allocator on `stream`'s device; given back, and the cache
-// emptied, at scope exit.
-struct DeviceMemory {
-  void* ptr;
-  explicit DeviceMemory(std::size_t bytes, const Stream& stream) : ptr(raw_alloc(bytes, stream)) {}
-  ~DeviceMemory() {
-    raw_delete(ptr);
-    empty_cache();
-  }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-};
 
 // Pinned host memory, filled with `initial`; given back at scope exit.
 struct PinnedMemory {
@@ -75,13 +56,6 @@ struct PinnedMemory {
   PinnedMemory& operator=(const PinnedMemory&) = delete;
   Bytes bytes_now() const { return Bytes(ptr, ptr + bytes); }
 };
-
-// What the device memory holds, read back with the blocking copy on `stream`.
-Bytes read_back(const void* device, std::size_t bytes, const Stream& stream) {
-  Bytes out(bytes, 0xEE);
-  copy(out.data(), device, bytes, stream);
-  return out;
-}
 
 TEST_P(Copies, PageableRoundTripThroughTwoDeviceBuffers) {
   const BackendProfile& p = profile();

@@ -19,6 +19,7 @@
 #include "conformance_test.h"
 #include "driver_count.h"
 #include "mockdev/control.h"
+#include "runtime_work.h"
 
 namespace accel::test {
 
@@ -57,13 +58,6 @@ inline void use_primary_context(const DriverCalls& calls, int ordinal) {
   cuda_abi::CUcontext ctx = nullptr;
   ASSERT_EQ(calls.cuDevicePrimaryCtxRetain(&ctx, device), cuda_abi::CUDA_SUCCESS);
   ASSERT_EQ(calls.cuCtxSetCurrent(ctx), cuda_abi::CUDA_SUCCESS);
-}
-
-// Inside a run_isolated body, before the runtime initialises: on the simulated hardware,
-// makes the engine take MOCKDEV_SCHEDULE from the child's environment (the engine of the
-// test process was set up before the child changed it). Nothing on real hardware.
-inline void apply_schedule_from_environment(const BackendProfile& profile) {
-  if (profile.on_mock) mockdev::control::reset_from_environment();
 }
 
 inline cuda_abi::CUstream as_cu_stream(std::uintptr_t handle) {
@@ -112,7 +106,7 @@ struct DriverWork {
 };
 inline DriverCalls prepare_driver_work(const BackendProfile& profile, const DriverWork& work) {
   require_physical_devices(profile, work.devices);
-  if (work.schedule_from_environment) apply_schedule_from_environment(profile);
+  if (work.schedule_from_environment) schedule_from_environment(profile);
   DriverCalls driver = require_driver_calls();
   set_device_index(work.device);
   use_primary_context(driver, work.device);

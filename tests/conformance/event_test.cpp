@@ -1,15 +1,14 @@
 // Conformance: events through the whole stack, once per backend profile (see stream_test.cpp
-// for how work is queued and held back). On the cuda_mock profile this runs on the simulated
-// driver's events.
+// for how work is queued through the runtime and held back).
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "accel/accel.h"
 #include "conformance_test.h"
-#include "driver_calls.h"
 #include "error_check.h"
 #include "mockdev/control.h"
+#include "runtime_work.h"
 
 namespace accel::test {
 namespace {
@@ -47,48 +46,41 @@ TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
 
 TEST_P(Events, QueryAndSynchronizeFollowTheRecordedWork) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
         const Stream s(0);
-        DeviceBuffer buffer(driver, 1024);
-        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 9, 1024, as_cu_stream(s.native_handle())),
-                  CUDA_SUCCESS);
+        DeviceMemory buffer(1024, s);
+        fill_async(buffer.ptr, 9, 1024, s);
         Event event = s.record_event();
         EXPECT_FALSE(event.query());
         event.synchronize();
         EXPECT_TRUE(event.query());
-        EXPECT_EQ(buffer.read(1024), std::vector<unsigned char>(1024, 9));
+        EXPECT_EQ(read_back(buffer.ptr, 1024, s), Bytes(1024, 9));
       },
       kAdversarial);
 }
 
 TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
         const Stream producer(0);
         const Stream consumer(0, -1);
-        DeviceBuffer source(driver, 128);
-        DeviceBuffer target(driver, 128);
-        ASSERT_EQ(driver.cuMemsetD8_v2(target.ptr, 0, 128), CUDA_SUCCESS);
-        // The legacy stream does not order the non-blocking pool streams: finish its memsets.
-        synchronize(0);
-        ASSERT_EQ(
-            driver.cuMemsetD8Async(source.ptr, 4, 128, as_cu_stream(producer.native_handle())),
-            CUDA_SUCCESS);
+        DeviceMemory source(128, producer);
+        DeviceMemory target(128, consumer);
+        fill(target.ptr, 0, 128, consumer);
+        fill_async(source.ptr, 4, 128, producer);
         Event done;
         done.record(producer);
         consumer.wait_event(done);
-        ASSERT_EQ(driver.cuMemcpyDtoDAsync_v2(target.ptr, source.ptr, 128,
-                                           as_cu_stream(consumer.native_handle())),
-                  CUDA_SUCCESS);
+        copy_async(target.ptr, source.ptr, 128, consumer);
         consumer.synchronize();
-        EXPECT_EQ(target.read(128), std::vector<unsigned char>(128, 4));
+        EXPECT_EQ(read_back(target.ptr, 128, consumer), Bytes(128, 4));
         producer.synchronize();
       },
       kAdversarial);
@@ -96,16 +88,14 @@ TEST_P(Events, WaitOnAnEventOrdersTheWaitingStream) {
 
 TEST_P(Events, ElapsedTimeBetweenTwoTimingEvents) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
-    const DriverCalls driver = prepare_driver_work(p, {});
+    require_physical_devices(p, 1);
     const Stream s(0);
-    DeviceBuffer buffer(driver, 1 << 20);
+    DeviceMemory buffer(1 << 20, s);
     Event start(EventOptions{.enable_timing = true});
     Event end(EventOptions{.enable_timing = true});
     start.record(s);
-    ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 1, 1 << 20, as_cu_stream(s.native_handle())),
-              CUDA_SUCCESS);
+    fill_async(buffer.ptr, 1, 1 << 20, s);
     end.record(s);
     end.synchronize();
     const float forward = start.elapsed_time(end);
@@ -133,18 +123,17 @@ TEST_P(Events, ElapsedTimeErrorsInPyTorchsOrder) {
 
 TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
         const Stream s(0);
-        DeviceBuffer buffer(driver, 4096);
+        DeviceMemory buffer(4096, s);
         Event start(EventOptions{.enable_timing = true});
         Event end(EventOptions{.enable_timing = true});
         start.record(s);
-        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 1, 4096, as_cu_stream(s.native_handle())),
-                  CUDA_SUCCESS);
+        fill_async(buffer.ptr, 1, 4096, s);
         end.record(s);
         EXPECT_TRUE(is_error(catch_error([&] { start.elapsed_time(end); }), ErrorKind::kRuntime,
                              "Both events must be completed before calculating elapsed time."));

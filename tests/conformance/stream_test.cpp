@@ -1,9 +1,9 @@
-// Conformance: streams through the whole stack (runtime -> CUDA backend -> driver), once
-// per backend profile. Ordering is observed with real work: memsets and copies queued
-// through the driver on the runtime's streams (driver_calls.h). On the simulated hardware
-// the tests run under the adversarial schedule (nothing completes until something waits
-// for it), so a missing dependency shows as old bytes, every time.
-// On the cuda_mock profile this runs on the simulated driver's streams.
+// Conformance: streams through the whole stack (runtime -> backend -> driver), once per
+// backend profile. Ordering is observed with real work: fills and copies queued through the
+// runtime on its streams (runtime_work.h, accel/copy.h), so the same bodies run on CUDA and
+// Level Zero. On the simulated hardware the tests run under the adversarial schedule
+// (nothing completes until something waits for it), so a missing dependency shows as old
+// bytes, every time.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,17 +12,14 @@
 
 #include "accel/accel.h"
 #include "conformance_test.h"
-#include "driver_calls.h"
 #include "error_check.h"
 #include "live_object_listener.h"
 #include "mockdev/control.h"
 #include "mockdev/streams.h"
+#include "runtime_work.h"
 
 namespace accel::test {
 namespace {
-
-using cuda_abi::CUDA_SUCCESS;
-using cuda_abi::CUdeviceptr;
 
 using Streams = ConformanceTest;
 
@@ -98,48 +95,39 @@ TEST_P(Streams, SetStreamSwitchesDeviceAndGuardsRestoreBothDevices) {
 
 TEST_P(Streams, QueryAndSynchronizeFollowTheQueuedWork) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
         const Stream s(0);
-        {
-          DeviceBuffer buffer(driver, 4096);
-          ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 3, 4096, as_cu_stream(s.native_handle())),
-                    CUDA_SUCCESS);
-          EXPECT_FALSE(s.query());
-          s.synchronize();
-          EXPECT_TRUE(s.query());
-          EXPECT_EQ(buffer.read(4096), std::vector<unsigned char>(4096, 3));
-        }
+        DeviceMemory buffer(4096, s);
+        fill_async(buffer.ptr, 3, 4096, s);
+        EXPECT_FALSE(s.query());
+        s.synchronize();
+        EXPECT_TRUE(s.query());
+        EXPECT_EQ(read_back(buffer.ptr, 4096, s), Bytes(4096, 3));
       },
       kAdversarial);
 }
 
 TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
         const Stream producer(0);
         const Stream consumer(0, -1);
-        DeviceBuffer source(driver, 256);
-        DeviceBuffer target(driver, 256);
-        ASSERT_EQ(driver.cuMemsetD8_v2(source.ptr, 0, 256), CUDA_SUCCESS);
-        ASSERT_EQ(driver.cuMemsetD8_v2(target.ptr, 0, 256), CUDA_SUCCESS);
-        // The legacy stream does not order the non-blocking pool streams: finish its memsets.
-        synchronize(0);
-        ASSERT_EQ(
-            driver.cuMemsetD8Async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
-            CUDA_SUCCESS);
+        DeviceMemory source(256, producer);
+        DeviceMemory target(256, consumer);
+        fill(source.ptr, 0, 256, producer);
+        fill(target.ptr, 0, 256, consumer);
+        fill_async(source.ptr, 7, 256, producer);
         consumer.wait_stream(producer);
-        ASSERT_EQ(driver.cuMemcpyDtoDAsync_v2(target.ptr, source.ptr, 256,
-                                           as_cu_stream(consumer.native_handle())),
-                  CUDA_SUCCESS);
+        copy_async(target.ptr, source.ptr, 256, consumer);
         consumer.synchronize();
-        EXPECT_EQ(target.read(256), std::vector<unsigned char>(256, 7));
+        EXPECT_EQ(read_back(target.ptr, 256, consumer), Bytes(256, 7));
         producer.synchronize();
       },
       kAdversarial);
@@ -147,27 +135,21 @@ TEST_P(Streams, WaitStreamOrdersWorkAcrossStreams) {
 
 TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("the adversarial schedule makes the missing dependency visible");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
         const Stream producer(0);
         const Stream consumer(0, -1);
-        DeviceBuffer source(driver, 256);
-        DeviceBuffer target(driver, 256);
-        ASSERT_EQ(driver.cuMemsetD8_v2(source.ptr, 0, 256), CUDA_SUCCESS);
-        ASSERT_EQ(driver.cuMemsetD8_v2(target.ptr, 0, 256), CUDA_SUCCESS);
-        // The legacy stream does not order the non-blocking pool streams: finish its memsets.
-        synchronize(0);
-        ASSERT_EQ(
-            driver.cuMemsetD8Async(source.ptr, 7, 256, as_cu_stream(producer.native_handle())),
-            CUDA_SUCCESS);
-        ASSERT_EQ(driver.cuMemcpyDtoDAsync_v2(target.ptr, source.ptr, 256,
-                                           as_cu_stream(consumer.native_handle())),
-                  CUDA_SUCCESS);
+        DeviceMemory source(256, producer);
+        DeviceMemory target(256, consumer);
+        fill(source.ptr, 0, 256, producer);
+        fill(target.ptr, 0, 256, consumer);
+        fill_async(source.ptr, 7, 256, producer);
+        copy_async(target.ptr, source.ptr, 256, consumer);
         consumer.synchronize();
-        EXPECT_EQ(target.read(256), std::vector<unsigned char>(256, 0)) << "the copy ran first";
+        EXPECT_EQ(read_back(target.ptr, 256, consumer), Bytes(256, 0)) << "the copy ran first";
         producer.synchronize();
       },
       kAdversarial);
@@ -175,28 +157,26 @@ TEST_P(Streams, WithoutTheWaitTheSimulatedHardwareShowsTheRace) {
 
 TEST_P(Streams, SynchronizeWaitsForEveryStreamOfTheDevice) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.devices = 2, .device = 1, .schedule_from_environment = true});
+        require_physical_devices(p, 2);
+        schedule_from_environment(p);
         const Stream a(1);
-        const Stream b(1, -2);
-        DeviceBuffer buffer(driver, 512);
-        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 1, 256, as_cu_stream(a.native_handle())),
-                  CUDA_SUCCESS);
-        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr + 256, 2, 256, as_cu_stream(b.native_handle())),
-                  CUDA_SUCCESS);
+        const Stream b(1, -1);
+        DeviceMemory buffer(512, a);
+        fill_async(buffer.bytes(), 1, 256, a);
+        fill_async(buffer.bytes() + 256, 2, 256, b);
         set_device_index(0);
         EXPECT_FALSE(a.query());
+        EXPECT_FALSE(b.query());
         synchronize(1);
         EXPECT_EQ(current_device_index(), 0);
         EXPECT_TRUE(a.query());
         EXPECT_TRUE(b.query());
-        set_device_index(1);
-        std::vector<unsigned char> expected(256, 1);
+        Bytes expected(256, 1);
         expected.resize(512, 2);
-        EXPECT_EQ(buffer.read(512), expected);
+        EXPECT_EQ(read_back(buffer.ptr, 512, a), expected);
       },
       kAdversarial);
 }

@@ -11,9 +11,9 @@
 #include "accel/accel.h"
 #include "accel/memory.h"
 #include "conformance_test.h"
-#include "driver_calls.h"
 #include "error_check.h"
 #include "mockdev/control.h"
+#include "runtime_work.h"
 
 namespace accel::test {
 namespace {
@@ -81,16 +81,15 @@ TEST_P(HostMemory, HostMemoryStatsArithmetic) {
 // stream's work has completed; then it is.
 TEST_P(HostMemory, PinnedBlockIsReusedOnlyAfterItsStreamsWork) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the stream's work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
         const Stream side(0);
         void* first = raw_host_alloc(4);
-        DeviceBuffer buffer(driver, 4);
-        ASSERT_EQ(driver.cuMemsetD8Async(buffer.ptr, 3, 4, as_cu_stream(side.native_handle())),
-                  CUDA_SUCCESS);
+        DeviceMemory buffer(4, side);
+        fill_async(buffer.ptr, 3, 4, side);
         record_host_use(first, side);
         raw_host_delete(first);
         void* second = raw_host_alloc(4);

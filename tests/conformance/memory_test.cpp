@@ -1,5 +1,5 @@
 // Conformance: the caching allocator through the whole stack (public API -> allocator ->
-// CUDA backend -> driver), once per backend profile. Restates the memory tests of
+// backend -> driver), once per backend profile. Restates the memory tests of
 // PyTorch's test/test_accelerator.py, test_cuda.py and test_cuda_multigpu.py with exact
 // byte counts: sizes follow PyTorch's CUDACachingAllocator.cpp (512-byte rounding, 2 MiB small
 // segments, 20 MiB large segments), so every delta below is computed, not observed.
@@ -24,10 +24,10 @@
 #include "accel/memory.h"
 #include "child_process.h"
 #include "conformance_test.h"
-#include "driver_calls.h"
 #include "error_check.h"
 #include "memory_checks.h"
 #include "mockdev/control.h"
+#include "runtime_work.h"
 
 namespace accel::test {
 namespace {
@@ -39,15 +39,12 @@ const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversari
 
 std::uintptr_t address(const DataPtr& data) { return reinterpret_cast<std::uintptr_t>(data.get()); }
 
-// Fills `bytes` of device memory at `pointer` with `value` and reads them back: the memory
-// is usable (test_out_of_memory: "a pre-existing tensor is still usable").
-void expect_usable(const DriverCalls& driver, const void* pointer, std::size_t bytes,
-                   unsigned char value) {
-  const auto ptr = static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(pointer));
-  ASSERT_EQ(driver.cuMemsetD8_v2(ptr, value, bytes), CUDA_SUCCESS);
-  std::vector<unsigned char> host(bytes, 0);
-  ASSERT_EQ(driver.cuMemcpyDtoH_v2(host.data(), ptr, bytes), CUDA_SUCCESS);
-  EXPECT_EQ(host, std::vector<unsigned char>(bytes, value));
+// Fills `bytes` of device memory at `pointer` with `value` through the runtime and reads them
+// back: the memory is usable (test_out_of_memory: "a pre-existing tensor is still usable").
+void expect_usable(void* pointer, std::size_t bytes, unsigned char value) {
+  const Stream stream = current_stream();
+  fill(pointer, value, bytes, stream);
+  EXPECT_EQ(read_back(pointer, bytes, stream), Bytes(bytes, value));
 }
 
 // Everything the test allocated is freed and the cache emptied: the driver holds nothing.
@@ -217,9 +214,8 @@ TEST_P(Memory, PeaksEqualCurrentAfterEmptyCacheAndResets) {
 // test_cuda.test_out_of_memory.
 TEST_P(Memory, OutOfMemoryMessageReportAndTheDeviceStaysUsable) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
-    const DriverCalls driver = prepare_driver_work(p, {});
+    require_physical_devices(p, 1);
     DataPtr existing = allocate(1024);
     const std::size_t huge = std::size_t{800000000} * 1024 * 1024 * 1024;
     try {
@@ -243,7 +239,7 @@ TEST_P(Memory, OutOfMemoryMessageReportAndTheDeviceStaysUsable) {
     EXPECT_TRUE(is_error_containing(catch_error([&] { DataPtr never = allocate(exa); }),
                                     ErrorKind::kOutOfMemory,
                                     "Tried to allocate more than 1EB memory"));
-    expect_usable(driver, existing.get(), 1024, 0x5A);
+    expect_usable(existing.get(), 1024, 0x5A);
     EXPECT_EQ(memory_allocated(), 1024) << "the OOM lost no live allocation";
     EXPECT_TRUE(memory_stats_match_snapshot(0));
     existing.reset();
@@ -339,7 +335,6 @@ TEST_P(Memory, OutOfMemoryRetryReleasesTheCacheAndRetries) {
 // test_cuda.test_set_per_process_memory_fraction.
 TEST_P(Memory, SetPerProcessMemoryFraction) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     require_physical_devices(p, 1);
     EXPECT_TRUE(is_error(catch_error([] { set_per_process_memory_fraction(-0.1); }),
@@ -349,9 +344,7 @@ TEST_P(Memory, SetPerProcessMemoryFraction) {
     EXPECT_TRUE(is_error(catch_error([] { set_per_process_memory_fraction(std::nan("")); }),
                          ErrorKind::kValue, "Invalid fraction value: nan. Allowed range: 0~1"));
     EXPECT_FALSE(is_initialized()) << "a bad value has no side effect";
-    const DriverCalls driver = require_driver_calls();
     set_device_index(0);
-    use_primary_context(driver, 0);
     DataPtr prior = allocate(1024);
     set_per_process_memory_fraction(0.5, 0);
     const double total = static_cast<double>(get_memory_info(0).total_bytes);
@@ -365,7 +358,7 @@ TEST_P(Memory, SetPerProcessMemoryFraction) {
     EXPECT_TRUE(is_error_containing(
         catch_error([&] { DataPtr over = allocate(static_cast<std::size_t>(0.5 * total)); }),
         ErrorKind::kOutOfMemory, "out of memory"));
-    expect_usable(driver, prior.get(), 1024, 0x11);
+    expect_usable(prior.get(), 1024, 0x11);
     prior.reset();
     expect_driver_empty(p);
   });
@@ -393,13 +386,13 @@ TEST_P(Memory, GetPerProcessMemoryFractionReturnsWhatWasSet) {
 // test_cuda.test_record_stream: a block used on a side stream is not handed out again
 // until the side stream's work queued at free time has completed, and then it is.
 void record_stream_case(const BackendProfile& p, std::size_t offset) {
-  const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+  require_physical_devices(p, 1);
+  schedule_from_environment(p);
+  set_device_index(0);
   const Stream side(0);
   DataPtr x = allocate(1024);
   const std::uintptr_t old = address(x);
-  ASSERT_EQ(driver.cuMemsetD8Async(static_cast<CUdeviceptr>(old), 1, 1024,
-                                   as_cu_stream(side.native_handle())),
-            CUDA_SUCCESS);
+  fill_async(x.get(), 1, 1024, side);
   record_stream(static_cast<char*>(x.get()) + offset, side);
   x.reset();
   EXPECT_EQ(memory_allocated(), 0);
@@ -419,7 +412,6 @@ void record_stream_case(const BackendProfile& p, std::size_t offset) {
 
 TEST_P(Memory, RecordStreamDelaysReuseUntilTheStreamsWorkIsDone) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the side stream's work back with the adversarial schedule");
   run_isolated([&p] { record_stream_case(p, 0); }, kAdversarial);
 }
@@ -427,7 +419,6 @@ TEST_P(Memory, RecordStreamDelaysReuseUntilTheStreamsWorkIsDone) {
 // test_cuda.test_record_stream_on_shifted_view.
 TEST_P(Memory, RecordStreamOnAShiftedViewProtectsTheWholeBlock) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the side stream's work back with the adversarial schedule");
   run_isolated([&p] { record_stream_case(p, 256); }, kAdversarial);
 }
@@ -494,19 +485,18 @@ TEST_P(Memory, DataPtrDestructorFailureIsAWarning) {
 // events must not make the allocator run out of memory; the OOM path waits for them.
 TEST_P(Memory, RecordStreamOomWaitsForPendingBlocks) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("holds the side stream's work back with the adversarial schedule");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {.schedule_from_environment = true});
+        require_physical_devices(p, 1);
+        schedule_from_environment(p);
+        set_device_index(0);
         const double total = static_cast<double>(get_memory_info(0).total_bytes);
         set_per_process_memory_fraction(static_cast<double>(1024 * kMiB) / total, 0);
         const Stream side(0);
         for (int i = 0; i < 100; ++i) {
           DataPtr x = allocate(160 * kMiB);
-          ASSERT_EQ(driver.cuMemsetD8Async(static_cast<CUdeviceptr>(address(x)), 1, 1,
-                                           as_cu_stream(side.native_handle())),
-                    CUDA_SUCCESS);
+          fill_async(x.get(), 1, 1, side);
           record_stream(x, side);
         }
         const MemoryStats stats = memory_stats();
@@ -793,7 +783,7 @@ TEST_P(Memory, ExpandableSegmentsMapPagesThroughTheDriver) {
   ACCEL_REQUIRE_MOCK("counts the simulated driver's virtual-memory calls");
   run_isolated(
       [&p] {
-        const DriverCalls driver = prepare_driver_work(p, {});
+        require_physical_devices(p, 1);
         DataPtr small = allocate(kMiB);
         DataPtr large = allocate(30 * kMiB);
         EXPECT_EQ(memory_reserved(0), 32 * kMiB) << "one page + fifteen pages";
@@ -805,7 +795,7 @@ TEST_P(Memory, ExpandableSegmentsMapPagesThroughTheDriver) {
         EXPECT_TRUE(snapshot.segments[0].is_expandable);
         EXPECT_TRUE(snapshot.segments[1].is_expandable);
         EXPECT_TRUE(memory_stats_match_snapshot(0));
-        expect_usable(driver, large.get(), 30 * kMiB, 0x42);
+        expect_usable(large.get(), 30 * kMiB, 0x42);
         small.reset();
         large.reset();
         empty_cache();

@@ -83,7 +83,7 @@ std::string profile_param_name(const ::testing::TestParamInfo<const BackendProfi
     }                                                                                     \
   } while (0)
 
-// The test queues its own work or checks counts through CUDA driver entry points.
+// The test checks counts, faults or machine files by CUDA driver entry-point names.
 #define ACCEL_REQUIRE_CUDA_DRIVER_CALLS() \
   ACCEL_REQUIRE_BRANCH(has_cuda_driver_calls, profile().driver_calls_missing)
 

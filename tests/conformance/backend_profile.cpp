@@ -131,6 +131,8 @@ BackendProfile cuda_profile(std::string name, bool on_mock) {
   profile.vendor_title = "CUDA";
   profile.physical_devices = nvml_ground_truth;
   profile.init_entry_point = "cuInit";
+  profile.stream_create_entry_point = "cuStreamCreateWithPriority";
+  profile.event_create_entry_point = "cuEventCreate";
   profile.mock_driver_initialized = [] { return mockdev::control::driver_initialized(); };
   profile.init_failure_code = 999;  // CUDA_ERROR_UNKNOWN
   profile.init_failure_name = "CUDA_ERROR_UNKNOWN";
@@ -165,6 +167,8 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.vendor_title = "Level Zero";
   profile.physical_devices = level_zero_ground_truth;
   profile.init_entry_point = "zeInit";
+  profile.stream_create_entry_point = "zeCommandListCreateImmediate";
+  profile.event_create_entry_point = "zeEventPoolCreate";
   profile.mock_driver_initialized = [] { return mockdev::control::call_count("zeInit") > 0; };
   profile.init_failure_is_retryable = false;
   profile.driver_init_calls_per_init = 2;

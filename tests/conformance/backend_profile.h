@@ -85,6 +85,12 @@ struct BackendProfile {
   // The entry point whose mock call count proves a query did not initialise the driver:
   // "cuInit" (CUDA: NVML counts), "zeInit" (Level Zero: Sysman or a probe child counts).
   std::string init_entry_point;
+  // The entry points whose mock call counts show a runtime stream or event being made: CUDA
+  // one cuStreamCreateWithPriority per pool stream and one cuEventCreate per event; Level Zero
+  // one zeCommandListCreateImmediate per pool stream and one zeEventPoolCreate per pool of
+  // event slots, made when the first event of a device is recorded (ze_streams.cpp).
+  std::string stream_create_entry_point;
+  std::string event_create_entry_point;
   // On the mock: how many driver init calls one successful runtime initialisation makes.
   // CUDA: one cuInit. Level Zero over loader 1.8.12: two, because the loader's first zeInit
   // calls the driver's zeInit once to check it (zelLoaderDriverCheck) and then forwards

@@ -133,6 +133,9 @@ BackendProfile cuda_profile(std::string name, bool on_mock) {
   profile.init_entry_point = "cuInit";
   profile.stream_create_entry_point = "cuStreamCreateWithPriority";
   profile.event_create_entry_point = "cuEventCreate";
+  profile.reserve_entry_point = "cuMemAddressReserve";
+  profile.device_alloc_entry_point = "cuMemAlloc";
+  profile.unmap_entry_point = "cuMemUnmap";
   profile.mock_driver_initialized = [] { return mockdev::control::driver_initialized(); };
   profile.init_failure_code = 999;  // CUDA_ERROR_UNKNOWN
   profile.init_failure_name = "CUDA_ERROR_UNKNOWN";
@@ -169,6 +172,9 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.init_entry_point = "zeInit";
   profile.stream_create_entry_point = "zeCommandListCreateImmediate";
   profile.event_create_entry_point = "zeEventPoolCreate";
+  profile.reserve_entry_point = "zeVirtualMemReserve";
+  profile.device_alloc_entry_point = "zeMemAllocDevice";
+  profile.unmap_entry_point = "zeVirtualMemUnmap";
   profile.mock_driver_initialized = [] { return mockdev::control::call_count("zeInit") > 0; };
   profile.init_failure_is_retryable = false;
   profile.driver_init_calls_per_init = 2;

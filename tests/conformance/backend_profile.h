@@ -91,6 +91,13 @@ struct BackendProfile {
   // event slots, made when the first event of a device is recorded (ze_streams.cpp).
   std::string stream_create_entry_point;
   std::string event_create_entry_point;
+  // The entry points the expandable-segment row counts: reserving an address range, a plain
+  // device allocation (an expandable segment makes none), unmapping pages. CUDA
+  // cuMemAddressReserve / cuMemAlloc / cuMemUnmap; Level Zero zeVirtualMemReserve /
+  // zeMemAllocDevice / zeVirtualMemUnmap.
+  std::string reserve_entry_point;
+  std::string device_alloc_entry_point;
+  std::string unmap_entry_point;
   // On the mock: how many driver init calls one successful runtime initialisation makes.
   // CUDA: one cuInit. Level Zero over loader 1.8.12: two, because the loader's first zeInit
   // calls the driver's zeInit once to check it (zelLoaderDriverCheck) and then forwards

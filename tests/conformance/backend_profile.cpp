@@ -136,6 +136,7 @@ BackendProfile cuda_profile(std::string name, bool on_mock) {
   profile.reserve_entry_point = "cuMemAddressReserve";
   profile.device_alloc_entry_point = "cuMemAlloc";
   profile.unmap_entry_point = "cuMemUnmap";
+  profile.elapsed_across_devices_message = "event_elapsed_time: cuEventElapsedTime: CUDA error: ";
   profile.mock_driver_initialized = [] { return mockdev::control::driver_initialized(); };
   profile.init_failure_code = 999;  // CUDA_ERROR_UNKNOWN
   profile.init_failure_name = "CUDA_ERROR_UNKNOWN";
@@ -175,6 +176,10 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.reserve_entry_point = "zeVirtualMemReserve";
   profile.device_alloc_entry_point = "zeMemAllocDevice";
   profile.unmap_entry_point = "zeVirtualMemUnmap";
+  profile.elapsed_across_devices_kind = ErrorKind::kValue;
+  profile.elapsed_across_devices_message =
+      "event_elapsed_time: the events belong to devices 0 and 1; timestamps of two devices "
+      "cannot be compared";
   profile.mock_driver_initialized = [] { return mockdev::control::call_count("zeInit") > 0; };
   profile.init_failure_is_retryable = false;
   profile.driver_init_calls_per_init = 2;

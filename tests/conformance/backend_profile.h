@@ -98,6 +98,12 @@ struct BackendProfile {
   std::string reserve_entry_point;
   std::string device_alloc_entry_point;
   std::string unmap_entry_point;
+  // elapsed_time between events of two devices: the error kind and the start of its message.
+  // CUDA asks the driver, which refuses (cuEventElapsedTime: CUDA_ERROR_INVALID_HANDLE on
+  // the real driver, kDriver); Level Zero kernel timestamps of two devices have no common
+  // clock, so the backend refuses before asking (kValue, ze_events.cpp).
+  ErrorKind elapsed_across_devices_kind = ErrorKind::kDriver;
+  std::string elapsed_across_devices_message;
   // On the mock: how many driver init calls one successful runtime initialisation makes.
   // CUDA: one cuInit. Level Zero over loader 1.8.12: two, because the loader's first zeInit
   // calls the driver's zeInit once to check it (zelLoaderDriverCheck) and then forwards

@@ -128,11 +128,12 @@ TEST_P(Events, ElapsedTimeOfIncompleteWorkIsRefused) {
         require_physical_devices(p, 1);
         schedule_from_environment(p);
         const Stream s(0);
-        DeviceMemory buffer(4096, s);
+        // 1 MiB: long enough to span ticks of every backend's timer (Level Zero's 52 ns).
+        DeviceMemory buffer(1 << 20, s);
         Event start(EventOptions{.enable_timing = true});
         Event end(EventOptions{.enable_timing = true});
         start.record(s);
-        fill_async(buffer.ptr, 1, 4096, s);
+        fill_async(buffer.ptr, 1, 1 << 20, s);
         end.record(s);
         EXPECT_TRUE(is_error(catch_error([&] { start.elapsed_time(end); }), ErrorKind::kRuntime,
                              "Both events must be completed before calculating elapsed time."));

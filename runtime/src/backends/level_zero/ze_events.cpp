@@ -1,5 +1,6 @@
 // The Level Zero backend's events (ze_streams.h: Note [Event slots]). An EventHandle is a
 // ZeEvent; each record gives it a fresh driver event signalled by a barrier.
+#include <cstdint>
 #include <string>
 
 #include "backends/level_zero/ze_streams.h"
@@ -19,12 +20,17 @@ ze_result_t append_barrier(const ZeApi& api, ze_command_list_handle_t list,
   return api.zeCommandListAppendBarrier(list, signal, wait_count, waits);
 }
 
-// Ticks from `start` to `end` of a counter with `bits` valid bits, one wrap corrected.
-std::uint64_t elapsed_ticks(std::uint64_t start, std::uint64_t end, std::uint32_t bits) noexcept {
+// Signed ticks from `start` to `end` of a counter with `bits` valid bits. The distance is
+// taken modulo the counter's range (one wrap corrected) and read as negative when it is more
+// than half of it: `end` came first. So elapsed_time(end, start) is -elapsed_time(start, end),
+// as PyTorch's XPUEvent::elapsed_time (end minus start in signed nanoseconds) and CUDA's
+// cuEventElapsedTime answer.
+std::int64_t elapsed_ticks(std::uint64_t start, std::uint64_t end, std::uint32_t bits) noexcept {
   const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
-  start &= mask;
-  end &= mask;
-  return end >= start ? end - start : (mask - start) + end + 1;
+  const std::uint64_t forward = (end - start) & mask;
+  const std::uint64_t half = (mask >> 1) + 1;
+  if (forward < half) return static_cast<std::int64_t>(forward);
+  return -static_cast<std::int64_t>((start - end) & mask);
 }
 
 }  // namespace
@@ -183,7 +189,7 @@ Result<float> QueueState::event_elapsed_time(int index, EventHandle start_handle
                                             std::to_string(start->device) +
                                             " reports a timer resolution of 0 ticks per second");
     }
-    const std::uint64_t ticks = elapsed_ticks(ends[0], ends[1], device.kernel_timestamp_bits);
+    const std::int64_t ticks = elapsed_ticks(ends[0], ends[1], device.kernel_timestamp_bits);
     return static_cast<float>(static_cast<double>(ticks) * 1e3 /
                               static_cast<double>(device.timer_hz));
   } catch (...) {

@@ -389,10 +389,15 @@ TEST_F(QueuesTest, ElapsedTimeIsTheFillsVirtualDuration) {
                              static_cast<double>(bytes) / timing_model.memset_gb_per_s;
   EXPECT_NEAR(*ms, expected_ns / 1e6, 52.083e-6);
   EXPECT_GT(*ms, 0.0f);
+  // The other way round: the same time, negative (PyTorch's end - start).
+  Result<float> back = backend().event_elapsed_time(0, *end, *begin);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_FLOAT_EQ(*back, -*ms);
 }
 
 // The device counter starts 100 ticks before its 32-bit kernel-timestamp wrap,
-// so the end event's value is below the start event's; one wrap is corrected.
+// so the end event's value is below the start event's; one wrap is corrected, and the
+// reversed pair is the same time, negative.
 TEST_F(QueuesTest, ElapsedTimeAcrossTheCounterWrap) {
   MachineSpec machine = mockdev::load_machine("2xmax1550");
   for (auto& device : machine.devices) {
@@ -417,6 +422,10 @@ TEST_F(QueuesTest, ElapsedTimeAcrossTheCounterWrap) {
   const double expected_ns = static_cast<double>(timing_model.launch_latency_ns) +
                              static_cast<double>(bytes) / timing_model.memset_gb_per_s;
   EXPECT_NEAR(*ms, expected_ns / 1e6, 52.083e-6);
+  // Reversed across the wrap: still the short way round, negative.
+  Result<float> back = backend().event_elapsed_time(0, *end, *begin);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_FLOAT_EQ(*back, -*ms);
 }
 
 TEST_F(QueuesTest, ElapsedTimeNeedsTimingEvents) {

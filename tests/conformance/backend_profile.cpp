@@ -137,6 +137,23 @@ BackendProfile cuda_profile(std::string name, bool on_mock) {
   profile.device_alloc_entry_point = "cuMemAlloc";
   profile.unmap_entry_point = "cuMemUnmap";
   profile.elapsed_across_devices_message = "event_elapsed_time: cuEventElapsedTime: CUDA error: ";
+  profile.peers.query_entry_point = "cuDeviceCanAccessPeer";
+  profile.peers.diagonal_asks_driver = true;
+  profile.peers.fault_code = 999;  // CUDA_ERROR_UNKNOWN
+  profile.peers.query_error = "can_device_access_peer: cuDeviceCanAccessPeer: CUDA error:";
+  profile.peers.no_peer_machine = "mixed";
+  // Physical 0-1 linked (NVLink), 2 alone; visible 2,0,1 -> 0 = phys 2, 1 = phys 0, 2 = phys 1.
+  profile.peers.topology_machine = ACCEL_CONFORMANCE_DATA_DIR "/peers_3gpu.yaml";
+  profile.peers.topology_visibility = "2,0,1";
+  profile.peers.topology_matrix = {{0, 1, false}, {0, 2, false}, {1, 2, true}, {2, 1, true}};
+  profile.peers.linked_device = 1;
+  profile.peers.linked_peer = 2;
+  profile.peers.linked_info = PeerLinkInfo{true, true, 0};  // NVLink: rank 0, native atomics
+  // The second attribute asked (access, then atomics) fails.
+  profile.peers.link_fault_entry_point = "cuDeviceGetP2PAttribute";
+  profile.peers.link_fault_nth = 2;
+  profile.peers.link_fault_error =
+      "peer_link_info: cuDeviceGetP2PAttribute(NATIVE_ATOMIC_SUPPORTED, peer=1): ";
   profile.mock_driver_initialized = [] { return mockdev::control::driver_initialized(); };
   profile.init_failure_code = 999;  // CUDA_ERROR_UNKNOWN
   profile.init_failure_name = "CUDA_ERROR_UNKNOWN";
@@ -180,6 +197,26 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.elapsed_across_devices_message =
       "event_elapsed_time: the events belong to devices 0 and 1; timestamps of two devices "
       "cannot be compared";
+  profile.peers.query_entry_point = "zeDeviceCanAccessPeer";
+  profile.peers.diagonal_asks_driver = false;
+  profile.peers.fault_code = 0x7ffffffe;  // ZE_RESULT_ERROR_UNKNOWN
+  profile.peers.query_error =
+      "can_device_access_peer: zeDeviceCanAccessPeer (peer=0): Level Zero error "
+      "ZE_RESULT_ERROR_UNKNOWN";
+  profile.peers.no_peer_machine = ACCEL_CONFORMANCE_DATA_DIR "/no_peers_2xpu.yaml";
+  // Physical 1-3 linked (PCIe); the mask never reorders: 1,2,3 -> 0 = phys 1, 1 = phys 2,
+  // 2 = phys 3.
+  profile.peers.topology_machine = ACCEL_CONFORMANCE_DATA_DIR "/peers_4xpu.yaml";
+  profile.peers.topology_visibility = "1,2,3";
+  profile.peers.topology_matrix = {{0, 1, false}, {1, 2, false}, {0, 2, true}, {2, 0, true}};
+  profile.peers.linked_device = 0;
+  profile.peers.linked_peer = 2;
+  // Level Zero reports access and atomics, no rank; a PCIe link has no native atomics.
+  profile.peers.linked_info = PeerLinkInfo{true, false, std::nullopt};
+  profile.peers.link_fault_entry_point = "zeDeviceGetP2PProperties";
+  profile.peers.link_fault_nth = 1;
+  profile.peers.link_fault_error =
+      "peer_link_info: zeDeviceGetP2PProperties (peer=0): Level Zero error ";
   profile.mock_driver_initialized = [] { return mockdev::control::call_count("zeInit") > 0; };
   profile.init_failure_is_retryable = false;
   profile.driver_init_calls_per_init = 2;

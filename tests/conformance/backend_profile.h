@@ -32,6 +32,7 @@
 
 #include "accel/device.h"
 #include "accel/error.h"
+#include "accel/peer_link.h"
 #include "mockdev/machine.h"
 
 namespace accel::test {
@@ -61,6 +62,32 @@ struct PhysicalDevices {
   int count = -1;                  // -1: could not be asked (error says why)
   std::vector<std::string> uuids;  // in the driver's order, as the runtime spells them
   std::string error;
+};
+
+// The peer rows' data on the simulated hardware (peer_test.cpp): which entry point answers the
+// peer matrix, whether the diagonal reaches the driver, a fault to script, the backend's words
+// for a failed query, and machine files whose visible devices put a linked and an unlinked
+// pair at known ordinals (so reading visible indices as physical ones would answer wrong).
+struct PeerRows {
+  std::string query_entry_point;     // cuDeviceCanAccessPeer / zeDeviceCanAccessPeer
+  bool diagonal_asks_driver = true;  // CUDA asks for (d, d); the Level Zero backend does not
+  int fault_code = 0;                // a result code of the backend's API for scripted faults
+  std::string query_error;           // the start of a failed query's message for (1, 0)
+  std::string no_peer_machine;       // a machine (preset or file) with no links at all
+  std::string topology_machine;      // a machine file with a partial topology
+  std::string topology_visibility;   // the visibility variable's value on it
+  struct Pair {
+    int device;
+    int peer;
+    bool peers;
+  };
+  std::vector<Pair> topology_matrix;  // visible pairs and whether they are peers
+  int linked_device = 0;             // a visible linked pair and what peer_link_info says
+  int linked_peer = 0;
+  PeerLinkInfo linked_info;
+  std::string link_fault_entry_point;  // the call of peer_link_info(linked_peer, linked_device)
+  std::uint64_t link_fault_nth = 1;    // that fails, and the start of its message
+  std::string link_fault_error;
 };
 
 struct BackendProfile;
@@ -104,6 +131,7 @@ struct BackendProfile {
   // clock, so the backend refuses before asking (kValue, ze_events.cpp).
   ErrorKind elapsed_across_devices_kind = ErrorKind::kDriver;
   std::string elapsed_across_devices_message;
+  PeerRows peers;
   // On the mock: how many driver init calls one successful runtime initialisation makes.
   // CUDA: one cuInit. Level Zero over loader 1.8.12: two, because the loader's first zeInit
   // calls the driver's zeInit once to check it (zelLoaderDriverCheck) and then forwards

@@ -1,7 +1,9 @@
 // Conformance: the peer matrix (can_device_access_peer) and the links (peer_link_info), once
-// per backend profile. On the
-// simulated 4xh100 every distinct pair is a peer (NVLink pairs 0-1 and 2-3, PCIe between
-// them); on real hardware the answers are checked for the rules that hold everywhere.
+// per backend profile. On the simulated 4xh100 and 2xmax1550 every distinct pair is a peer
+// (4xh100: NVLink pairs 0-1 and 2-3, PCIe between them; 2xmax1550: tiles of a card, and PCIe
+// between the cards); machine files with a partial topology and the backend's own names are
+// the profile's `peers` (backend_profile.h). On real hardware the answers are checked for
+// the rules that hold everywhere.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -20,7 +22,6 @@ using Peers = ConformanceTest;
 
 TEST_P(Peers, ADeviceIsNeverItsOwnPeerAndTheMatrixIsTheDrivers) {
   const BackendProfile& p = profile();
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   run_isolated([&p] {
     promise_live_objects(promise_nothing_alive("peer queries create no context"));
     const int count = require_physical_devices(p, 1);
@@ -37,9 +38,11 @@ TEST_P(Peers, ADeviceIsNeverItsOwnPeerAndTheMatrixIsTheDrivers) {
     }
     EXPECT_TRUE(is_initialized()) << "can_device_access_peer initialises";
     if (p.on_mock) {
-      // The diagonal once; each ordered pair twice, and once more for the mock's answer.
-      EXPECT_EQ(mockdev::control::call_count("cuDeviceCanAccessPeer"),
-                static_cast<std::uint64_t>(count + 3 * count * (count - 1)));
+      // The diagonal once where the backend asks the driver; each ordered pair twice, and
+      // once more for the mock's answer.
+      const int diagonal = p.peers.diagonal_asks_driver ? count : 0;
+      EXPECT_EQ(mockdev::control::call_count(p.peers.query_entry_point),
+                static_cast<std::uint64_t>(diagonal + 3 * count * (count - 1)));
     }
   });
 }
@@ -79,12 +82,11 @@ TEST_P(Peers, IndicesOutsideTheDeviceCountNameTheValue) {
 }
 
 TEST_P(Peers, MachinesWithoutPeersAnswerFalseEverywhere) {
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("the machine's topology");
   const BackendProfile& p = profile();
   run_isolated([&p] {
     // The engine read MOCKDEV_MACHINE in the parent; the child installs its own machine.
-    mockdev::control::reset(mockdev::load_machine("mixed"));
+    mockdev::control::reset(mockdev::load_machine(p.peers.no_peer_machine));
     require_physical_devices(p, 2);
     EXPECT_FALSE(can_device_access_peer(0, 1));
     EXPECT_FALSE(can_device_access_peer(1, 0));
@@ -96,29 +98,26 @@ TEST_P(Peers, TheVisibleDeviceMappingApplies) {
   const BackendProfile& p = profile();
   run_isolated(
       [&p] {
-        mockdev::control::reset(
-            mockdev::load_machine(ACCEL_CONFORMANCE_DATA_DIR "/peers_3gpu.yaml"));
+        mockdev::control::reset(mockdev::load_machine(p.peers.topology_machine));
         require_physical_devices(p, 3);
-        // Physical 0-1 linked, 2 alone; visible 2,0,1 -> ordinals 0=phys 2, 1=phys 0, 2=phys 1.
-        EXPECT_FALSE(can_device_access_peer(0, 1));
-        EXPECT_FALSE(can_device_access_peer(0, 2));
-        EXPECT_TRUE(can_device_access_peer(1, 2));
-        EXPECT_TRUE(can_device_access_peer(2, 1));
+        for (const PeerRows::Pair& pair : p.peers.topology_matrix) {
+          EXPECT_EQ(can_device_access_peer(pair.device, pair.peer), pair.peers)
+              << pair.device << "," << pair.peer;
+        }
       },
-      {{p.visibility_variable, "2,0,1"}});
+      {{p.visibility_variable, p.peers.topology_visibility}});
 }
 
 TEST_P(Peers, ADriverFailureIsADriverErrorNamingTheDevice) {
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("a scripted driver fault");
   const BackendProfile& p = profile();
   run_isolated([&p] {
     require_physical_devices(p, 2);
     init();
-    mockdev::control::fail_call("cuDeviceCanAccessPeer", 1, 999);
-    EXPECT_TRUE(is_error_containing(
-        catch_error([] { can_device_access_peer(1, 0); }), ErrorKind::kDriver,
-        "can_device_access_peer: cuDeviceCanAccessPeer: " + p.error_name + " error:"));
+    mockdev::control::fail_call(p.peers.query_entry_point, 1, p.peers.fault_code);
+    const CaughtError caught = catch_error([] { can_device_access_peer(1, 0); });
+    EXPECT_TRUE(is_error_containing(caught, ErrorKind::kDriver, p.peers.query_error))
+        << caught.describe();
     EXPECT_TRUE(can_device_access_peer(1, 0)) << "the fault fired once";
   });
 }
@@ -150,27 +149,32 @@ TEST_P(Peers, LinkInfoAgreesWithThePeerMatrix) {
   });
 }
 
-// The simulated topology's links as the CUDA driver describes them: NVLink rank 0 with
-// native atomics, no link at all no access (machine file peers_3gpu, visible 2,0,1).
+// The simulated topology's links as each driver describes them (CUDA: NVLink rank 0 with
+// native atomics; Level Zero: access, no rank), no link at all no access, and a failing link
+// query named by its call (the profile's machine file and visibility value).
 TEST_P(Peers, LinkInfoIsTheMachinesTopology) {
-  ACCEL_REQUIRE_CUDA_DRIVER_CALLS();
   ACCEL_REQUIRE_MOCK("a machine file with a partial topology");
   const BackendProfile& p = profile();
   run_isolated(
       [&p] {
-        mockdev::control::reset(
-            mockdev::load_machine(ACCEL_CONFORMANCE_DATA_DIR "/peers_3gpu.yaml"));
+        const PeerRows& rows = p.peers;
+        mockdev::control::reset(mockdev::load_machine(rows.topology_machine));
         require_physical_devices(p, 3);
-        EXPECT_EQ(peer_link_info(1, 2), (PeerLinkInfo{true, true, 0}));
-        const PeerLinkInfo none = peer_link_info(0, 1);
-        EXPECT_FALSE(none.access_supported);
-        EXPECT_FALSE(none.native_atomics);
-        mockdev::control::fail_call("cuDeviceGetP2PAttribute", 2, 999);
-        EXPECT_TRUE(is_error_containing(
-            catch_error([] { peer_link_info(2, 1); }), ErrorKind::kDriver,
-            "peer_link_info: cuDeviceGetP2PAttribute(NATIVE_ATOMIC_SUPPORTED, peer=1): "));
+        EXPECT_EQ(peer_link_info(rows.linked_device, rows.linked_peer), rows.linked_info);
+        for (const PeerRows::Pair& pair : rows.topology_matrix) {
+          if (pair.peers) continue;
+          const PeerLinkInfo none = peer_link_info(pair.device, pair.peer);
+          EXPECT_FALSE(none.access_supported) << pair.device << "," << pair.peer;
+          EXPECT_FALSE(none.native_atomics) << pair.device << "," << pair.peer;
+        }
+        mockdev::control::fail_call(rows.link_fault_entry_point, rows.link_fault_nth,
+                                    p.peers.fault_code);
+        const CaughtError caught =
+            catch_error([&rows] { peer_link_info(rows.linked_peer, rows.linked_device); });
+        EXPECT_TRUE(is_error_containing(caught, ErrorKind::kDriver, rows.link_fault_error))
+            << caught.describe();
       },
-      {{p.visibility_variable, "2,0,1"}});
+      {{p.visibility_variable, p.peers.topology_visibility}});
 }
 
 ACCEL_INSTANTIATE_CONFORMANCE(Peers);

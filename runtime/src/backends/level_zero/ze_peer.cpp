@@ -27,7 +27,7 @@ Result<bool> LevelZeroBackend::can_access_peer(int index, int peer) noexcept {
   const ze_result_t rc =
       api().zeDeviceCanAccessPeer(device(index).handle, device(peer).handle, &value);
   if (rc != ZE_RESULT_SUCCESS) {
-    return peer_query_failed(rc, "can_access_peer: zeDeviceCanAccessPeer", index, peer);
+    return peer_query_failed(rc, "can_device_access_peer: zeDeviceCanAccessPeer", index, peer);
   }
   return value != 0;
 }

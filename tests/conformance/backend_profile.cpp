@@ -228,13 +228,6 @@ BackendProfile xpu_profile(std::string name, bool on_mock) {
   profile.has_graphs = false;
   profile.properties_are_machine_attributes = false;
   profile.uuid_prefix = "";
-  // What is left on CUDA names: call counts, scripted faults and machine files written for
-  // the CUDA driver (the ordering tests queue their work through the runtime and run here).
-  profile.has_cuda_driver_calls = false;
-  profile.driver_calls_missing =
-      "the test counts calls, scripts faults or reads machine files by CUDA driver names "
-      "(cu* entry points, CUDA machine files); its Level Zero twin (ze* names, an Intel "
-      "machine file) is not written yet";
   // Level Zero has no current context: selecting a device creates nothing (the backend
   // records the index per thread, ze_backend.h).
   profile.has_primary_contexts = false;

@@ -162,12 +162,6 @@ struct BackendProfile {
   // Level Zero has no stream capture (no cudaStreamBeginCapture equivalent in
   // the Level Zero API): Graph::capture_begin answers "not supported" there.
   bool has_graphs = true;
-  // Tests that count calls, script faults or read machine files by CUDA entry-point names, or
-  // queue graph work through the CUDA driver directly (driver_calls.h). false: those tests
-  // skip with `driver_calls_missing`. Ordering tests queue their work through the runtime
-  // (runtime_work.h) and run on every profile.
-  bool has_cuda_driver_calls = true;
-  std::string driver_calls_missing;
   // A second device is reached without a context switch on Level Zero (no current
   // context), so "leaving a guard creates no context" is CUDA-only.
   bool has_primary_contexts = true;

@@ -83,10 +83,6 @@ std::string profile_param_name(const ::testing::TestParamInfo<const BackendProfi
     }                                                                                     \
   } while (0)
 
-// The test checks counts, faults or machine files by CUDA driver entry-point names.
-#define ACCEL_REQUIRE_CUDA_DRIVER_CALLS() \
-  ACCEL_REQUIRE_BRANCH(has_cuda_driver_calls, profile().driver_calls_missing)
-
 // The test captures graphs.
 #define ACCEL_REQUIRE_GRAPHS()                                                           \
   ACCEL_REQUIRE_BRANCH(has_graphs, "the backend has no stream capture (Level Zero: no "  \

@@ -10,6 +10,7 @@
 //   Driver  pfnGetLastErrorDescription (1.6)
 //   Device  pfnGetRootDevice (1.7)
 //   Mem, EventPool  pfnPutIpcHandle (1.6)
+//   CommandList  pfnHostSynchronize (1.6)
 // A driver writes a member only when the requested version has it, so Debian's loader (which
 // asks for 1.4) never sees them. Members between the 1.4 table and the one written are
 // declared as void* and never filled.
@@ -37,6 +38,9 @@ using PFN_zeDriverGetLastErrorDescription = ze_result_t(ZE_APICALL*)(ze_driver_h
                                                                      const char** ppString);
 using PFN_zeDeviceGetRootDevice = ze_result_t(ZE_APICALL*)(ze_device_handle_t,
                                                            ze_device_handle_t* phRootDevice);
+// The same type accel_abi/level_zero.h declares for the backend (a redeclaration of one alias).
+using PFN_zeCommandListHostSynchronize = ze_result_t(ZE_APICALL*)(ze_command_list_handle_t,
+                                                                  std::uint64_t timeout);
 using PFN_zeMemPutIpcHandle = ze_result_t(ZE_APICALL*)(ze_context_handle_t, ze_ipc_mem_handle_t);
 using PFN_zeEventPoolPutIpcHandle = ze_result_t(ZE_APICALL*)(ze_context_handle_t,
                                                              ze_ipc_event_pool_handle_t);
@@ -59,6 +63,13 @@ struct ze_device_dditable_1_7_t {
   PFN_zeDeviceGetRootDevice pfnGetRootDevice;
 };
 
+// CommandList table: 1.4's 28 members (the 1.3 image-copy Ext pair the last), then
+// pfnHostSynchronize (1.6).
+struct ze_command_list_dditable_1_6_t {
+  ze_command_list_dditable_t v1_4;
+  PFN_zeCommandListHostSynchronize pfnHostSynchronize;
+};
+
 // Mem table: 1.4's ten members (pfnFreeExt, 1.3, the last), then pfnPutIpcHandle (1.6).
 struct ze_mem_dditable_1_6_t {
   ze_mem_dditable_t v1_4;
@@ -75,6 +86,8 @@ static_assert(sizeof(ze_global_dditable_t) == sizeof(void*), "1.4 Global table: 
 static_assert(sizeof(ze_driver_dditable_t) == 6 * sizeof(void*), "1.4 Driver table: six members");
 static_assert(sizeof(ze_device_dditable_t) == 18 * sizeof(void*), "1.4 Device table: 18 members");
 static_assert(sizeof(ze_mem_dditable_t) == 10 * sizeof(void*), "1.4 Mem table: ten members");
+static_assert(sizeof(ze_command_list_dditable_t) == 28 * sizeof(void*),
+              "1.4 CommandList table: 28 members");
 static_assert(sizeof(ze_event_pool_dditable_t) == 5 * sizeof(void*),
               "1.4 EventPool table: five members");
 

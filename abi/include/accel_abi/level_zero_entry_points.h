@@ -12,14 +12,15 @@
 //   B  both: the backend requires it (every loader since 1.8 exports it) and the mock serves it
 //   R  the backend requires it, the mock does not serve it (zelLoaderGetVersions is the
 //      loader's own and never reaches a driver)
-//   O  optional for the backend (loader 1.9 / spec 1.5: used only when dlsym finds it and the
-//      driver reports its version), served by the mock at 1.5
-//   P  optional for the backend, not served (zeCommandListHostSynchronize is spec 1.6; the
-//      mock serves the 1.4 tables)
+//   O  optional for the backend (used only when dlsym finds it and the driver reports its
+//      version: the Sysman 1.5 calls from loader 1.9, zeCommandListHostSynchronize 1.6 from
+//      loader 1.10), served by the mock at its version
+//   P  optional for the backend, not served (no row has this kind today)
 //   M  the mock serves it, the backend does not call it (regular lists and queues, shared
 //      memory, the remaining property queries the real clients and the driver's tests use)
 // Rows newer than Debian's 1.4 headers (zeInitDrivers 1.10, zeDriverGetLastErrorDescription 1.6,
-// zeDeviceGetRootDevice 1.7, zeMemPutIpcHandle and zeEventPoolPutIpcHandle 1.6) are written
+// zeDeviceGetRootDevice 1.7, zeMemPutIpcHandle, zeEventPoolPutIpcHandle and
+// zeCommandListHostSynchronize 1.6) are written
 // through the layouts of accel_abi/level_zero_core_newer.h, only for a loader that asks at their
 // version.
 // The rows are grouped by dispatch table (ACCEL_ZE_<TABLE>_ENTRY_POINTS), in the order of
@@ -132,7 +133,8 @@
   ROW(F, M, zeCommandListAppendLaunchKernel, pfnAppendLaunchKernel, (1, 0))                   \
   ROW(F, M, zeCommandListAppendLaunchKernelIndirect, pfnAppendLaunchKernelIndirect, (1, 0))   \
   ROW(F, M, zeCommandListAppendLaunchMultipleKernelsIndirect,                                 \
-      pfnAppendLaunchMultipleKernelsIndirect, (1, 0))
+      pfnAppendLaunchMultipleKernelsIndirect, (1, 0))                                         \
+  ROW(F, O, zeCommandListHostSynchronize, pfnHostSynchronize, (1, 6))
 
 // ze_fence_dditable_t (fences of command queues).
 #define ACCEL_ZE_FENCE_ENTRY_POINTS(ROW, F)                     \
@@ -203,11 +205,8 @@
   ROW(F, B, zesMemoryGetProperties, pfnGetProperties, (1, 0)) \
   ROW(F, B, zesMemoryGetState, pfnGetState, (1, 0))
 
-// in no table the mock fills: the loader's own entry point, and one newer than the
-// tables the mock serves (spec 1.6).
-#define ACCEL_ZE_UNSERVED_ENTRY_POINTS(ROW, F) \
-  ROW(F, R, zelLoaderGetVersions, none, none)  \
-  ROW(F, P, zeCommandListHostSynchronize, none, none)
+// in no table the mock fills: the loader's own entry point.
+#define ACCEL_ZE_UNSERVED_ENTRY_POINTS(ROW, F) ROW(F, R, zelLoaderGetVersions, none, none)
 
 // Every row, in this order.
 #define ACCEL_ZE_ENTRY_POINTS(ROW, F)            \

@@ -39,7 +39,8 @@ namespace mockdev::level_zero {
 // receives in its 1.4 type (the Sysman Driver and Device pfnGet) is written through the 1.5 layout
 // of accel_abi/level_zero_sysman_1_5.h (layout_since); so are the core members newer than the 1.4
 // headers (Global pfnInitDrivers 1.10, Driver pfnGetLastErrorDescription 1.6, Device
-// pfnGetRootDevice 1.7, Mem and EventPool pfnPutIpcHandle 1.6), through
+// pfnGetRootDevice 1.7, Mem and EventPool pfnPutIpcHandle 1.6, CommandList pfnHostSynchronize
+// 1.6), through
 // accel_abi/level_zero_core_newer.h.
 
 // `table` as the layout of the version `Since` that added the member to be written.
@@ -60,6 +61,9 @@ auto* layout_since(Table* table) {
   } else if constexpr (Since >= ZE_MAKE_VERSION(1, 7) &&
                        std::is_same_v<Table, ze_device_dditable_t>) {
     return reinterpret_cast<abi::ze_device_dditable_1_7_t*>(table);
+  } else if constexpr (Since >= ZE_MAKE_VERSION(1, 6) &&
+                       std::is_same_v<Table, ze_command_list_dditable_t>) {
+    return reinterpret_cast<abi::ze_command_list_dditable_1_6_t*>(table);
   } else if constexpr (Since >= ZE_MAKE_VERSION(1, 6) && std::is_same_v<Table, ze_mem_dditable_t>) {
     return reinterpret_cast<abi::ze_mem_dditable_1_6_t*>(table);
   } else if constexpr (Since >= ZE_MAKE_VERSION(1, 6) &&

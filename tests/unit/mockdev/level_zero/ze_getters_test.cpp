@@ -437,4 +437,84 @@ TEST_F(ZeGetters, PutIpcHandleGivesBackWithoutFreeing) {
   EXPECT_EQ(c.pfnDestroy(context), ZE_RESULT_SUCCESS);
 }
 
+// zeCommandListHostSynchronize (1.6), written only at >= 1.6 through the longer layout: an
+// immediate list is waited for under zeCommandQueueSynchronize's timeout rules (work held by an
+// unsignalled event is NOT_READY at once or after a finite timeout, SUCCESS once released); a
+// regular list is INVALID_ARGUMENT.
+TEST_F(ZeGetters, CommandListHostSynchronizeWaitsForTheList) {
+  struct ListAndMore {
+    abi::ze_command_list_dditable_1_6_t table;
+    void* after;
+  } l;
+  poison(l);
+  auto get_list = getter<ze_command_list_dditable_t>("zeGetCommandListProcAddrTable");
+  auto* lists = reinterpret_cast<ze_command_list_dditable_t*>(&l.table);
+  ASSERT_EQ(get_list(kV15, lists), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&l.table.v1_4.pfnCreateImmediate));
+  EXPECT_TRUE(untouched(&l.table.pfnHostSynchronize));
+  ASSERT_EQ(get_list(kV16, lists), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&l.table.pfnHostSynchronize));
+  EXPECT_TRUE(untouched(&l.after));
+
+  ze_global_dditable_t g{};
+  ze_driver_dditable_t d{};
+  ze_device_dditable_t v{};
+  ze_context_dditable_t c{};
+  ze_event_pool_dditable_t p{};
+  ze_event_dditable_t e{};
+  ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV14, &g), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(kV14, &d), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable")(kV14, &v), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_context_dditable_t>("zeGetContextProcAddrTable")(kV14, &c),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_event_pool_dditable_t>("zeGetEventPoolProcAddrTable")(kV14, &p),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_event_dditable_t>("zeGetEventProcAddrTable")(kV14, &e), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(g.pfnInit(0), ZE_RESULT_SUCCESS);
+  std::uint32_t count = 1;
+  ze_driver_handle_t driver = nullptr;
+  ASSERT_EQ(d.pfnGet(&count, &driver), ZE_RESULT_SUCCESS);
+  ze_device_handle_t device = nullptr;
+  ASSERT_EQ(v.pfnGet(driver, &count, &device), ZE_RESULT_SUCCESS);
+  ze_context_desc_t context_desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+  ze_context_handle_t context = nullptr;
+  ASSERT_EQ(c.pfnCreate(driver, &context_desc, &context), ZE_RESULT_SUCCESS);
+
+  ze_command_queue_desc_t queue_desc{};
+  queue_desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+  ze_command_list_handle_t immediate = nullptr;
+  ASSERT_EQ(l.table.v1_4.pfnCreateImmediate(context, device, &queue_desc, &immediate),
+            ZE_RESULT_SUCCESS);
+  ze_command_list_desc_t list_desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
+  ze_command_list_handle_t regular = nullptr;
+  ASSERT_EQ(l.table.v1_4.pfnCreate(context, device, &list_desc, &regular), ZE_RESULT_SUCCESS);
+  ze_event_pool_desc_t pool_desc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
+                                 ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
+  ze_event_pool_handle_t pool = nullptr;
+  ASSERT_EQ(p.pfnCreate(context, &pool_desc, 1, &device, &pool), ZE_RESULT_SUCCESS);
+  ze_event_desc_t event_desc{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0, ZE_EVENT_SCOPE_FLAG_HOST,
+                             ZE_EVENT_SCOPE_FLAG_HOST};
+  ze_event_handle_t gate = nullptr;
+  ASSERT_EQ(e.pfnCreate(pool, &event_desc, &gate), ZE_RESULT_SUCCESS);
+
+  EXPECT_EQ(l.table.pfnHostSynchronize(nullptr, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(l.table.pfnHostSynchronize(regular, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 0), ZE_RESULT_SUCCESS);  // nothing appended
+  // Work held back by an event nothing has signalled yet.
+  ASSERT_EQ(l.table.v1_4.pfnAppendWaitOnEvents(immediate, 1, &gate), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(l.table.v1_4.pfnAppendBarrier(immediate, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 0), ZE_RESULT_NOT_READY);
+  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 1000000), ZE_RESULT_NOT_READY);
+  ASSERT_EQ(e.pfnHostSignal(gate), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 0), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(mockdev::control::call_count("zeCommandListHostSynchronize"), 7u);
+
+  EXPECT_EQ(e.pfnDestroy(gate), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(p.pfnDestroy(pool), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.table.v1_4.pfnDestroy(regular), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.table.v1_4.pfnDestroy(immediate), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(c.pfnDestroy(context), ZE_RESULT_SUCCESS);
+}
+
 }  // namespace

@@ -53,6 +53,55 @@ class ZeGetters : public ::testing::Test {
   ze_result_t (*getter(const char* name))(ze_api_version_t, Table*) {
     return reinterpret_cast<ze_result_t (*)(ze_api_version_t, Table*)>(dlsym(driver_, name));
   }
+
+  // A member newer than the 1.4 headers, as a newer loader asks for it: `Layout` is the longer
+  // table the loader passes. Asked for at `below`, the member stays the caller's (poisoned);
+  // at `at` it is written; nothing past the longer layout is ever touched.
+  template <typename Table, typename Layout, typename Member>
+  void expect_written_from(const char* name, Member Layout::*member, ze_api_version_t below,
+                           ze_api_version_t at) {
+    struct {
+      Layout table;
+      void* after;
+    } t;
+    poison(t);
+    auto get = getter<Table>(name);
+    auto* table = reinterpret_cast<Table*>(&t.table);
+    ASSERT_EQ(get(below, table), ZE_RESULT_SUCCESS) << name;
+    EXPECT_TRUE(untouched(&(t.table.*member))) << name;
+    ASSERT_EQ(get(at, table), ZE_RESULT_SUCCESS) << name;
+    EXPECT_FALSE(untouched(&(t.table.*member))) << name;
+    EXPECT_TRUE(untouched(&t.after)) << name;
+  }
+
+  // The driver's 1.4 tables a test calls without a loader, after zeInit: the driver, its
+  // first device and a context made for the test (destroyed with the fixture's test).
+  struct Session {
+    ze_driver_dditable_t driver_table{};
+    ze_device_dditable_t device_table{};
+    ze_context_dditable_t context_table{};
+    ze_driver_handle_t driver = nullptr;
+    ze_device_handle_t device = nullptr;
+    ze_context_handle_t context = nullptr;
+  };
+  void open_session(Session& s) {
+    ze_global_dditable_t g{};
+    ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV14, &g),
+              ZE_RESULT_SUCCESS);
+    ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(kV14, &s.driver_table),
+              ZE_RESULT_SUCCESS);
+    ASSERT_EQ(getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable")(kV14, &s.device_table),
+              ZE_RESULT_SUCCESS);
+    ASSERT_EQ(getter<ze_context_dditable_t>("zeGetContextProcAddrTable")(kV14, &s.context_table),
+              ZE_RESULT_SUCCESS);
+    ASSERT_EQ(g.pfnInit(0), ZE_RESULT_SUCCESS);
+    std::uint32_t count = 1;
+    ASSERT_EQ(s.driver_table.pfnGet(&count, &s.driver), ZE_RESULT_SUCCESS);
+    ASSERT_EQ(s.device_table.pfnGet(s.driver, &count, &s.device), ZE_RESULT_SUCCESS);
+    ze_context_desc_t desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+    ASSERT_EQ(s.context_table.pfnCreate(s.driver, &desc, &s.context), ZE_RESULT_SUCCESS);
+  }
+
   void* driver_ = nullptr;
 };
 
@@ -180,45 +229,18 @@ TEST_F(ZeGetters, ScheduledCallFaultReturnsItsCode) {
 // the longer layout and never for an older request (Debian's loader asks for 1.4); the member
 // after each stays the caller's.
 TEST_F(ZeGetters, NewerCoreEntriesAreWrittenOnlyAtTheirVersion) {
-  struct GlobalAndMore {
-    abi::ze_global_dditable_1_10_t table;
-    void* after;
-  } g;
+  expect_written_from<ze_global_dditable_t>(
+      "zeGetGlobalProcAddrTable", &abi::ze_global_dditable_1_10_t::pfnInitDrivers, kV19, kV110);
+  expect_written_from<ze_driver_dditable_t>(
+      "zeGetDriverProcAddrTable", &abi::ze_driver_dditable_1_6_t::pfnGetLastErrorDescription, kV15,
+      kV16);
+  expect_written_from<ze_device_dditable_t>(
+      "zeGetDeviceProcAddrTable", &abi::ze_device_dditable_1_7_t::pfnGetRootDevice, kV16, kV17);
+  // The 1.4 members are written at any version (pfnInit asked for at 1.9).
+  ze_global_dditable_t g;
   poison(g);
-  auto get_global = getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable");
-  auto* global = reinterpret_cast<ze_global_dditable_t*>(&g.table);
-  ASSERT_EQ(get_global(kV19, global), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&g.table.v1_4.pfnInit));
-  EXPECT_TRUE(untouched(&g.table.pfnInitDrivers));
-  ASSERT_EQ(get_global(kV110, global), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&g.table.pfnInitDrivers));
-  EXPECT_TRUE(untouched(&g.after));
-
-  struct DriverAndMore {
-    abi::ze_driver_dditable_1_6_t table;
-    void* after;
-  } d;
-  poison(d);
-  auto get_driver = getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable");
-  auto* driver = reinterpret_cast<ze_driver_dditable_t*>(&d.table);
-  ASSERT_EQ(get_driver(kV15, driver), ZE_RESULT_SUCCESS);
-  EXPECT_TRUE(untouched(&d.table.pfnGetLastErrorDescription));
-  ASSERT_EQ(get_driver(kV16, driver), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&d.table.pfnGetLastErrorDescription));
-  EXPECT_TRUE(untouched(&d.after));
-
-  struct DeviceAndMore {
-    abi::ze_device_dditable_1_7_t table;
-    void* after;
-  } v;
-  poison(v);
-  auto get_device = getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable");
-  auto* device = reinterpret_cast<ze_device_dditable_t*>(&v.table);
-  ASSERT_EQ(get_device(kV16, device), ZE_RESULT_SUCCESS);
-  EXPECT_TRUE(untouched(&v.table.pfnGetRootDevice));
-  ASSERT_EQ(get_device(kV17, device), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&v.table.pfnGetRootDevice));
-  EXPECT_TRUE(untouched(&v.after));
+  ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV19, &g), ZE_RESULT_SUCCESS);
+  EXPECT_FALSE(untouched(&g.pfnInit));
 }
 
 // zeInitDrivers as a loader >= 1.18 calls it: descriptor checks, the GPU bit, initialisation
@@ -356,85 +378,55 @@ TEST_F(ZeGetters, RootDeviceFollowsTheHierarchy) {
 // one this driver made or not (Intel's driver ignores a handle it does not track); and giving a
 // handle back frees nothing: the allocation and the pool stay usable.
 TEST_F(ZeGetters, PutIpcHandleGivesBackWithoutFreeing) {
-  struct MemAndMore {
-    abi::ze_mem_dditable_1_6_t table;
-    void* after;
-  } m;
-  poison(m);
-  auto get_mem = getter<ze_mem_dditable_t>("zeGetMemProcAddrTable");
-  auto* mem = reinterpret_cast<ze_mem_dditable_t*>(&m.table);
-  ASSERT_EQ(get_mem(kV15, mem), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&m.table.v1_4.pfnGetIpcHandle));
-  EXPECT_TRUE(untouched(&m.table.pfnPutIpcHandle));
-  ASSERT_EQ(get_mem(kV16, mem), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&m.table.pfnPutIpcHandle));
-  EXPECT_TRUE(untouched(&m.after));
-
-  struct PoolAndMore {
-    abi::ze_event_pool_dditable_1_6_t table;
-    void* after;
-  } p;
-  poison(p);
-  auto get_pool = getter<ze_event_pool_dditable_t>("zeGetEventPoolProcAddrTable");
-  auto* pools = reinterpret_cast<ze_event_pool_dditable_t*>(&p.table);
-  ASSERT_EQ(get_pool(kV15, pools), ZE_RESULT_SUCCESS);
-  EXPECT_TRUE(untouched(&p.table.pfnPutIpcHandle));
-  ASSERT_EQ(get_pool(kV16, pools), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&p.table.pfnPutIpcHandle));
-  EXPECT_TRUE(untouched(&p.after));
-
-  ze_global_dditable_t g{};
-  ze_driver_dditable_t d{};
-  ze_device_dditable_t v{};
-  ze_context_dditable_t c{};
-  ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV14, &g), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(kV14, &d), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable")(kV14, &v), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(getter<ze_context_dditable_t>("zeGetContextProcAddrTable")(kV14, &c),
+  expect_written_from<ze_mem_dditable_t>("zeGetMemProcAddrTable",
+                                         &abi::ze_mem_dditable_1_6_t::pfnPutIpcHandle, kV15, kV16);
+  expect_written_from<ze_event_pool_dditable_t>("zeGetEventPoolProcAddrTable",
+                                                &abi::ze_event_pool_dditable_1_6_t::pfnPutIpcHandle,
+                                                kV15, kV16);
+  Session s;
+  ASSERT_NO_FATAL_FAILURE(open_session(s));
+  abi::ze_mem_dditable_1_6_t m{};
+  abi::ze_event_pool_dditable_1_6_t p{};
+  ASSERT_EQ(getter<ze_mem_dditable_t>("zeGetMemProcAddrTable")(
+                kV16, reinterpret_cast<ze_mem_dditable_t*>(&m)),
             ZE_RESULT_SUCCESS);
-  ASSERT_EQ(g.pfnInit(0), ZE_RESULT_SUCCESS);
-  std::uint32_t count = 1;
-  ze_driver_handle_t driver = nullptr;
-  ASSERT_EQ(d.pfnGet(&count, &driver), ZE_RESULT_SUCCESS);
-  ze_device_handle_t device = nullptr;
-  ASSERT_EQ(v.pfnGet(driver, &count, &device), ZE_RESULT_SUCCESS);
-  ze_context_desc_t context_desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
-  ze_context_handle_t context = nullptr;
-  ASSERT_EQ(c.pfnCreate(driver, &context_desc, &context), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(getter<ze_event_pool_dditable_t>("zeGetEventPoolProcAddrTable")(
+                kV16, reinterpret_cast<ze_event_pool_dditable_t*>(&p)),
+            ZE_RESULT_SUCCESS);
 
   ze_device_mem_alloc_desc_t alloc_desc{ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
   void* buffer = nullptr;
-  ASSERT_EQ(m.table.v1_4.pfnAllocDevice(context, &alloc_desc, 4096, 0, device, &buffer),
+  ASSERT_EQ(m.v1_4.pfnAllocDevice(s.context, &alloc_desc, 4096, 0, s.device, &buffer),
             ZE_RESULT_SUCCESS);
   ze_ipc_mem_handle_t handle{};
-  ASSERT_EQ(m.table.v1_4.pfnGetIpcHandle(context, buffer, &handle), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(m.table.pfnPutIpcHandle(nullptr, handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(m.table.pfnPutIpcHandle(context, handle), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(m.table.pfnPutIpcHandle(context, ze_ipc_mem_handle_t{}), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(m.v1_4.pfnGetIpcHandle(s.context, buffer, &handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(m.pfnPutIpcHandle(nullptr, handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(m.pfnPutIpcHandle(s.context, handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(m.pfnPutIpcHandle(s.context, ze_ipc_mem_handle_t{}), ZE_RESULT_SUCCESS);
   ze_memory_allocation_properties_t properties{};
   properties.stype = ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES;
-  ASSERT_EQ(m.table.v1_4.pfnGetAllocProperties(context, buffer, &properties, nullptr),
+  ASSERT_EQ(m.v1_4.pfnGetAllocProperties(s.context, buffer, &properties, nullptr),
             ZE_RESULT_SUCCESS);
   EXPECT_EQ(properties.type, ZE_MEMORY_TYPE_DEVICE);  // still allocated
-  EXPECT_EQ(m.table.v1_4.pfnGetIpcHandle(context, buffer, &handle), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(m.table.v1_4.pfnFree(context, buffer), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(m.v1_4.pfnGetIpcHandle(s.context, buffer, &handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(m.v1_4.pfnFree(s.context, buffer), ZE_RESULT_SUCCESS);
 
   ze_event_pool_desc_t pool_desc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr, ZE_EVENT_POOL_FLAG_IPC,
                                  2};
   ze_event_pool_handle_t pool = nullptr;
-  ASSERT_EQ(p.table.v1_4.pfnCreate(context, &pool_desc, 1, &device, &pool), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(p.v1_4.pfnCreate(s.context, &pool_desc, 1, &s.device, &pool), ZE_RESULT_SUCCESS);
   ze_ipc_event_pool_handle_t pool_handle{};
-  ASSERT_EQ(p.table.v1_4.pfnGetIpcHandle(pool, &pool_handle), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(p.table.pfnPutIpcHandle(nullptr, pool_handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(p.table.pfnPutIpcHandle(context, pool_handle), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(p.table.pfnPutIpcHandle(context, ze_ipc_event_pool_handle_t{}), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(p.table.v1_4.pfnGetIpcHandle(pool, &pool_handle), ZE_RESULT_SUCCESS);  // still a pool
-  EXPECT_EQ(p.table.v1_4.pfnDestroy(pool), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(p.v1_4.pfnGetIpcHandle(pool, &pool_handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(p.pfnPutIpcHandle(nullptr, pool_handle), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(p.pfnPutIpcHandle(s.context, pool_handle), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(p.pfnPutIpcHandle(s.context, ze_ipc_event_pool_handle_t{}), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(p.v1_4.pfnGetIpcHandle(pool, &pool_handle), ZE_RESULT_SUCCESS);  // still a pool
+  EXPECT_EQ(p.v1_4.pfnDestroy(pool), ZE_RESULT_SUCCESS);
 
   // Counted under their own names, so a machine file or a scenario can fault them.
   EXPECT_EQ(mockdev::control::call_count("zeMemPutIpcHandle"), 3u);
   EXPECT_EQ(mockdev::control::call_count("zeEventPoolPutIpcHandle"), 3u);
-  EXPECT_EQ(c.pfnDestroy(context), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(s.context_table.pfnDestroy(s.context), ZE_RESULT_SUCCESS);
 }
 
 // zeCommandListHostSynchronize (1.6), written only at >= 1.6 through the longer layout: an
@@ -442,79 +434,56 @@ TEST_F(ZeGetters, PutIpcHandleGivesBackWithoutFreeing) {
 // unsignalled event is NOT_READY at once or after a finite timeout, SUCCESS once released); a
 // regular list is INVALID_ARGUMENT.
 TEST_F(ZeGetters, CommandListHostSynchronizeWaitsForTheList) {
-  struct ListAndMore {
-    abi::ze_command_list_dditable_1_6_t table;
-    void* after;
-  } l;
-  poison(l);
-  auto get_list = getter<ze_command_list_dditable_t>("zeGetCommandListProcAddrTable");
-  auto* lists = reinterpret_cast<ze_command_list_dditable_t*>(&l.table);
-  ASSERT_EQ(get_list(kV15, lists), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&l.table.v1_4.pfnCreateImmediate));
-  EXPECT_TRUE(untouched(&l.table.pfnHostSynchronize));
-  ASSERT_EQ(get_list(kV16, lists), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(untouched(&l.table.pfnHostSynchronize));
-  EXPECT_TRUE(untouched(&l.after));
-
-  ze_global_dditable_t g{};
-  ze_driver_dditable_t d{};
-  ze_device_dditable_t v{};
-  ze_context_dditable_t c{};
+  expect_written_from<ze_command_list_dditable_t>(
+      "zeGetCommandListProcAddrTable", &abi::ze_command_list_dditable_1_6_t::pfnHostSynchronize,
+      kV15, kV16);
+  Session s;
+  ASSERT_NO_FATAL_FAILURE(open_session(s));
+  abi::ze_command_list_dditable_1_6_t l{};
   ze_event_pool_dditable_t p{};
   ze_event_dditable_t e{};
-  ASSERT_EQ(getter<ze_global_dditable_t>("zeGetGlobalProcAddrTable")(kV14, &g), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(getter<ze_driver_dditable_t>("zeGetDriverProcAddrTable")(kV14, &d), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(getter<ze_device_dditable_t>("zeGetDeviceProcAddrTable")(kV14, &v), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(getter<ze_context_dditable_t>("zeGetContextProcAddrTable")(kV14, &c),
+  ASSERT_EQ(getter<ze_command_list_dditable_t>("zeGetCommandListProcAddrTable")(
+                kV16, reinterpret_cast<ze_command_list_dditable_t*>(&l)),
             ZE_RESULT_SUCCESS);
   ASSERT_EQ(getter<ze_event_pool_dditable_t>("zeGetEventPoolProcAddrTable")(kV14, &p),
             ZE_RESULT_SUCCESS);
   ASSERT_EQ(getter<ze_event_dditable_t>("zeGetEventProcAddrTable")(kV14, &e), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(g.pfnInit(0), ZE_RESULT_SUCCESS);
-  std::uint32_t count = 1;
-  ze_driver_handle_t driver = nullptr;
-  ASSERT_EQ(d.pfnGet(&count, &driver), ZE_RESULT_SUCCESS);
-  ze_device_handle_t device = nullptr;
-  ASSERT_EQ(v.pfnGet(driver, &count, &device), ZE_RESULT_SUCCESS);
-  ze_context_desc_t context_desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
-  ze_context_handle_t context = nullptr;
-  ASSERT_EQ(c.pfnCreate(driver, &context_desc, &context), ZE_RESULT_SUCCESS);
 
   ze_command_queue_desc_t queue_desc{};
   queue_desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
   ze_command_list_handle_t immediate = nullptr;
-  ASSERT_EQ(l.table.v1_4.pfnCreateImmediate(context, device, &queue_desc, &immediate),
+  ASSERT_EQ(l.v1_4.pfnCreateImmediate(s.context, s.device, &queue_desc, &immediate),
             ZE_RESULT_SUCCESS);
   ze_command_list_desc_t list_desc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
   ze_command_list_handle_t regular = nullptr;
-  ASSERT_EQ(l.table.v1_4.pfnCreate(context, device, &list_desc, &regular), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(l.v1_4.pfnCreate(s.context, s.device, &list_desc, &regular), ZE_RESULT_SUCCESS);
   ze_event_pool_desc_t pool_desc{ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
                                  ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 1};
   ze_event_pool_handle_t pool = nullptr;
-  ASSERT_EQ(p.pfnCreate(context, &pool_desc, 1, &device, &pool), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(p.pfnCreate(s.context, &pool_desc, 1, &s.device, &pool), ZE_RESULT_SUCCESS);
   ze_event_desc_t event_desc{ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0, ZE_EVENT_SCOPE_FLAG_HOST,
                              ZE_EVENT_SCOPE_FLAG_HOST};
   ze_event_handle_t gate = nullptr;
   ASSERT_EQ(e.pfnCreate(pool, &event_desc, &gate), ZE_RESULT_SUCCESS);
 
-  EXPECT_EQ(l.table.pfnHostSynchronize(nullptr, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(l.table.pfnHostSynchronize(regular, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 0), ZE_RESULT_SUCCESS);  // nothing appended
+  EXPECT_EQ(l.pfnHostSynchronize(nullptr, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(l.pfnHostSynchronize(regular, 0), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(l.pfnHostSynchronize(immediate, 0), ZE_RESULT_SUCCESS);  // nothing appended
   // Work held back by an event nothing has signalled yet.
-  ASSERT_EQ(l.table.v1_4.pfnAppendWaitOnEvents(immediate, 1, &gate), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(l.table.v1_4.pfnAppendBarrier(immediate, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 0), ZE_RESULT_NOT_READY);
-  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 1000000), ZE_RESULT_NOT_READY);
+  ASSERT_EQ(l.v1_4.pfnAppendWaitOnEvents(immediate, 1, &gate), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(l.v1_4.pfnAppendBarrier(immediate, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.pfnHostSynchronize(immediate, 0), ZE_RESULT_NOT_READY);
+  EXPECT_EQ(l.pfnHostSynchronize(immediate, 1000000), ZE_RESULT_NOT_READY);
   ASSERT_EQ(e.pfnHostSignal(gate), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, UINT64_MAX), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(l.table.pfnHostSynchronize(immediate, 0), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.pfnHostSynchronize(immediate, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.pfnHostSynchronize(immediate, 0), ZE_RESULT_SUCCESS);
   EXPECT_EQ(mockdev::control::call_count("zeCommandListHostSynchronize"), 7u);
 
   EXPECT_EQ(e.pfnDestroy(gate), ZE_RESULT_SUCCESS);
   EXPECT_EQ(p.pfnDestroy(pool), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(l.table.v1_4.pfnDestroy(regular), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(l.table.v1_4.pfnDestroy(immediate), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(c.pfnDestroy(context), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.v1_4.pfnDestroy(regular), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(l.v1_4.pfnDestroy(immediate), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(s.context_table.pfnDestroy(s.context), ZE_RESULT_SUCCESS);
 }
 
 }  // namespace

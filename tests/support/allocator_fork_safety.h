@@ -6,7 +6,9 @@
 // child forked while another thread holds the sanitizer allocator's lock waits for it
 // forever. Seen here under AddressSanitizer (3 of 844 first-use children hung inside its
 // operator new) and under ThreadSanitizer (grandchildren of the runtime-creation race hung in
-// __sanitizer::SizeClassAllocator64::GetFromAllocator, under operator new, with no report).
+// __sanitizer::SizeClassAllocator64::GetFromAllocator, under operator new, with no report;
+// children of the lazy-call queue race in SizeClassAllocator64::ReturnToAllocator, under
+// operator delete, 2 of 4 runs of ForkSafety.LazyCallQueueRacingFork).
 // A test whose point is forking while other threads work skips, saying so, where the result
 // would measure the sanitizer rather than the runtime; the plain and clang builds run it.
 

@@ -24,9 +24,6 @@ namespace {
 
 using Copies = ConformanceTest;
 
-const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
-    {"MOCKDEV_SCHEDULE", "adversarial"}};
-
 std::string hex(const void* pointer) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%llx",

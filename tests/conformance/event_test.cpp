@@ -15,9 +15,6 @@ namespace {
 
 using Events = ConformanceTest;
 
-const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
-    {"MOCKDEV_SCHEDULE", "adversarial"}};
-
 TEST_P(Events, CreatedLazilyOnTheRecordingStreamsDevice) {
   const BackendProfile& p = profile();
   run_isolated([&p] {

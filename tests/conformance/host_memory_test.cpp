@@ -20,9 +20,6 @@ namespace {
 
 using HostMemory = ConformanceTest;
 
-const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
-    {"MOCKDEV_SCHEDULE", "adversarial"}};
-
 TEST_P(HostMemory, EmptyHostCacheBeforeAnythingIsANoOp) {
   const BackendProfile& p = profile();
   run_isolated([&p] {

@@ -34,9 +34,6 @@ namespace {
 
 using Memory = ConformanceTest;
 
-const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
-    {"MOCKDEV_SCHEDULE", "adversarial"}};
-
 std::uintptr_t address(const DataPtr& data) { return reinterpret_cast<std::uintptr_t>(data.get()); }
 
 // Fills `bytes` of device memory at `pointer` with `value` through the runtime and reads them

@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "accel/accel.h"
@@ -17,6 +20,11 @@
 namespace accel::test {
 
 using Bytes = std::vector<unsigned char>;
+
+// The child environment of an ordering test on the simulated hardware: nothing completes until
+// something waits for it, so a missing dependency shows as old bytes every time.
+inline const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
+    {"MOCKDEV_SCHEDULE", "adversarial"}};
 
 // Inside a run_isolated body, before the runtime initialises: the simulated hardware takes
 // MOCKDEV_SCHEDULE from the child's environment (the engine of the test process was set up

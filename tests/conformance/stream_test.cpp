@@ -23,9 +23,6 @@ namespace {
 
 using Streams = ConformanceTest;
 
-const std::vector<std::pair<std::string, std::optional<std::string>>> kAdversarial = {
-    {"MOCKDEV_SCHEDULE", "adversarial"}};
-
 TEST_P(Streams, DefaultAndPoolStreamsOfEveryDevice) {
   const BackendProfile& p = profile();
   run_isolated([&p] {

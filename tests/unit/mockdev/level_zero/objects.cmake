@@ -25,7 +25,7 @@ add_executable(ze_objects_test
 # ze_leaks_test.cpp reads the leak report's list (mockdev/src/core/leak_report.h) directly.
 target_include_directories(ze_objects_test PRIVATE ${PROJECT_SOURCE_DIR}/mockdev/src)
 target_link_libraries(ze_objects_test PRIVATE
-  ${ACCEL_ZE_LOADER_LIBRARY} mockdev accel_level_zero_headers GTest::gtest_main
+  ${ACCEL_ZE_LOADER_LIBRARY} accel_test_spirv mockdev accel_level_zero_headers GTest::gtest_main
   accel_build_flags)
 add_dependencies(ze_objects_test mockdev_level_zero)
 mockdev_environment(_ze_objects_env none BACKEND xpu)

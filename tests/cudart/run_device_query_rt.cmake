@@ -16,25 +16,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/text_hunk.cmake")
 set(update "$ENV{ACCEL_UPDATE_GOLDEN}")
 unset(ENV{ACCEL_UPDATE_GOLDEN})
 
-# Runs <program> on the machine; its stdout in <out_var>; any exit status but 0 fails.
-function(run_on_machine out_var program)
-  execute_process(COMMAND "${ACCEL}" run --machine "${MACHINE}" -- "${program}"
-                  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT "${status}" STREQUAL "0")
-    message(FATAL_ERROR "accel run --machine ${MACHINE} -- ${program}: exit status ${status}, "
-                        "expected 0\n---- stdout\n${out}---- stderr\n${err}")
-  endif()
-  set(${out_var} "${out}" PARENT_SCOPE)
-endfunction()
-
-# The lines of a listing as a CMake list (';', '[' and ']' replaced: none carries meaning here).
-function(listing_lines out_var text)
-  string(REPLACE ";" "," text "${text}")
-  string(REPLACE "[" "(" text "${text}")
-  string(REPLACE "]" ")" text "${text}")
-  string(REPLACE "\n" ";" lines "${text}")
-  set(${out_var} "${lines}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/run_on_machine.cmake")
 
 run_on_machine(runtime_out "${PROGRAM}")
 file(WRITE "${ACTUAL}" "${runtime_out}")

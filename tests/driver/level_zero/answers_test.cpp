@@ -2,8 +2,9 @@
 // allows); virtual-memory page sizes that depend on the size asked about; IPC handles of memory
 // and of event pools, exported with the specification's codes.
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
+#include <iterator>
 
 #include "ze_driver_test.h"
 
@@ -12,11 +13,8 @@ namespace {
 
 using Answers = ZeDriverTest;
 
-bool all_zero(const char* bytes, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) {
-    if (bytes[i] != 0) return false;
-  }
-  return true;
+bool all_zero(const char (&bytes)[ZE_MAX_IPC_HANDLE_SIZE]) {
+  return std::all_of(std::begin(bytes), std::end(bytes), [](char c) { return c == 0; });
 }
 
 // zeContextDestroy frees the context; its lists, queues, fences, event pools and events are
@@ -85,7 +83,7 @@ TEST_F(Answers, IpcHandlesOfMemoryAndOfEventPools) {
   void* d = device_alloc(4096);
   ze_ipc_mem_handle_t memory{};
   ASSERT_EQ(zeMemGetIpcHandle(context_, d, &memory), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(all_zero(memory.data, sizeof memory.data));
+  EXPECT_FALSE(all_zero(memory.data));
   EXPECT_EQ(zeMemGetIpcHandle(context_, nullptr, &memory), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
   EXPECT_EQ(zeMemGetIpcHandle(context_, d, nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
   EXPECT_EQ(zeMemGetIpcHandle(nullptr, d, &memory), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
@@ -94,7 +92,7 @@ TEST_F(Answers, IpcHandlesOfMemoryAndOfEventPools) {
   ze_event_pool_handle_t shared = pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_IPC);
   ze_ipc_event_pool_handle_t handle{};
   ASSERT_EQ(zeEventPoolGetIpcHandle(shared, &handle), ZE_RESULT_SUCCESS);
-  EXPECT_FALSE(all_zero(handle.data, sizeof handle.data));
+  EXPECT_FALSE(all_zero(handle.data));
   EXPECT_EQ(zeEventPoolGetIpcHandle(plain, &handle),
             ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
   EXPECT_EQ(zeEventPoolGetIpcHandle(shared, nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);

@@ -115,12 +115,11 @@ TEST_F(CopySurface, RangesBarrierPrefetchAndAdvice) {
             ZE_RESULT_ERROR_INVALID_NULL_POINTER);
   EXPECT_EQ(zeCommandListAppendMemoryPrefetch(nullptr, shared, 4096),
             ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(zeCommandListAppendMemAdvise(list, device_, shared, 4096,
-                                         ZE_MEMORY_ADVICE_SET_PREFERRED_LOCATION),
-            ZE_RESULT_SUCCESS);
-  EXPECT_EQ(zeCommandListAppendMemAdvise(list, device_, shared, 4096,
-                                         ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION),
-            ZE_RESULT_SUCCESS);
+  for (ze_memory_advice_t advice :
+       {ZE_MEMORY_ADVICE_SET_PREFERRED_LOCATION, ZE_MEMORY_ADVICE_CLEAR_PREFERRED_LOCATION}) {
+    EXPECT_EQ(zeCommandListAppendMemAdvise(list, device_, shared, 4096, advice), ZE_RESULT_SUCCESS)
+        << advice;
+  }
   EXPECT_EQ(zeCommandListAppendMemAdvise(list, device_, nullptr, 4096,
                                          ZE_MEMORY_ADVICE_SET_READ_MOSTLY),
             ZE_RESULT_ERROR_INVALID_NULL_POINTER);

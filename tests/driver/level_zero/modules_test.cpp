@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spirv_module.h"
+#include "ze_module_test_helpers.h"
 #include "ze_driver_test.h"
 
 namespace accel::ze_driver_test {
@@ -24,14 +25,8 @@ class Modules : public ZeDriverTest {
   ze_result_t create(const std::vector<std::uint32_t>& words, ze_module_handle_t* out,
                      ze_module_build_log_handle_t* log = nullptr,
                      ze_module_format_t format = ZE_MODULE_FORMAT_IL_SPIRV) {
-    ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
-                          nullptr,
-                          format,
-                          words.size() * 4,
-                          reinterpret_cast<const std::uint8_t*>(words.data()),
-                          nullptr,
-                          nullptr};
-    const ze_result_t rc = zeModuleCreate(context_, device_, &desc, out, log);
+    const ze_result_t rc =
+        accel::test::spirv::create_module(context_, device_, words, out, log, format);
     if (rc == ZE_RESULT_SUCCESS) modules_.push_back(*out);
     return rc;
   }
@@ -47,19 +42,6 @@ class Modules : public ZeDriverTest {
     if (k != nullptr) kernels_.push_back(k);
     return k;
   }
-  // The build log's text without its terminating nul.
-  static std::string log_text(ze_module_build_log_handle_t log) {
-    std::size_t size = 0;
-    EXPECT_EQ(zeModuleBuildLogGetString(log, &size, nullptr), ZE_RESULT_SUCCESS);
-    std::string text(size, '?');
-    EXPECT_EQ(zeModuleBuildLogGetString(log, &size, text.data()), ZE_RESULT_SUCCESS);
-    if (!text.empty()) {
-      EXPECT_EQ(text.back(), '\0');
-      text.pop_back();
-    }
-    return text;
-  }
-
   std::vector<ze_module_handle_t> modules_;
   std::vector<ze_kernel_handle_t> kernels_;
 };
@@ -114,7 +96,7 @@ TEST_F(Modules, RefusedModulesHaveTheirCodesAndABuildLog) {
   EXPECT_EQ(create(words, &m, &log), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
   EXPECT_EQ(m, nullptr);
   ASSERT_NE(log, nullptr);
-  EXPECT_NE(log_text(log), "");
+  EXPECT_NE(accel::test::spirv::build_log_text(log), "");
   EXPECT_EQ(zeModuleBuildLogDestroy(log), ZE_RESULT_SUCCESS);
   ze_module_desc_t no_input{ZE_STRUCTURE_TYPE_MODULE_DESC, nullptr, ZE_MODULE_FORMAT_IL_SPIRV, 4,
                             nullptr, nullptr, nullptr};

@@ -37,7 +37,7 @@ unset(_ze_objects_env)
 # handle translation dereferences the null and destroyed handles these tests pass.)
 mockdev_environment(_ze_objects_env none BACKEND xpu)
 foreach(_test
-    FencesTest.CreateRulesAndTheStatesBeforeAnyExecution
+    FencesTest.UnsubmittedFenceDoesNotWaitAndADestroyedOneIsRefused
     FencesTest.TimeoutsRunInVirtualTime
     SurfaceTest.RegionCopyRules
     SurfaceTest.PrefetchAndAdviceTakeAllocationsOnly

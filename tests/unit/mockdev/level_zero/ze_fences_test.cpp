@@ -47,29 +47,14 @@ class AdversarialFencesTest : public FencesTest {
   }
 };
 
-// zeFenceCreate: a live queue, a descriptor and an out pointer, flags 0 or SIGNALED (0x1). A
-// fence created signalled answers SUCCESS until reset; one that no execution carries answers
-// NOT_READY at once, even to an endless wait, and the clock stays (Intel's driver).
-TEST_F(FencesTest, CreateRulesAndTheStatesBeforeAnyExecution) {
+// A fence that no execution carries answers NOT_READY at once, even to an endless wait, and
+// the clock stays (Intel's driver); a destroyed fence's handle is refused. (The create rules
+// and the signalled state, which a real driver can be asked too, are the driver conformance
+// suite's Fences.CreateRulesAndTheStatesBeforeAnyExecution.)
+TEST_F(FencesTest, UnsubmittedFenceDoesNotWaitAndADestroyedOneIsRefused) {
   ze_command_queue_handle_t q = queue(card_);
-  ze_fence_desc_t desc{ZE_STRUCTURE_TYPE_FENCE_DESC, nullptr, 0};
-  ze_fence_handle_t f = nullptr;
-  EXPECT_EQ(zeFenceCreate(nullptr, &desc, &f), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(zeFenceCreate(q, nullptr, &f), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-  EXPECT_EQ(zeFenceCreate(q, &desc, nullptr), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
-  desc.flags = 0x2;
-  EXPECT_EQ(zeFenceCreate(q, &desc, &f), ZE_RESULT_ERROR_INVALID_ENUMERATION);
-  EXPECT_EQ(f, nullptr);
-
-  ze_fence_handle_t signalled = fence(q, ZE_FENCE_FLAG_SIGNALED);
-  EXPECT_EQ(zeFenceQueryStatus(signalled), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(zeFenceHostSynchronize(signalled, 0), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(zeFenceReset(signalled), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(zeFenceQueryStatus(signalled), ZE_RESULT_NOT_READY);
-
   ze_fence_handle_t plain = fence(q);
   const std::uint64_t before = mockdev::streams::host_time_ns();
-  EXPECT_EQ(zeFenceQueryStatus(plain), ZE_RESULT_NOT_READY);
   EXPECT_EQ(zeFenceHostSynchronize(plain, 5000), ZE_RESULT_NOT_READY);
   EXPECT_EQ(zeFenceHostSynchronize(plain, UINT64_MAX), ZE_RESULT_NOT_READY);
   EXPECT_EQ(mockdev::streams::host_time_ns(), before);
@@ -79,7 +64,6 @@ TEST_F(FencesTest, CreateRulesAndTheStatesBeforeAnyExecution) {
   EXPECT_EQ(zeFenceQueryStatus(plain), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
   EXPECT_EQ(zeFenceHostSynchronize(plain, 0), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
   EXPECT_EQ(zeFenceReset(plain), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-  EXPECT_EQ(zeFenceQueryStatus(nullptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 }
 
 // Nothing runs until the fence is waited for; the wait runs the execution's copies, and the

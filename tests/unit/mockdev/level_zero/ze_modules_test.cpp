@@ -11,6 +11,7 @@
 #include "mockdev/races.h"
 #include "mockdev/streams.h"
 #include "spirv_module.h"
+#include "ze_module_test_helpers.h"
 #include "ze_objects_fixture.h"
 
 namespace ze_objects_test {
@@ -18,6 +19,7 @@ namespace {
 
 namespace kernels = mockdev::kernels;
 
+using accel::test::spirv::build_log_text;
 using accel::test::spirv::two_kernels;
 
 class ModulesTest : public ZeObjectsTest {
@@ -28,14 +30,8 @@ class ModulesTest : public ZeObjectsTest {
                      ze_module_build_log_handle_t* log = nullptr,
                      ze_module_format_t format = ZE_MODULE_FORMAT_IL_SPIRV,
                      ze_device_handle_t device = nullptr) {
-    ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
-                          nullptr,
-                          format,
-                          words.size() * 4,
-                          reinterpret_cast<const std::uint8_t*>(words.data()),
-                          nullptr,
-                          nullptr};
-    return zeModuleCreate(context_, device != nullptr ? device : card_, &desc, out, log);
+    return accel::test::spirv::create_module(context_, device != nullptr ? device : card_, words,
+                                             out, log, format);
   }
   ze_module_handle_t module() {
     ze_module_handle_t m = nullptr;
@@ -48,15 +44,6 @@ class ModulesTest : public ZeObjectsTest {
     EXPECT_EQ(zeKernelCreate(m, &desc, &k), ZE_RESULT_SUCCESS);
     return k;
   }
-  static std::string log_text(ze_module_build_log_handle_t log) {
-    std::size_t size = 0;
-    EXPECT_EQ(zeModuleBuildLogGetString(log, &size, nullptr), ZE_RESULT_SUCCESS);
-    std::string text(size, '?');
-    EXPECT_EQ(zeModuleBuildLogGetString(log, &size, text.data()), ZE_RESULT_SUCCESS);
-    EXPECT_EQ(text.back(), '\0');
-    text.pop_back();
-    return text;
-  }
   // The build log of a module create that must fail with `code`.
   std::string refused(const std::vector<std::uint32_t>& words, ze_result_t code,
                       ze_module_format_t format = ZE_MODULE_FORMAT_IL_SPIRV) {
@@ -65,7 +52,7 @@ class ModulesTest : public ZeObjectsTest {
     EXPECT_EQ(create(words, &m, &log, format), code);
     EXPECT_EQ(m, nullptr);
     if (log == nullptr) return "no build log";
-    std::string text = log_text(log);
+    std::string text = build_log_text(log);
     EXPECT_EQ(zeModuleBuildLogDestroy(log), ZE_RESULT_SUCCESS);
     return text;
   }
@@ -76,7 +63,7 @@ TEST_F(ModulesTest, EntryPointsAndArgumentCountsFromTheSpirv) {
   ze_module_handle_t m = nullptr;
   ze_module_build_log_handle_t log = nullptr;
   ASSERT_EQ(create(two_kernels(), &m, &log), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(log_text(log), "");
+  EXPECT_EQ(build_log_text(log), "");
   EXPECT_EQ(zeModuleBuildLogDestroy(log), ZE_RESULT_SUCCESS);
   EXPECT_EQ(zeModuleBuildLogDestroy(log), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
 
@@ -495,7 +482,7 @@ TEST_F(ModulesTest, ObjectsAfterTheirContextIsDestroyed) {
   EXPECT_EQ(zeModuleGetKernelNames(m, &count, nullptr), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
   EXPECT_EQ(zeContextDestroy(context_), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
   // A build log is not the context's: it still answers.
-  EXPECT_EQ(log_text(log), "");
+  EXPECT_EQ(build_log_text(log), "");
 
   // Destroys: once each.
   EXPECT_EQ(zeEventDestroy(e), ZE_RESULT_SUCCESS);

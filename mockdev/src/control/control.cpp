@@ -56,7 +56,7 @@ std::map<std::string, std::uint64_t> call_counts() {
 
 void reset_call_counts() {
   EngineLock lock;
-  core::engine().call_counts.clear();
+  core::clear_call_counts();
 }
 
 void fail_call(std::string_view entry_point, std::uint64_t nth, int code) {

@@ -87,29 +87,26 @@ void apply_stream_environment(StreamSettings& settings) {
   }
 }
 
-namespace {
 // Created by the first caller of engine() (who holds the lock); never deleted: Note [Leaky
 // state].
-Engine* instance = nullptr;
-}  // namespace
+Engine* detail::g_engine = nullptr;
 
-bool engine_started() { return instance != nullptr; }
+bool engine_started() { return detail::g_engine != nullptr; }
 
-Engine& engine() {
-  if (instance == nullptr) {
-    instance = new Engine();
-    auto [machine, error] = machine_from_environment();
-    install_machine(std::move(machine), std::move(error));
-    // MOCKDEV_TRACE is opened by install_machine (make_observers); a path that cannot be
-    // written is a setting that does not work (Note [Timeline trace]).
-    if (!instance->config_error) {
-      if (std::optional<std::string> trace = process_trace_error()) {
-        std::fprintf(stderr, "mockdev: cannot start the simulated hardware: %s\n", trace->c_str());
-        MachineSpec empty;  // as for every configuration error: no device is installed
-        empty.name = "(invalid)";
-        empty.source = instance->machine.source;
-        install_machine(std::move(empty), std::move(trace));
-      }
+Engine& detail::make_engine() {
+  Engine* const instance = new Engine();
+  g_engine = instance;
+  auto [machine, error] = machine_from_environment();
+  install_machine(std::move(machine), std::move(error));
+  // MOCKDEV_TRACE is opened by install_machine (make_observers); a path that cannot be
+  // written is a setting that does not work (Note [Timeline trace]).
+  if (!instance->config_error) {
+    if (std::optional<std::string> trace = process_trace_error()) {
+      std::fprintf(stderr, "mockdev: cannot start the simulated hardware: %s\n", trace->c_str());
+      MachineSpec empty;  // as for every configuration error: no device is installed
+      empty.name = "(invalid)";
+      empty.source = instance->machine.source;
+      install_machine(std::move(empty), std::move(trace));
     }
   }
   return *instance;
@@ -122,7 +119,7 @@ void install_machine(MachineSpec machine, std::optional<std::string> config_erro
   e.machine = std::move(machine);
   e.config_error = std::move(config_error);
   ++e.generation;
-  e.call_counts.clear();
+  clear_call_counts();
   e.call_faults.clear();
   e.sticky.clear();
   const FaultSchedule& faults = e.machine.faults;
@@ -141,11 +138,19 @@ void install_machine(MachineSpec machine, std::optional<std::string> config_erro
   g_observers_pid = current_pid();
 }
 
-std::optional<int> count_call(std::string_view entry_point) {
+std::optional<int> count_call(std::string_view entry_point, CallCounter* counter) {
   Engine& e = engine();
-  auto it = e.call_counts.find(entry_point);
-  if (it == e.call_counts.end()) it = e.call_counts.emplace(std::string(entry_point), 0).first;
-  ++it->second;
+  std::uint64_t* count = nullptr;
+  if (counter != nullptr && counter->generation == e.call_counts_generation) {
+    count = counter->count;
+  } else {
+    auto it = e.call_counts.find(entry_point);
+    if (it == e.call_counts.end()) it = e.call_counts.emplace(std::string(entry_point), 0).first;
+    count = &it->second;
+    if (counter != nullptr) *counter = CallCounter{e.call_counts_generation, count};
+  }
+  ++*count;
+  if (e.call_faults.empty()) return std::nullopt;
   std::optional<int> fired;
   for (ActiveCallFault& f : e.call_faults) {
     if (f.entry_point != entry_point) continue;
@@ -153,6 +158,12 @@ std::optional<int> count_call(std::string_view entry_point) {
     if (!fired && (f.nth == 0 || f.seen == f.nth)) fired = f.code;
   }
   return fired;
+}
+
+void clear_call_counts() {
+  Engine& e = engine();
+  e.call_counts.clear();
+  ++e.call_counts_generation;
 }
 
 std::optional<int> touch_device(Api api, int device) {

@@ -59,6 +59,9 @@ struct Engine {
   std::uint64_t generation = 0;
 
   std::map<std::string, std::uint64_t, std::less<>> call_counts;
+  // Bumped whenever call_counts is cleared: it invalidates every CallCounter (Note [Counted
+  // calls]). Never 0, so a CallCounter that was never filled is stale.
+  std::uint64_t call_counts_generation = 1;
   std::vector<ActiveCallFault> call_faults;
   std::vector<ActiveSticky> sticky;
   std::array<std::optional<int>, kApiCount> init_errors;  // by Api: init returns this code
@@ -71,8 +74,20 @@ struct Engine {
 // throws std::invalid_argument naming the variable and its value when one is malformed.
 void apply_stream_environment(StreamSettings& settings);
 
-// The engine, created (and the machine loaded from MOCKDEV_MACHINE) on first use.
-Engine& engine() MOCKDEV_REQUIRES(g_engine_mutex);
+namespace detail {
+// The engine once engine() made it (engine.cpp); never deleted: Note [Leaky state].
+extern Engine* g_engine;
+// Makes the engine and loads the machine: engine()'s first call.
+Engine& make_engine() MOCKDEV_REQUIRES(g_engine_mutex);
+}  // namespace detail
+
+// The engine, created (and the machine loaded from MOCKDEV_MACHINE) on first use. Inline: an
+// entry point asks for it a score of times (every state accessor does), so an out-of-line
+// call was a visible share of a cheap entry point's cost (bench/README.md, cudart_bench).
+inline Engine& engine() MOCKDEV_REQUIRES(g_engine_mutex) {
+  Engine* const e = detail::g_engine;
+  return e != nullptr ? *e : detail::make_engine();
+}
 // Whether engine() has been called in this process (or its parent before a fork): the exit
 // work (core/leak_report.h) reads the state only then, so a program that never touched the
 // driver does not load a machine while it exits.
@@ -84,9 +99,27 @@ bool engine_started() MOCKDEV_REQUIRES(g_engine_mutex);
 void install_machine(MachineSpec machine, std::optional<std::string> config_error)
     MOCKDEV_REQUIRES(g_engine_mutex);
 
+// Note [Counted calls]
+// Every call of every entry point is counted under its exported symbol in
+// Engine::call_counts (a map, so control::call_counts lists them by name). Finding the
+// name in the map on every call cost as much as a whole cheap entry point (cuCtxGetCurrent,
+// which the runtime library asks on each call), so an entry point with a fixed row keeps a
+// CallCounter: the address of its count, valid while call_counts_generation is unchanged.
+// Map nodes never move, and the counts are only ever cleared as a whole (clear_call_counts),
+// which bumps the generation, so a cached address is either current or known stale.
+struct CallCounter {
+  std::uint64_t generation = 0;  // the call_counts_generation `count` belongs to
+  std::uint64_t* count = nullptr;
+};
+
 // Counts one call of `entry_point` (an exported symbol name) and advances the call faults
-// of that entry point; returns the code of a fault that fires on this call.
-std::optional<int> count_call(std::string_view entry_point) MOCKDEV_REQUIRES(g_engine_mutex);
+// of that entry point; returns the code of a fault that fires on this call. `counter`, when
+// given, is the entry point's own cache of its count (Note [Counted calls]); it must always be
+// passed with the same name.
+std::optional<int> count_call(std::string_view entry_point, CallCounter* counter = nullptr)
+    MOCKDEV_REQUIRES(g_engine_mutex);
+// Forgets every call count (and every CallCounter's address).
+void clear_call_counts() MOCKDEV_REQUIRES(g_engine_mutex);
 
 // A call of `api` that runs on physical `device`: advances that API's sticky errors of the
 // device and returns the code of one that is in force.

@@ -1,5 +1,7 @@
 #include "cuda/driver_call.h"
 
+#include <array>
+
 #include "core/engine.h"
 #include "core/timeline.h"
 #include "cuda/cuda_state.h"
@@ -9,7 +11,11 @@ namespace mockdev::cuda {
 using namespace accel::cuda_abi;  // NOLINT
 
 std::optional<CUresult> enter(Entry entry) {
-  std::optional<int> fault = core::count_call(info(entry).symbol);
+  // Each entry point's count, found once per generation (Note [Counted calls]); guarded by
+  // the engine lock, as enter() is.
+  static std::array<core::CallCounter, kEntries.size()> counters;
+  std::optional<int> fault =
+      core::count_call(info(entry).symbol, &counters[static_cast<std::size_t>(entry)]);
   if (in_forked_child() && !has_trait(entry, kAnswersAfterFork)) return CUDA_ERROR_NOT_INITIALIZED;
   if (fault) return static_cast<CUresult>(*fault);
   if (has_trait(entry, kNeedsInit) && !driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;

@@ -2,6 +2,7 @@
 // engine lock, counts the call, fires a call fault and applies the init gate from its
 // row's traits, and calls the hand-written impl:: function for the rest.
 
+#include <array>
 #include <optional>
 
 #include "core/engine.h"
@@ -12,6 +13,13 @@
 namespace mockdev::nvml {
 namespace {
 
+// Counts a call of `entry` through its own cached count (Note [Counted calls] in
+// core/engine.h); guarded by the engine lock.
+std::optional<int> count(Entry entry) MOCKDEV_REQUIRES(core::g_engine_mutex) {
+  static std::array<core::CallCounter, kEntries.size()> counters;
+  return core::count_call(info(entry).symbol, &counters[static_cast<std::size_t>(entry)]);
+}
+
 // The early return of a call, by its return type: an nvmlReturn_t carries faults and the
 // init gate; a string (nvmlErrorString) is only counted.
 template <typename Ret>
@@ -19,7 +27,7 @@ std::optional<Ret> enter(Entry entry) MOCKDEV_REQUIRES(core::g_engine_mutex);
 
 template <>
 std::optional<nvmlReturn_t> enter<nvmlReturn_t>(Entry entry) {
-  if (std::optional<int> fault = core::count_call(info(entry).symbol))
+  if (std::optional<int> fault = count(entry))
     return static_cast<nvmlReturn_t>(*fault);
   if ((info(entry).traits & kNvmlNeedsInit) != 0 && !nvml_ready()) return NVML_ERROR_UNINITIALIZED;
   return std::nullopt;
@@ -27,7 +35,7 @@ std::optional<nvmlReturn_t> enter<nvmlReturn_t>(Entry entry) {
 
 template <>
 std::optional<const char*> enter<const char*>(Entry entry) {
-  (void)core::count_call(info(entry).symbol);
+  (void)count(entry);
   return std::nullopt;
 }
 

@@ -143,6 +143,13 @@ TEST_F(MockFaults, CountersCoverEveryCallAndReset) {
   EXPECT_TRUE(control::call_counts().empty());
   EXPECT_EQ(control::call_count("cuInit"), 0u);
   EXPECT_TRUE(control::driver_initialized());  // only the counters were reset
+  // Counting starts afresh for entry points counted before the reset (each keeps the address
+  // of its count: Note [Counted calls] in core/engine.h).
+  cu().cuDeviceGetCount(&v);
+  cu().cuDeviceGetCount(&v);
+  nv().nvmlInit();
+  expected = {{"cuDeviceGetCount", 2}, {"nvmlInit", 1}};
+  EXPECT_EQ(control::call_counts(), expected);
 }
 
 // Fault entries accept the name a user sees in error messages (the base name) as well as

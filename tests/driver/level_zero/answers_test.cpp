@@ -11,7 +11,7 @@
 namespace accel::ze_driver_test {
 namespace {
 
-using Answers = ZeDriverTest;
+using ZeAnswers = ZeDriverTest;
 
 bool all_zero(const char (&bytes)[ZE_MAX_IPC_HANDLE_SIZE]) {
   return std::all_of(std::begin(bytes), std::end(bytes), [](char c) { return c == 0; });
@@ -20,7 +20,7 @@ bool all_zero(const char (&bytes)[ZE_MAX_IPC_HANDLE_SIZE]) {
 // zeContextDestroy frees the context; its lists, queues, fences, event pools and events are
 // still the program's to destroy, once each (Intel's driver frees only the
 // context; docs/HARDWARE.md, "Modules, kernels and the driver's answers").
-TEST_F(Answers, ObjectsAreDestroyedAfterTheirContext) {
+TEST_F(ZeAnswers, ObjectsAreDestroyedAfterTheirContext) {
   ze_command_list_handle_t imm = immediate();
   ze_command_list_handle_t list = regular();
   ze_command_queue_handle_t q = queue();
@@ -42,7 +42,7 @@ TEST_F(Answers, ObjectsAreDestroyedAfterTheirContext) {
 // The page size grows with the size asked about (small pages for small sizes, as Intel's driver
 // picks its heaps; docs/HARDWARE.md, same section); each is a power of two; a reservation and physical memory of one
 // such page are accepted. A size of 0 is UNSUPPORTED_SIZE.
-TEST_F(Answers, VirtualPageSizeDependsOnTheSize) {
+TEST_F(ZeAnswers, VirtualPageSizeDependsOnTheSize) {
   auto page_of = [&](std::size_t size) {
     std::size_t page = 0;
     EXPECT_EQ(zeVirtualMemQueryPageSize(context_, device_, size, &page), ZE_RESULT_SUCCESS);
@@ -79,7 +79,7 @@ TEST_F(Answers, VirtualPageSizeDependsOnTheSize) {
 // A device allocation exports an IPC handle; an event pool exports one only when made with
 // ZE_EVENT_POOL_FLAG_IPC (docs/HARDWARE.md, "Interprocess handles and the entry points of newer
 // loaders").
-TEST_F(Answers, IpcHandlesOfMemoryAndOfEventPools) {
+TEST_F(ZeAnswers, IpcHandlesOfMemoryAndOfEventPools) {
   void* d = device_alloc(4096);
   ze_ipc_mem_handle_t memory{};
   ASSERT_EQ(zeMemGetIpcHandle(context_, d, &memory), ZE_RESULT_SUCCESS);
@@ -101,7 +101,7 @@ TEST_F(Answers, IpcHandlesOfMemoryAndOfEventPools) {
 
 // zeContextCreateEx (1.1) checks its device list: a count with no list is INVALID_SIZE; a
 // context of the first device allocates on it.
-TEST_F(Answers, ContextCreateExChecksItsDevices) {
+TEST_F(ZeAnswers, ContextCreateExChecksItsDevices) {
   ze_context_desc_t desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
   ze_context_handle_t made = nullptr;
   EXPECT_EQ(zeContextCreateEx(nullptr, &desc, 0, nullptr, &made),

@@ -10,7 +10,7 @@
 namespace accel::ze_driver_test {
 namespace {
 
-using CopySurface = ZeDriverTest;
+using ZeCopySurface = ZeDriverTest;
 
 constexpr unsigned char kUntouched = 0xee;
 
@@ -18,7 +18,7 @@ constexpr unsigned char kUntouched = 0xee;
 // device buffer, and the whole device buffer back: exactly those 15 bytes changed. The
 // specification's argument codes: null pointers, a wait list with a count and no array,
 // overlapping boxes in one buffer.
-TEST_F(CopySurface, RegionCopyMovesExactlyTheBox) {
+TEST_F(ZeCopySurface, RegionCopyMovesExactlyTheBox) {
   ze_command_list_handle_t list = immediate(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
   auto* src = static_cast<unsigned char*>(host_alloc(16 * 8));
   auto* back = static_cast<unsigned char*>(host_alloc(32 * 8));
@@ -61,7 +61,7 @@ TEST_F(CopySurface, RegionCopyMovesExactlyTheBox) {
 }
 
 // zeCommandListAppendMemoryCopyFromContext: the source is an allocation of another context.
-TEST_F(CopySurface, CopyFromAnotherContext) {
+TEST_F(ZeCopySurface, CopyFromAnotherContext) {
   ze_context_desc_t desc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
   ze_context_handle_t other = nullptr;
   ASSERT_EQ(zeContextCreate(driver_, &desc, &other), ZE_RESULT_SUCCESS);
@@ -90,7 +90,7 @@ TEST_F(CopySurface, CopyFromAnotherContext) {
 // A memory-range barrier signals its event after the earlier copy; prefetch and advice take the
 // context's allocations; memory the driver did not allocate is refused where the device has no
 // shared-system allocations.
-TEST_F(CopySurface, RangesBarrierPrefetchAndAdvice) {
+TEST_F(ZeCopySurface, RangesBarrierPrefetchAndAdvice) {
   ze_command_list_handle_t list = immediate();
   auto* h = static_cast<unsigned char*>(host_alloc(4096));
   void* d = device_alloc(4096);
@@ -145,7 +145,7 @@ TEST_F(CopySurface, RangesBarrierPrefetchAndAdvice) {
 
 // Global timestamps written into host memory advance; a kernel-timestamp event's results, written
 // by zeCommandListAppendQueryKernelTimestamps, are what zeEventQueryKernelTimestamp answers.
-TEST_F(CopySurface, TimestampsWrittenIntoMemory) {
+TEST_F(ZeCopySurface, TimestampsWrittenIntoMemory) {
   ze_command_list_handle_t list = immediate(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS);
   auto* stamps = static_cast<std::uint64_t*>(host_alloc(2 * sizeof(std::uint64_t)));
   ASSERT_NE(stamps, nullptr);
@@ -186,7 +186,7 @@ TEST_F(CopySurface, TimestampsWrittenIntoMemory) {
 }
 
 // Residency of an allocation of the context on the device: made resident, evicted.
-TEST_F(CopySurface, MakeResidentAndEvict) {
+TEST_F(ZeCopySurface, MakeResidentAndEvict) {
   void* d = device_alloc(4096);
   void* h = host_alloc(4096);
   EXPECT_EQ(zeContextMakeMemoryResident(context_, device_, d, 4096), ZE_RESULT_SUCCESS);
@@ -202,7 +202,7 @@ TEST_F(CopySurface, MakeResidentAndEvict) {
 
 // The image and external-memory queries answer, whatever the device supports; the flags are
 // the specification's.
-TEST_F(CopySurface, ImageAndExternalMemoryQueriesAnswer) {
+TEST_F(ZeCopySurface, ImageAndExternalMemoryQueriesAnswer) {
   ze_device_image_properties_t images{};
   images.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES;
   EXPECT_EQ(zeDeviceGetImageProperties(device_, &images), ZE_RESULT_SUCCESS);

@@ -9,7 +9,7 @@
 namespace accel::ze_driver_test {
 namespace {
 
-class Fences : public ZeDriverTest {
+class ZeFences : public ZeDriverTest {
  protected:
   ze_fence_handle_t fence(ze_command_queue_handle_t q, ze_fence_flags_t flags = 0) {
     ze_fence_desc_t desc{ZE_STRUCTURE_TYPE_FENCE_DESC, nullptr, flags};
@@ -21,7 +21,7 @@ class Fences : public ZeDriverTest {
 
 // zeFenceCreate's argument codes; a fence created SIGNALED answers SUCCESS until reset; one no
 // execution carried answers NOT_READY to a poll.
-TEST_F(Fences, CreateRulesAndTheStatesBeforeAnyExecution) {
+TEST_F(ZeFences, CreateRulesAndTheStatesBeforeAnyExecution) {
   ze_command_queue_handle_t q = queue();
   ze_fence_desc_t desc{ZE_STRUCTURE_TYPE_FENCE_DESC, nullptr, 0};
   ze_fence_handle_t f = nullptr;
@@ -48,7 +48,7 @@ TEST_F(Fences, CreateRulesAndTheStatesBeforeAnyExecution) {
 // An execution whose first command waits for a host-only event: the fence and the queue poll
 // NOT_READY and the copy has not run; the host signal releases the work, the fence signals and
 // the bytes are there; a reset makes the fence NOT_READY again until the next execution.
-TEST_F(Fences, SignalledWhenTheExecutionsWorkCompletes) {
+TEST_F(ZeFences, SignalledWhenTheExecutionsWorkCompletes) {
   ze_command_queue_handle_t q = queue();
   ze_command_list_handle_t list = regular();
   ze_event_handle_t gate = event(pool(ZE_EVENT_POOL_FLAG_HOST_VISIBLE), 0);
@@ -92,7 +92,7 @@ TEST_F(Fences, SignalledWhenTheExecutionsWorkCompletes) {
 // NOT_READY while the list's work waits for a host-only event, SUCCESS once it ran. Reached
 // through the loader's export: a loader older than 1.6's entry points has none, and the test
 // says so.
-TEST_F(Fences, CommandListHostSynchronizeWaitsForAnImmediateList) {
+TEST_F(ZeFences, CommandListHostSynchronizeWaitsForAnImmediateList) {
   using HostSynchronize = ze_result_t (*)(ze_command_list_handle_t, std::uint64_t);
   auto host_synchronize =
       reinterpret_cast<HostSynchronize>(loader_symbol("zeCommandListHostSynchronize"));

@@ -15,7 +15,7 @@
 namespace accel::ze_driver_test {
 namespace {
 
-class Modules : public ZeDriverTest {
+class ZeModules : public ZeDriverTest {
  protected:
   void TearDown() override {
     for (ze_kernel_handle_t k : kernels_) zeKernelDestroy(k);
@@ -48,7 +48,7 @@ class Modules : public ZeDriverTest {
 
 // The module's entry points, in the module's order, with their parameter counts; the names
 // array is filled up to the count given; an unknown name is INVALID_KERNEL_NAME.
-TEST_F(Modules, EntryPointsAndArgumentCountsFromTheSpirv) {
+TEST_F(ZeModules, EntryPointsAndArgumentCountsFromTheSpirv) {
   ze_module_handle_t m = module();
   ASSERT_NE(m, nullptr);
   std::uint32_t count = 0;
@@ -84,7 +84,7 @@ TEST_F(Modules, EntryPointsAndArgumentCountsFromTheSpirv) {
 
 // A native binary that is no binary of this device is INVALID_NATIVE_BINARY; a SPIR-V module
 // that is not SPIR-V fails to build, with a build log that says why.
-TEST_F(Modules, RefusedModulesHaveTheirCodesAndABuildLog) {
+TEST_F(ZeModules, RefusedModulesHaveTheirCodesAndABuildLog) {
   const std::vector<std::uint32_t> junk(64, 0x5a5a5a5au);
   ze_module_handle_t m = nullptr;
   EXPECT_EQ(create(junk, &m, nullptr, ZE_MODULE_FORMAT_NATIVE),
@@ -110,7 +110,7 @@ TEST_F(Modules, RefusedModulesHaveTheirCodesAndABuildLog) {
 
 // The exported global is device memory holding its initializer; an unknown name is
 // INVALID_GLOBAL_NAME.
-TEST_F(Modules, GlobalPointerOfAnExportedVariable) {
+TEST_F(ZeModules, GlobalPointerOfAnExportedVariable) {
   ze_module_handle_t m = module();
   ASSERT_NE(m, nullptr);
   std::size_t size = 0;
@@ -131,7 +131,7 @@ TEST_F(Modules, GlobalPointerOfAnExportedVariable) {
 
 // Arguments by index and size; group sizes within the device's limits; a suggested group size
 // divides the global size and stays within the limits; indirect-access flags read back.
-TEST_F(Modules, ArgumentsGroupSizesAndSuggestions) {
+TEST_F(ZeModules, ArgumentsGroupSizesAndSuggestions) {
   ze_module_handle_t m = module();
   ASSERT_NE(m, nullptr);
   ze_kernel_handle_t axpy = kernel(m, "axpy");
@@ -182,7 +182,7 @@ TEST_F(Modules, ArgumentsGroupSizesAndSuggestions) {
 
 // A launch, direct and indirect, on an immediate list signals its event; the kernel timestamps
 // of the launch run forward.
-TEST_F(Modules, LaunchesSignalTheirEvents) {
+TEST_F(ZeModules, LaunchesSignalTheirEvents) {
   ze_module_handle_t m = module();
   ASSERT_NE(m, nullptr);
   ze_kernel_handle_t scale = kernel(m, "scale");

@@ -17,7 +17,7 @@ namespace {
 
 namespace newer = accel::abi::level_zero;
 
-class NewerEntryPoints : public ZeDriverTest {
+class ZeNewerEntryPoints : public ZeDriverTest {
  protected:
   template <typename Fn>
   static Fn entry(const char* symbol) {
@@ -35,7 +35,7 @@ class NewerEntryPoints : public ZeDriverTest {
 
 // zeInitDrivers for GPU drivers lists at least one driver, each with devices; flags 0 is
 // INVALID_ENUMERATION (the specification).
-TEST_F(NewerEntryPoints, InitDriversListsTheGpuDrivers) {
+TEST_F(ZeNewerEntryPoints, InitDriversListsTheGpuDrivers) {
   ACCEL_LOADER_ENTRY(init_drivers, newer::PFN_zeInitDrivers, "zeInitDrivers");
   newer::ze_init_driver_type_desc_t desc{newer::kStructureTypeInitDriverTypeDesc, nullptr,
                                          newer::kInitDriverTypeFlagGpu};
@@ -54,7 +54,7 @@ TEST_F(NewerEntryPoints, InitDriversListsTheGpuDrivers) {
 }
 
 // After a failing call the thread's last error has a description.
-TEST_F(NewerEntryPoints, LastErrorDescriptionAfterAFailingCall) {
+TEST_F(ZeNewerEntryPoints, LastErrorDescriptionAfterAFailingCall) {
   ACCEL_LOADER_ENTRY(last_error, newer::PFN_zeDriverGetLastErrorDescription,
                      "zeDriverGetLastErrorDescription");
   ze_device_handle_t none[1] = {nullptr};
@@ -67,7 +67,7 @@ TEST_F(NewerEntryPoints, LastErrorDescriptionAfterAFailingCall) {
 }
 
 // Each sub-device's root device is the device it was listed under.
-TEST_F(NewerEntryPoints, RootDeviceOfEachSubDevice) {
+TEST_F(ZeNewerEntryPoints, RootDeviceOfEachSubDevice) {
   ACCEL_LOADER_ENTRY(root_of, newer::PFN_zeDeviceGetRootDevice, "zeDeviceGetRootDevice");
   ze_device_handle_t root = nullptr;
   EXPECT_EQ(root_of(device_, &root), ZE_RESULT_SUCCESS);

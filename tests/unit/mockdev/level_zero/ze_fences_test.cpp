@@ -50,7 +50,7 @@ class AdversarialFencesTest : public FencesTest {
 // A fence that no execution carries answers NOT_READY at once, even to an endless wait, and
 // the clock stays (Intel's driver); a destroyed fence's handle is refused. (The create rules
 // and the signalled state, which a real driver can be asked too, are the driver conformance
-// suite's Fences.CreateRulesAndTheStatesBeforeAnyExecution.)
+// suite's ZeFences.CreateRulesAndTheStatesBeforeAnyExecution.)
 TEST_F(FencesTest, UnsubmittedFenceDoesNotWaitAndADestroyedOneIsRefused) {
   ze_command_queue_handle_t q = queue(card_);
   ze_fence_handle_t plain = fence(q);

@@ -30,21 +30,17 @@ endif()
 if(_why STREQUAL "")
   # Third-party code: built with its own warnings, not this project's -Werror.
   add_executable(nvidia_device_query "${_samples}/deviceQuery/deviceQuery.cpp")
-  target_include_directories(nvidia_device_query PRIVATE
-    "${ACCEL_CUDA_SAMPLES_DIR}/Common" ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(nvidia_device_query PRIVATE accel_cudart)
   add_executable(nvidia_device_query_drv "${_samples}/deviceQueryDrv/deviceQueryDrv.cpp")
-  target_include_directories(nvidia_device_query_drv PRIVATE
-    "${ACCEL_CUDA_SAMPLES_DIR}/Common" ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(nvidia_device_query_drv PRIVATE CUDA::cuda_driver)
   set_source_files_properties("${_samples}/topologyQuery/topologyQuery.cu" PROPERTIES
     LANGUAGE CXX COMPILE_OPTIONS "-xc++")
   add_executable(nvidia_topology_query "${_samples}/topologyQuery/topologyQuery.cu")
   set_target_properties(nvidia_topology_query PROPERTIES LINKER_LANGUAGE CXX)
-  target_include_directories(nvidia_topology_query PRIVATE
-    "${ACCEL_CUDA_SAMPLES_DIR}/Common" ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(nvidia_topology_query PRIVATE accel_cudart)
   foreach(program nvidia_device_query nvidia_device_query_drv nvidia_topology_query)
+    target_include_directories(${program} PRIVATE
+      "${ACCEL_CUDA_SAMPLES_DIR}/Common" ${CUDAToolkit_INCLUDE_DIRS})
     add_dependencies(${program} accel mockdev_cuda mockdev_nvml)
   endforeach()
   foreach(machine IN LISTS nvidia_samples_machines)

@@ -4,7 +4,6 @@ if(NOT TARGET mockdev_level_zero)
   return()
 endif()
 find_package(GTest REQUIRED)
-find_library(ACCEL_ZE_LOADER_LIBRARY NAMES ze_loader libze_loader.so.1)
 if(NOT ACCEL_ZE_LOADER_LIBRARY)
   message(WARNING "The Level Zero loader (libze1) is not installed: the mock Level Zero "
                   "driver's object tests are not built")

@@ -39,7 +39,8 @@ std::optional<std::string> config_error();
 // Calls made to an entry point since the last reset, counted in every process state,
 // failing calls too. Named by its exported symbol ("cuInit", "cuMemAlloc_v2",
 // "nvmlInit_v2") or by its CUDA base name ("cuMemAlloc" reads cuMemAlloc_v2's count); an
-// unknown name has count 0. call_counts() is keyed by exported symbol.
+// unknown name has count 0. call_counts() lists the entry points called since the last
+// reset, keyed by exported symbol.
 std::uint64_t call_count(std::string_view entry_point);
 std::map<std::string, std::uint64_t> call_counts();
 void reset_call_counts();

@@ -45,13 +45,18 @@ std::uint64_t call_count(std::string_view entry_point) {
   EngineLock lock;
   const auto& counts = core::engine().call_counts;
   auto it = counts.find(entry_point);
-  return it == counts.end() ? 0 : it->second;
+  return it == counts.end() ? 0 : it->second.load(std::memory_order_relaxed);
 }
 
 std::map<std::string, std::uint64_t> call_counts() {
   EngineLock lock;
-  const auto& counts = core::engine().call_counts;
-  return {counts.begin(), counts.end()};
+  // A count cleared to zero stays in the engine's map (Note [Counted calls]); it is listed
+  // only once called again.
+  std::map<std::string, std::uint64_t> listed;
+  for (const auto& [name, count] : core::engine().call_counts) {
+    if (const std::uint64_t n = count.load(std::memory_order_relaxed); n != 0) listed.emplace(name, n);
+  }
+  return listed;
 }
 
 void reset_call_counts() {
@@ -69,8 +74,7 @@ void fail_call(std::string_view entry_point, std::uint64_t nth, int code) {
   }
   EngineLock lock;
   // Faults match by exported symbol name, which is unique across APIs.
-  core::engine().call_faults.push_back(
-      core::ActiveCallFault{std::string(resolved->symbol), nth, code, 0});
+  core::add_call_fault(core::ActiveCallFault{std::string(resolved->symbol), nth, code, 0});
 }
 
 void set_sticky_error(int device, int code) {

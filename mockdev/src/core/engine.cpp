@@ -93,6 +93,19 @@ Engine* detail::g_engine = nullptr;
 
 bool engine_started() { return detail::g_engine != nullptr; }
 
+std::atomic<std::uint64_t> detail::g_quiet_generation{0};
+
+namespace {
+// Publishes the quiet generation after a writer of the call faults or the machine (Note
+// [Unlocked answers]).
+void refresh_quiet_generation() MOCKDEV_REQUIRES(g_engine_mutex) {
+  const Engine& e = engine();
+  const bool quiet =
+      e.call_faults.empty() && e.machine.streams.schedule == StreamSettings::Schedule::kEager;
+  detail::g_quiet_generation.store(quiet ? e.generation : 0, std::memory_order_release);
+}
+}  // namespace
+
 Engine& detail::make_engine() {
   Engine* const instance = new Engine();
   g_engine = instance;
@@ -136,20 +149,23 @@ void install_machine(MachineSpec machine, std::optional<std::string> config_erro
   e.observers = make_observers(e.machine);
   if (!e.observers.empty() && g_observers_pid == 0) std::atexit(flush_observers_at_exit);
   g_observers_pid = current_pid();
+  refresh_quiet_generation();
 }
 
 std::optional<int> count_call(std::string_view entry_point, CallCounter* counter) {
   Engine& e = engine();
-  std::uint64_t* count = nullptr;
-  if (counter != nullptr && counter->generation == e.call_counts_generation) {
-    count = counter->count;
-  } else {
+  std::atomic<std::uint64_t>* count =
+      counter != nullptr ? counter->count.load(std::memory_order_relaxed) : nullptr;
+  if (count == nullptr) {
     auto it = e.call_counts.find(entry_point);
-    if (it == e.call_counts.end()) it = e.call_counts.emplace(std::string(entry_point), 0).first;
+    if (it == e.call_counts.end()) {
+      it = e.call_counts.try_emplace(std::string(entry_point), 0).first;
+    }
     count = &it->second;
-    if (counter != nullptr) *counter = CallCounter{e.call_counts_generation, count};
+    if (counter != nullptr) counter->count.store(count, std::memory_order_release);
   }
-  ++*count;
+  // Atomic: an unlocked answer of the same entry point may count concurrently.
+  count->fetch_add(1, std::memory_order_relaxed);
   if (e.call_faults.empty()) return std::nullopt;
   std::optional<int> fired;
   for (ActiveCallFault& f : e.call_faults) {
@@ -161,9 +177,12 @@ std::optional<int> count_call(std::string_view entry_point, CallCounter* counter
 }
 
 void clear_call_counts() {
-  Engine& e = engine();
-  e.call_counts.clear();
-  ++e.call_counts_generation;
+  for (auto& [name, count] : engine().call_counts) count.store(0, std::memory_order_relaxed);
+}
+
+void add_call_fault(ActiveCallFault fault) {
+  engine().call_faults.push_back(std::move(fault));
+  refresh_quiet_generation();
 }
 
 std::optional<int> touch_device(Api api, int device) {
@@ -186,6 +205,7 @@ void clear_faults() {
   e.sticky.clear();
   e.init_errors = {};
   clear_memory_faults();  // mockdev/memory.h: the memory faults go too
+  refresh_quiet_generation();
 }
 
 }  // namespace mockdev::core

@@ -18,6 +18,7 @@
 // (contexts, NVML handles) are never freed either.
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,10 +59,13 @@ struct Engine {
   // state was built for and start afresh when it differs (a "power cycle").
   std::uint64_t generation = 0;
 
-  std::map<std::string, std::uint64_t, std::less<>> call_counts;
-  // Bumped whenever call_counts is cleared: it invalidates every CallCounter (Note [Counted
-  // calls]). Never 0, so a CallCounter that was never filled is stale.
-  std::uint64_t call_counts_generation = 1;
+  // Every entry point's calls by exported symbol (Note [Counted calls]). A node is never
+  // erased, so the address of a count stays valid for the life of the process; atomic,
+  // because an entry point answered without the lock counts there too (Note [Unlocked
+  // answers]).
+  std::map<std::string, std::atomic<std::uint64_t>, std::less<>> call_counts;
+  // Written only through install_machine, add_call_fault and clear_faults, which keep the
+  // quiet generation (Note [Unlocked answers]) in step with it.
   std::vector<ActiveCallFault> call_faults;
   std::vector<ActiveSticky> sticky;
   std::array<std::optional<int>, kApiCount> init_errors;  // by Api: init returns this code
@@ -104,12 +108,13 @@ void install_machine(MachineSpec machine, std::optional<std::string> config_erro
 // Engine::call_counts (a map, so control::call_counts lists them by name). Finding the
 // name in the map on every call cost as much as a whole cheap entry point (cuCtxGetCurrent,
 // which the runtime library asks on each call), so an entry point with a fixed row keeps a
-// CallCounter: the address of its count, valid while call_counts_generation is unchanged.
-// Map nodes never move, and the counts are only ever cleared as a whole (clear_call_counts),
-// which bumps the generation, so a cached address is either current or known stale.
+// CallCounter: the address of its count, found once. Map nodes never move and are never
+// erased (clear_call_counts sets every count to zero instead, and control::call_counts leaves
+// zeros out), so an address, once cached, is valid for the life of the process. The address is
+// an atomic so that an entry point answered without the lock (Note [Unlocked answers]) can
+// read it there: it is written once, under the lock, and read with acquire.
 struct CallCounter {
-  std::uint64_t generation = 0;  // the call_counts_generation `count` belongs to
-  std::uint64_t* count = nullptr;
+  std::atomic<std::atomic<std::uint64_t>*> count{nullptr};
 };
 
 // Counts one call of `entry_point` (an exported symbol name) and advances the call faults
@@ -118,8 +123,40 @@ struct CallCounter {
 // passed with the same name.
 std::optional<int> count_call(std::string_view entry_point, CallCounter* counter = nullptr)
     MOCKDEV_REQUIRES(g_engine_mutex);
-// Forgets every call count (and every CallCounter's address).
+// Sets every call count to zero (Note [Counted calls]: the counts stay where they are).
 void clear_call_counts() MOCKDEV_REQUIRES(g_engine_mutex);
+
+// Installs a call fault (control::fail_call): from the next call of its entry point on.
+void add_call_fault(ActiveCallFault fault) MOCKDEV_REQUIRES(g_engine_mutex);
+
+// Note [Unlocked answers]
+// A real driver answers its cheapest calls (cuCtxGetCurrent) from thread-local state, and the
+// runtime library asks that one before every call it makes. Under the engine lock it cost
+// about half of a whole cuStreamQuery, so an entry point whose answer is only the
+// calling thread's own state may answer without the lock -- when doing so is
+// indistinguishable from the locked call. The locked call does, besides reading that state:
+// count the call, fire call faults, refuse in a forked child, before init or inside a host
+// function, and (random schedule only) run the schedule's progress point. So the unlocked
+// answer is allowed only while:
+//   - the quiet generation below equals the engine generation the answer was built for: no
+//     call fault is installed (of any entry point: nothing to advance or fire) and the
+//     schedule is eager (no progress point that draws random numbers, and no progress thread
+//     counting calls), published by every writer of those, under the lock;
+//   - the adapter's own gate holds (for CUDA: cuInit succeeded in this very process, for this
+//     generation; not inside a host function; the thread's state built for this generation);
+// and it still counts the call (an atomic increment of its CallCounter's count). Otherwise the
+// entry point takes the lock as every other does. A call racing with a writer on another
+// thread is ordered before or after that writer's critical section, as with the lock: it
+// reads no state that another thread writes.
+namespace detail {
+extern std::atomic<std::uint64_t> g_quiet_generation;
+}  // namespace detail
+// The engine generation while no call fault is installed and the schedule is eager; 0
+// otherwise. Readable without the lock.
+inline std::uint64_t quiet_generation() noexcept {
+  return detail::g_quiet_generation.load(std::memory_order_acquire);
+}
+
 
 // A call of `api` that runs on physical `device`: advances that API's sticky errors of the
 // device and returns the code of one that is in force.

@@ -3,10 +3,12 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/engine.h"
 #include "core/keep_forever.h"
 #include "core/race_call_site.h"
+#include "core/timeline.h"
 #include "cuda/device_attributes.h"
 
 namespace mockdev::cuda {
@@ -86,6 +88,32 @@ bool in_forked_child() {
 bool driver_ready() {
   const CudaState& s = cuda_state();
   return s.initialized && s.init_pid == core::current_pid();
+}
+
+namespace {
+// Published by mark_initialized (under the lock), read by unlocked_current_context (without):
+// the machine generation cuInit last succeeded for. A new machine leaves it stale (its
+// generation differs from the quiet one).
+std::atomic<std::uint64_t> g_ready_generation{0};
+}  // namespace
+
+void mark_initialized() {
+  CudaState& s = cuda_state();
+  s.initialized = true;
+  s.init_pid = core::current_pid();
+  g_ready_generation.store(s.generation, std::memory_order_release);
+}
+
+// No pid check: a forked child's thread starts with a cleared stack (clear_current_in_child),
+// whose generation 0 is never the quiet one, so the child's calls take the lock, where the pid
+// gate answers them.
+std::optional<CUctx_st*> unlocked_current_context() noexcept {
+  const std::uint64_t quiet = core::quiet_generation();
+  if (quiet == 0 || g_ready_generation.load(std::memory_order_acquire) != quiet ||
+      t_current.generation != quiet || core::in_host_function()) {
+    return std::nullopt;
+  }
+  return t_current.stack.empty() ? nullptr : t_current.stack.back();
 }
 
 CUctx_st* current_context() {

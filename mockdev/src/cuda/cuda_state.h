@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_set>
 #include <utility>
@@ -105,6 +106,16 @@ CudaState& cuda_state() MOCKDEV_REQUIRES(core::g_engine_mutex);
 bool in_forked_child() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // True when cuInit has succeeded in this very process.
 bool driver_ready() MOCKDEV_REQUIRES(core::g_engine_mutex);
+// What a successful cuInit records: the driver is ready in this process, for this machine
+// (and, for unlocked_current_context, from now on without the lock).
+void mark_initialized() MOCKDEV_REQUIRES(core::g_engine_mutex);
+
+// The calling thread's current context without the engine lock, where that answer is the
+// locked one (Note [Unlocked answers] in core/engine.h): the engine is quiet, cuInit succeeded
+// for the installed machine, the thread's stack was built for that machine (never so in a
+// forked child, whose stack starts cleared) and the thread is not inside a host function. nullopt: take the lock. Reads only the calling
+// thread's own state and atomics.
+std::optional<CUctx_st*> unlocked_current_context() noexcept;
 
 // The calling thread's context stack (CUDA Driver API, "Context Management"): its top is
 // the current context (nullptr when the stack is empty, or was built for an earlier

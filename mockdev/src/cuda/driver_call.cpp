@@ -10,12 +10,16 @@ namespace mockdev::cuda {
 
 using namespace accel::cuda_abi;  // NOLINT
 
+core::CallCounter& call_counter(Entry entry) noexcept {
+  // Each entry point's count, found once (Note [Counted calls]). constinit: a table filled by
+  // a load-time constructor could be half-written in a child forked during the dlopen
+  // (Note [Constant driver tables] in cuda_facade.cpp).
+  static constinit std::array<core::CallCounter, kEntries.size()> counters;
+  return counters[static_cast<std::size_t>(entry)];
+}
+
 std::optional<CUresult> enter(Entry entry) {
-  // Each entry point's count, found once per generation (Note [Counted calls]); guarded by
-  // the engine lock, as enter() is.
-  static std::array<core::CallCounter, kEntries.size()> counters;
-  std::optional<int> fault =
-      core::count_call(info(entry).symbol, &counters[static_cast<std::size_t>(entry)]);
+  std::optional<int> fault = core::count_call(info(entry).symbol, &call_counter(entry));
   if (in_forked_child() && !has_trait(entry, kAnswersAfterFork)) return CUDA_ERROR_NOT_INITIALIZED;
   if (fault) return static_cast<CUresult>(*fault);
   if (has_trait(entry, kNeedsInit) && !driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;

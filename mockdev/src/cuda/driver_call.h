@@ -5,10 +5,15 @@
 #include <optional>
 
 #include "accel_abi/cuda_driver.h"
+#include "core/engine.h"
 #include "core/engine_lock.h"
 #include "cuda/entry_points.h"
 
 namespace mockdev::cuda {
+
+// The count of `entry`'s calls (Note [Counted calls] in core/engine.h): enter() fills it
+// under the lock; an unlocked answer (Note [Unlocked answers]) reads it without.
+core::CallCounter& call_counter(Entry entry) noexcept;
 
 // Steps 1-4 for `entry`: counts the call and applies the pid gate, call faults and (for
 // kNeedsInit entries) the init gate. Returns the code to return early with, or nullopt.

@@ -47,6 +47,8 @@
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
+#include "cuda/unlocked_entry.h"
+
 namespace mockdev::cuda {
 
 bool valid_context_flags(unsigned flags) {
@@ -227,4 +229,21 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx) {
 }
 
 }  // namespace impl
+
+// cuCtxGetCurrent's answer without the lock (Note [Unlocked answers] in core/engine.h): what
+// impl::cuCtxGetCurrent answers, counted as enter() counts it. A null argument, or a call the
+// gate refuses, takes the lock and gets the locked call's code. The count is used only once
+// a locked call has found it.
+std::optional<CUresult> UnlockedAnswer<Entry::cuCtxGetCurrent>::answer(CUcontext* ctx) noexcept {
+  if (ctx == nullptr) return std::nullopt;
+  std::atomic<std::uint64_t>* count =
+      call_counter(Entry::cuCtxGetCurrent).count.load(std::memory_order_acquire);
+  if (count == nullptr) return std::nullopt;
+  const std::optional<CUctx_st*> current = unlocked_current_context();
+  if (!current) return std::nullopt;
+  count->fetch_add(1, std::memory_order_relaxed);
+  *ctx = *current;
+  return CUDA_SUCCESS;
+}
+
 }  // namespace mockdev::cuda

@@ -7,6 +7,7 @@
 #include "cuda/driver_api.h"
 #include "cuda/driver_call.h"
 #include "cuda/stream_objects.h"
+#include "cuda/unlocked_entry.h"
 
 namespace mockdev::cuda::api {
 
@@ -16,8 +17,13 @@ namespace mockdev::cuda::api {
 // calling thread and the captures in progress, not on the arguments, so a prohibited
 // call answers 900 and invalidates the capture even when its arguments are bad
 // [inferred]. The test is decided at compile time per row: legal entry points pay nothing.
+// An entry point with an UnlockedAnswer may answer before the lock is taken (Note
+// [Unlocked answers] in core/engine.h); for the others the check compiles to nothing.
 #define MOCKDEV_CUDA_DEFINE_API(name, version, symbol, params, args, traits) \
   CUresult symbol params {                                                   \
+    if (auto unlocked = UnlockedAnswer<Entry::symbol>::answer args) {        \
+      return *unlocked;                                                      \
+    }                                                                        \
     core::EngineLock lock;                                                   \
     if (auto early = enter(Entry::symbol)) return *early;                    \
     if constexpr (!has_trait(Entry::symbol, kLegalInCapture)) {              \

@@ -32,8 +32,7 @@ CUresult cuInit(unsigned int flags) {
   if (visible.devices.empty()) return CUDA_ERROR_NO_DEVICE;
   CudaState& s = cuda_state();
   s.visible = std::move(visible.devices);
-  s.initialized = true;
-  s.init_pid = core::current_pid();
+  mark_initialized();
   return CUDA_SUCCESS;
 }
 

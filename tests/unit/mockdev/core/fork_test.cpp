@@ -64,6 +64,13 @@ TEST_F(MockFork, ChildOfAnInitialisedParentGetsNotInitializedFromEveryOtherEntry
   CUcontext ctx = init_and_make_current(1);
   CUdeviceptr p = 0;
   ASSERT_EQ(cu().cuMemAlloc_v2(&p, 4096), CUDA_SUCCESS);
+  // The forking thread has asked for its current context, so in the parent its next asks are
+  // answered without the lock (Note [Unlocked answers] in core/engine.h); the child's must not be.
+  for (int i = 0; i < 2; ++i) {
+    CUcontext current = nullptr;
+    ASSERT_EQ(cu().cuCtxGetCurrent(&current), CUDA_SUCCESS);
+    ASSERT_EQ(current, ctx);
+  }
   const accel::test::ChildStatus status = run_child([&] {
     if (!control::forked_after_init() || control::driver_initialized()) return int{kChildFlagWrong};
     if (cu().cuInit(0) != CUDA_ERROR_NOT_INITIALIZED) return int{kChildCuInitNotGated};

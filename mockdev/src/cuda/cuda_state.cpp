@@ -107,13 +107,16 @@ void mark_initialized() {
 // No pid check: a forked child's thread starts with a cleared stack (clear_current_in_child),
 // whose generation 0 is never the quiet one, so the child's calls take the lock, where the pid
 // gate answers them.
+// One reference to the thread-local: each named access of it is a __tls_get_addr call in a
+// shared library.
 std::optional<CUctx_st*> unlocked_current_context() noexcept {
   const std::uint64_t quiet = core::quiet_generation();
+  const ThreadContexts& mine = t_current;
   if (quiet == 0 || g_ready_generation.load(std::memory_order_acquire) != quiet ||
-      t_current.generation != quiet || core::in_host_function()) {
+      mine.generation != quiet || core::in_host_function()) {
     return std::nullopt;
   }
-  return t_current.stack.empty() ? nullptr : t_current.stack.back();
+  return mine.stack.empty() ? nullptr : mine.stack.back();
 }
 
 CUctx_st* current_context() {

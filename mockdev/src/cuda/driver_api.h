@@ -31,6 +31,9 @@
 // kTouchesDevice trait (cuCtxSynchronize, cuMemGetInfo_v2, cuMemAlloc_v2, cuMemFree_v2),
 // returns a sticky error in force on that device; a call that failed step 5 never gets
 // here, so it neither sees nor advances a sticky error; (7) does the work.
+// cuCtxGetCurrent may answer before the lock is taken, where steps 1-7 would give the same
+// answer and the call is counted as step 1 counts it (Note [Unlocked answers] in
+// core/engine.h, cuda/unlocked_entry.h).
 
 #include "accel_abi/cuda_driver.h"
 #include "core/engine_lock.h"

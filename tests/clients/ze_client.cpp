@@ -8,7 +8,9 @@
 // context and a synchronous immediate command list (compute group), allocates device and
 // host memory, copies host -> device -> host, checks the bytes, reads the allocations'
 // properties, and frees everything. Prints one stable line per step (no pointers, no
-// times) and exits 1 at the end if any step returned an unexpected code.
+// times) and exits 1 at the end if any step returned an unexpected code. Codes are printed by
+// name from the project's table of ze_result_t names (accel_abi/level_zero_results.h, data
+// only: nothing of the simulated driver).
 
 #include <level_zero/ze_api.h>
 
@@ -18,29 +20,19 @@
 #include <string>
 #include <vector>
 
+#include "accel_abi/level_zero_results.h"
+
 namespace {
 
 int g_failures = 0;
 
 std::string code_name(ze_result_t rc) {
-  switch (rc) {
-    case ZE_RESULT_SUCCESS: return "ZE_RESULT_SUCCESS";
-    case ZE_RESULT_NOT_READY: return "ZE_RESULT_NOT_READY";
-    case ZE_RESULT_ERROR_UNINITIALIZED: return "ZE_RESULT_ERROR_UNINITIALIZED";
-    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
-    case ZE_RESULT_ERROR_INVALID_ARGUMENT: return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
-    case ZE_RESULT_ERROR_INVALID_NULL_HANDLE: return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
-    case ZE_RESULT_ERROR_INVALID_NULL_POINTER: return "ZE_RESULT_ERROR_INVALID_NULL_POINTER";
-    case ZE_RESULT_ERROR_INVALID_SIZE: return "ZE_RESULT_ERROR_INVALID_SIZE";
-    case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
-    case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
-    case ZE_RESULT_ERROR_UNSUPPORTED_SIZE: return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
-    default: {
-      char text[32];
-      std::snprintf(text, sizeof text, "ze_result_t 0x%08x", static_cast<unsigned>(rc));
-      return text;
-    }
+  if (const char* name = accel::abi::level_zero::ze_result_name(static_cast<std::uint32_t>(rc))) {
+    return name;
   }
+  char text[32];
+  std::snprintf(text, sizeof text, "ze_result_t 0x%08x", static_cast<unsigned>(rc));
+  return text;
 }
 
 // Prints "<what>: <code>" and counts a code other than `expected`.

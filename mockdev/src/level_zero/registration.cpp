@@ -5,9 +5,9 @@
 // (MOCKDEV_HAVE_LEVEL_ZERO_DRIVER, set by level_zero.cmake).
 
 #include "accel_abi/level_zero_entry_points.h"
+#include "accel_abi/level_zero_results.h"
 #include "core/engine_lock.h"
 #include "core/vendor_registry.h"
-#include "level_zero/ze_names.h"
 
 namespace mockdev::level_zero {
 
@@ -23,9 +23,12 @@ std::optional<std::uint64_t> queue_of_handle(const void* handle)
 
 namespace {
 
+// Every ze_result_t a machine file may name for a fault (faults.level_zero_init, call faults
+// and sticky errors of api level_zero), codes newer than the 1.4 headers included: a backend
+// built against old headers must still print them.
 constexpr core::ResultCodeName kCodes[] = {
 #define MOCKDEV_ZE_CODE(name, value) core::ResultCodeName{#name, static_cast<int>(value)},
-    MOCKDEV_ZE_RESULTS(MOCKDEV_ZE_CODE)
+    ACCEL_ZE_RESULTS(MOCKDEV_ZE_CODE)
 #undef MOCKDEV_ZE_CODE
 };
 

@@ -3,16 +3,17 @@
 
 #include "level_zero/ze_state.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <new>
 #include <optional>
 #include <string>
 
+#include "accel_abi/level_zero_results.h"
 #include "core/engine.h"
 #include "core/memory.h"
 #include "core/race_call_site.h"
 #include "core/timeline.h"
-#include "level_zero/ze_names.h"
 #include "level_zero/ze_objects.h"
 #include "level_zero/ze_tables.h"
 
@@ -90,15 +91,8 @@ namespace {
 thread_local std::string t_last_error;
 
 const char* result_name(ze_result_t result) {
-  switch (static_cast<std::uint32_t>(result)) {
-#define MOCKDEV_ZE_RESULT_NAME(name, value) \
-  case value:                               \
-    return #name;
-    MOCKDEV_ZE_RESULTS(MOCKDEV_ZE_RESULT_NAME)
-#undef MOCKDEV_ZE_RESULT_NAME
-    default:
-      return "an unknown ze_result_t";
-  }
+  const char* name = accel::abi::level_zero::ze_result_name(static_cast<std::uint32_t>(result));
+  return name != nullptr ? name : "an unknown ze_result_t";
 }
 
 ze_result_t call_unrecorded(EntryPoint entry_point, CallKind kind,

@@ -312,6 +312,13 @@ TEST_F(ZeGetters, LastErrorDescriptionNamesTheLastFailingCall) {
   ASSERT_EQ(d.pfnGetLastErrorDescription(driver, &text), ZE_RESULT_SUCCESS);
   EXPECT_STREQ(text,
                "zeDriverGetApiVersion returned ZE_RESULT_ERROR_INVALID_NULL_POINTER (0x78000007)");
+  // Every code of the shared table has its name (accel_abi/level_zero_results.h), a module
+  // code (here from a scheduled fault) too.
+  mockdev::control::fail_call("zeDriverGetApiVersion", 1, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+  EXPECT_EQ(d.v1_4.pfnGetApiVersion(driver, &version), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+  ASSERT_EQ(d.pfnGetLastErrorDescription(driver, &text), ZE_RESULT_SUCCESS);
+  EXPECT_STREQ(text,
+               "zeDriverGetApiVersion returned ZE_RESULT_ERROR_MODULE_BUILD_FAILURE (0x70000004)");
   int not_a_driver = 0;
   EXPECT_EQ(
       d.pfnGetLastErrorDescription(reinterpret_cast<ze_driver_handle_t>(&not_a_driver), &text),

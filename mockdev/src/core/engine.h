@@ -142,8 +142,9 @@ void add_call_fault(ActiveCallFault fault) MOCKDEV_REQUIRES(g_engine_mutex);
 //     call fault is installed (of any entry point: nothing to advance or fire) and the
 //     schedule is eager (no progress point that draws random numbers, and no progress thread
 //     counting calls), published by every writer of those, under the lock;
-//   - the adapter's own gate holds (for CUDA: cuInit succeeded in this very process, for this
-//     generation; not inside a host function; the thread's state built for this generation);
+//   - the adapter's own gate holds (for CUDA: cuInit succeeded for this generation; the
+//     thread's state was built for it, which a forked child's never is, as its thread's state
+//     starts cleared; not inside a host function);
 // and it still counts the call (an atomic increment of its CallCounter's count). Otherwise the
 // entry point takes the lock as every other does. A call racing with a writer on another
 // thread is ordered before or after that writer's critical section, as with the lock: it
@@ -156,7 +157,6 @@ extern std::atomic<std::uint64_t> g_quiet_generation;
 inline std::uint64_t quiet_generation() noexcept {
   return detail::g_quiet_generation.load(std::memory_order_acquire);
 }
-
 
 // A call of `api` that runs on physical `device`: advances that API's sticky errors of the
 // device and returns the code of one that is in force.

@@ -65,15 +65,15 @@
 
 namespace accel::abi::level_zero {
 
+#define ACCEL_ZE_RESULT_CASE(name, value) \
+  case value:                             \
+    return #name;
+
 // "ZE_RESULT_ERROR_DEVICE_LOST" for 0x70000001: the name of a code of the 1.4 headers, or
 // nullptr (a component built against those headers names no code they lack).
 constexpr const char* ze_result_name_1_4(std::uint32_t code) noexcept {
   switch (code) {
-#define ACCEL_ZE_RESULT_CASE(name, value) \
-  case value:                             \
-    return #name;
     ACCEL_ZE_RESULTS_1_4(ACCEL_ZE_RESULT_CASE)
-#undef ACCEL_ZE_RESULT_CASE
     default:
       return nullptr;
   }
@@ -81,16 +81,13 @@ constexpr const char* ze_result_name_1_4(std::uint32_t code) noexcept {
 
 // The name of any code of the table (the 1.4 headers' and later ones), or nullptr.
 constexpr const char* ze_result_name(std::uint32_t code) noexcept {
-  if (const char* name = ze_result_name_1_4(code)) return name;
   switch (code) {
-#define ACCEL_ZE_RESULT_CASE(name, value) \
-  case value:                             \
-    return #name;
-    ACCEL_ZE_RESULTS_AFTER_1_4(ACCEL_ZE_RESULT_CASE)
-#undef ACCEL_ZE_RESULT_CASE
+    ACCEL_ZE_RESULTS(ACCEL_ZE_RESULT_CASE)
     default:
       return nullptr;
   }
 }
+
+#undef ACCEL_ZE_RESULT_CASE
 
 }  // namespace accel::abi::level_zero

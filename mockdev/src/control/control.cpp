@@ -54,7 +54,8 @@ std::map<std::string, std::uint64_t> call_counts() {
   // only once called again.
   std::map<std::string, std::uint64_t> listed;
   for (const auto& [name, count] : core::engine().call_counts) {
-    if (const std::uint64_t n = count.load(std::memory_order_relaxed); n != 0) listed.emplace(name, n);
+    const std::uint64_t n = count.load(std::memory_order_relaxed);
+    if (n != 0) listed.emplace(name, n);
   }
   return listed;
 }

@@ -106,9 +106,8 @@ void mark_initialized() {
 
 // No pid check: a forked child's thread starts with a cleared stack (clear_current_in_child),
 // whose generation 0 is never the quiet one, so the child's calls take the lock, where the pid
-// gate answers them.
-// One reference to the thread-local: each named access of it is a __tls_get_addr call in a
-// shared library.
+// gate answers them. The thread-local is named once: each named access is a __tls_get_addr
+// call in a shared library.
 std::optional<CUctx_st*> unlocked_current_context() noexcept {
   const std::uint64_t quiet = core::quiet_generation();
   const ThreadContexts& mine = t_current;

@@ -113,8 +113,8 @@ void mark_initialized() MOCKDEV_REQUIRES(core::g_engine_mutex);
 // The calling thread's current context without the engine lock, where that answer is the
 // locked one (Note [Unlocked answers] in core/engine.h): the engine is quiet, cuInit succeeded
 // for the installed machine, the thread's stack was built for that machine (never so in a
-// forked child, whose stack starts cleared) and the thread is not inside a host function. nullopt: take the lock. Reads only the calling
-// thread's own state and atomics.
+// forked child, whose stack starts cleared) and the thread is not inside a host function.
+// nullopt: take the lock. Reads only the calling thread's own state and atomics.
 std::optional<CUctx_st*> unlocked_current_context() noexcept;
 
 // The calling thread's context stack (CUDA Driver API, "Context Management"): its top is

@@ -5,9 +5,12 @@
 #include <optional>
 
 #include "accel_abi/cuda_driver.h"
-#include "core/engine.h"
 #include "core/engine_lock.h"
 #include "cuda/entry_points.h"
+
+namespace mockdev::core {
+struct CallCounter;  // core/engine.h
+}  // namespace mockdev::core
 
 namespace mockdev::cuda {
 
